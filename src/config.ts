@@ -1,0 +1,61 @@
+// Environment variables, parsed once. Every problem is reported together so an operator fixes
+// them in one go rather than one restart at a time.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const postgresUrl = z
+  .string()
+  .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL');
+
+const databaseSchema = z.object({
+  DATABASE_URL: postgresUrl.optional(),
+  DATA_DIR: z.string().min(1).default(path.join(projectRoot, '.data')),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+const serverSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+});
+
+export type DatabaseConfig = z.infer<typeof databaseSchema>;
+export type ServerConfig = z.infer<typeof serverSchema>;
+export type Config = DatabaseConfig & ServerConfig;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Empty strings count as unset, as in most shells' `VAR= command`. */
+function withoutEmpty(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+}
+
+function parse<T extends z.ZodType>(schema: T, env: Env): z.infer<T> {
+  const result = schema.safeParse(withoutEmpty(env));
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  return result.data;
+}
+
+export function loadDatabaseConfig(env: Env = process.env): DatabaseConfig {
+  return parse(databaseSchema, env);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  return parse(databaseSchema.extend(serverSchema.shape), env);
+}

@@ -1,0 +1,73 @@
+// Applies the committed migrations in prisma/migrations, recording them in `_prisma_migrations`
+// exactly as `prisma migrate deploy` does, so the Prisma CLI can take over on the same database.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { MigrationList } from '@prisma/schema-engine-wasm';
+import { projectRoot } from '../config.js';
+import { withSchemaEngine } from './schema-engine.js';
+
+export const schemaPath = path.join(projectRoot, 'prisma', 'schema.prisma');
+export const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
+const noFilters = { externalTables: [], externalEnums: [] };
+
+export function readSchema(): { path: string; content: string } {
+  return { path: schemaPath, content: fs.readFileSync(schemaPath, 'utf8') };
+}
+
+export function listMigrations(dir = migrationsDir): MigrationList {
+  const lockPath = path.join(dir, 'migration_lock.toml');
+  const names = fs.existsSync(dir)
+    ? fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()
+    : [];
+  return {
+    baseDir: dir,
+    lockfile: { path: 'migration_lock.toml', content: fs.existsSync(lockPath) ? fs.readFileSync(lockPath, 'utf8') : null },
+    shadowDbInitScript: '',
+    migrationDirectories: names.map((name) => {
+      const file = path.join(dir, name, 'migration.sql');
+      return {
+        path: name,
+        migrationFile: {
+          path: 'migration.sql',
+          content: fs.existsSync(file)
+            ? { tag: 'ok' as const, value: fs.readFileSync(file, 'utf8') }
+            : { tag: 'error' as const, value: `${file} is missing` },
+        },
+      };
+    }),
+  };
+}
+
+/** Applies pending migrations; returns the names of those just applied. */
+export async function migrate(url: string): Promise<string[]> {
+  return withSchemaEngine(url, readSchema(), async (engine) => {
+    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: listMigrations(), filters: noFilters });
+    return appliedMigrationNames;
+  });
+}
+
+/**
+ * The schema as of the newest committed migration. The WebAssembly engine cannot introspect a live
+ * database through the driver adapter (it fails on PostgreSQL's `"char"` catalogue columns), so
+ * new migrations are computed schema-to-schema from this snapshot, which needs no database.
+ */
+export const snapshotPath = path.join(migrationsDir, 'schema.snapshot.prisma');
+
+/** The SQL that takes the snapshot (or an empty database) to the state of prisma/schema.prisma. */
+export async function diffAgainstSnapshot(url: string): Promise<string> {
+  const current = readSchema();
+  const from = fs.existsSync(snapshotPath)
+    ? ({ tag: 'schemaDatamodel', files: [{ path: snapshotPath, content: fs.readFileSync(snapshotPath, 'utf8') }] } as const)
+    : ({ tag: 'empty' } as const);
+  // The engine insists on a connection even for a schema-to-schema diff; it reads nothing from it.
+  return withSchemaEngine(url, current, async (engine) => {
+    const result = await engine.diff({
+      from,
+      to: { tag: 'schemaDatamodel', files: [current] },
+      script: true,
+      exitCode: null,
+      filters: noFilters,
+    });
+    return result.stdout ?? '';
+  });
+}
