@@ -2,7 +2,7 @@
 // exactly as `prisma migrate deploy` does, so the Prisma CLI can take over on the same database.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { MigrationList } from '@prisma/schema-engine-wasm';
+import type { DiffTarget, MigrationList } from '@prisma/schema-engine-wasm';
 import { projectRoot } from '../config.js';
 import { withSchemaEngine } from './schema-engine.js';
 
@@ -56,9 +56,9 @@ export const snapshotPath = path.join(migrationsDir, 'schema.snapshot.prisma');
 /** The SQL that takes the snapshot (or an empty database) to the state of prisma/schema.prisma. */
 export async function diffAgainstSnapshot(url: string): Promise<string> {
   const current = readSchema();
-  const from = fs.existsSync(snapshotPath)
-    ? ({ tag: 'schemaDatamodel', files: [{ path: snapshotPath, content: fs.readFileSync(snapshotPath, 'utf8') }] } as const)
-    : ({ tag: 'empty' } as const);
+  const from: DiffTarget = fs.existsSync(snapshotPath)
+    ? { tag: 'schemaDatamodel', files: [{ path: snapshotPath, content: fs.readFileSync(snapshotPath, 'utf8') }] }
+    : { tag: 'empty' };
   // The engine insists on a connection even for a schema-to-schema diff; it reads nothing from it.
   return withSchemaEngine(url, current, async (engine) => {
     const result = await engine.diff({

@@ -22,7 +22,7 @@ function initialiseWasm(): void {
   if (initialised) return;
   const file = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg').replace(/\.js$/, '.wasm');
   const module = new WebAssembly.Module(fs.readFileSync(file));
-  const instance = new WebAssembly.Instance(module, { './schema_engine_bg.js': glue as unknown as WebAssembly.ModuleImports });
+  const instance = new WebAssembly.Instance(module, { './schema_engine_bg.js': glue as unknown as Record<string, WebAssembly.ImportValue> });
   glue.__wbg_set_wasm(instance.exports);
   (instance.exports as unknown as { __wbindgen_start: () => void }).__wbindgen_start();
   initialised = true;

@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { listMigrations, migrate, readSchema, snapshotPath } from '../../src/db/migrate.js';
+import { pendingMigrations } from '../../src/db/migrations-status.js';
+
+async function withFreshDatabase(fn: (url: string) => Promise<void>): Promise<void> {
+  const adminUrl = inject('adminUrl');
+  const name = `migrate_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  try {
+    await fn(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+describe('migrations', () => {
+  it('apply from an empty database, are recorded like `prisma migrate deploy`, and are idempotent', async () => {
+    await withFreshDatabase(async (url) => {
+      const names = listMigrations().migrationDirectories.map((d) => d.path);
+      expect(await pendingMigrations(url)).toEqual(names);
+      expect(await migrate(url)).toEqual(names);
+      expect(await pendingMigrations(url)).toEqual([]);
+      expect(await migrate(url)).toEqual([]);
+
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const recorded = await client.query('SELECT migration_name, checksum, finished_at FROM _prisma_migrations ORDER BY migration_name');
+        expect(recorded.rows.map((r) => r.migration_name)).toEqual(names);
+        for (const row of recorded.rows) {
+          expect(row.checksum).toMatch(/^[0-9a-f]{64}$/);
+          expect(row.finished_at).toBeInstanceOf(Date);
+        }
+        const tables = await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
+        expect(tables.rows.map((r) => r.tablename)).toEqual(
+          expect.arrayContaining(['api_keys', 'campaigns', 'clinics', 'interaction_transcripts', 'interactions']),
+        );
+        const trgm = await client.query(`SELECT indexdef FROM pg_indexes WHERE indexname = 'interactions_phone_number_trgm_idx'`);
+        expect(trgm.rows[0]?.indexdef).toContain('gin_trgm_ops');
+      } finally {
+        await client.end();
+      }
+    });
+  });
+
+  it('are up to date with prisma/schema.prisma (run `npm run db:diff -- <name>` after changing it)', () => {
+    expect(fs.readFileSync(snapshotPath, 'utf8')).toBe(readSchema().content);
+  });
+});
