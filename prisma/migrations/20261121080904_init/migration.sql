@@ -115,6 +115,9 @@ CREATE INDEX "campaigns_clinic_id_created_at_id_idx" ON "campaigns"("clinic_id",
 CREATE INDEX "campaigns_status_created_at_id_idx" ON "campaigns"("status", "created_at" DESC, "id" DESC);
 
 -- CreateIndex
+CREATE UNIQUE INDEX "campaigns_id_clinic_id_key" ON "campaigns"("id", "clinic_id");
+
+-- CreateIndex
 CREATE INDEX "interactions_started_at_id_idx" ON "interactions"("started_at" DESC, "id" DESC);
 
 -- CreateIndex
@@ -145,7 +148,7 @@ ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_clinic_id_fkey" FOREIGN KEY ("
 ALTER TABLE "interactions" ADD CONSTRAINT "interactions_clinic_id_fkey" FOREIGN KEY ("clinic_id") REFERENCES "clinics"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
 
 -- AddForeignKey
-ALTER TABLE "interactions" ADD CONSTRAINT "interactions_campaign_id_fkey" FOREIGN KEY ("campaign_id") REFERENCES "campaigns"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+ALTER TABLE "interactions" ADD CONSTRAINT "interactions_campaign_id_clinic_id_fkey" FOREIGN KEY ("campaign_id", "clinic_id") REFERENCES "campaigns"("id", "clinic_id") ON DELETE RESTRICT ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "interaction_transcripts" ADD CONSTRAINT "interaction_transcripts_interaction_id_fkey" FOREIGN KEY ("interaction_id") REFERENCES "interactions"("id") ON DELETE CASCADE ON UPDATE CASCADE;
