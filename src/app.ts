@@ -1,0 +1,81 @@
+// Builds the HTTP application: GraphQL (and GraphiQL) at /graphql and health checks. It is only
+// listened to in server.ts, so tests call `app.fetch(...)` in-process.
+import { GraphQLError } from 'graphql';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { authenticate } from './auth/authenticate.js';
+import { type ApiKeyResolver, createApiKeyResolver } from './auth/key-resolver.js';
+import type { Db } from './db/client.js';
+import { createGraphQLContext, type GraphQLContext } from './graphql/context.js';
+import { schema } from './graphql/index.js';
+import { useHealth } from './http/use-health.js';
+
+export interface AppOptions {
+  db: Db;
+  /** Resolves API keys; a cached resolver on `db` by default. */
+  keyResolver?: ApiKeyResolver;
+  /** Pre-filled in GraphiQL's headers editor (the embedded demo database's key). */
+  demoKey?: string;
+  now?: () => Date;
+}
+
+export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
+
+export function createApp(options: AppOptions): App {
+  const { db } = options;
+  const keyResolver = options.keyResolver ?? createApiKeyResolver(db);
+  const now = options.now ?? (() => new Date());
+  const plugins: Plugin[] = [useHealth(db)];
+
+  return createYoga<Record<string, never>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    plugins,
+    graphiql: {
+      title: 'Clinic analytics GraphQL',
+      headers: JSON.stringify({ Authorization: options.demoKey ? `Bearer ${options.demoKey}` : 'Bearer <your API key>' }, null, 2),
+      defaultQuery: DEFAULT_QUERY,
+    },
+    maskedErrors: {
+      maskError: (error, message) => {
+        const original = error instanceof GraphQLError ? error.originalError : undefined;
+        if (error instanceof GraphQLError && !original) return error;
+        if (original instanceof GraphQLError) return original;
+        return new GraphQLError(message, { extensions: { code: 'INTERNAL_ERROR' } });
+      },
+    },
+    context: async ({ request }) => {
+      const result = await authenticate(request.headers.get('authorization'), keyResolver);
+      if (!result.ok) {
+        throw new GraphQLError(result.failure.message, {
+          extensions: { code: result.failure.code, http: { status: 401, headers: { 'WWW-Authenticate': result.failure.challenge } } },
+        });
+      }
+      return createGraphQLContext(db, result.key, now());
+    },
+  });
+}
+
+const DEFAULT_QUERY = `# Every request needs "Authorization: Bearer <API key>" (see the Headers tab below).
+query Overview {
+  metricsSummary {
+    totalInteractions
+    totalCalls
+    totalConversations
+    successRate
+    appointmentsScheduled
+  }
+  interactions(limit: 5) {
+    pageInfo { total totalPages hasMore }
+    nodes {
+      id
+      channel
+      type
+      outcome
+      startedAt
+      clinic { name }
+      campaign { name }
+    }
+  }
+}
+`;

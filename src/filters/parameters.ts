@@ -1,0 +1,168 @@
+// Validation of the filter and paging parameters shared by REST and GraphQL (decisions section 2).
+// Callers pass the name under which a problem is reported (`date_from` for REST, `dateFrom` for
+// GraphQL), and every problem is collected so a client sees all of them at once.
+import { CHANNELS, type ChannelValue, DEFAULT_PAGE_SIZE, INTERACTION_TYPES, type InteractionTypeValue, MAX_PAGE_SIZE, OUTCOMES, TYPES_BY_CHANNEL } from '../domain/values.js';
+
+/** Parameter name -> message, for `VALIDATION_ERROR` details. */
+export type Problems = Record<string, string>;
+
+export class InvalidParameters extends Error {
+  constructor(readonly problems: Problems) {
+    super('Invalid query parameters');
+    this.name = 'InvalidParameters';
+  }
+}
+
+export function throwIfProblems(problems: Problems): void {
+  if (Object.keys(problems).length > 0) throw new InvalidParameters(problems);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+const DAY_MS = 86_400_000;
+/** Longest accepted search string; phone numbers are far shorter. */
+export const MAX_SEARCH_LENGTH = 64;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+function validDate(year: number, month: number, day: number): boolean {
+  const d = new Date(Date.UTC(year, month - 1, day));
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+}
+
+/**
+ * A `date_from`/`date_to` value: `YYYY-MM-DD` or an ISO 8601 date-time with `Z` or an offset.
+ * A date-only lower bound is the start of that UTC day, a date-only upper bound its last
+ * millisecond, so ranges of days are inclusive.
+ */
+export function parseDateBound(value: string, bound: 'from' | 'to'): Date | undefined {
+  const dateOnly = DATE_ONLY.exec(value);
+  if (dateOnly) {
+    const [year, month, day] = [Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])];
+    if (!validDate(year, month, day)) return undefined;
+    const start = Date.UTC(year, month - 1, day);
+    return new Date(bound === 'from' ? start : start + DAY_MS - 1);
+  }
+  if (!DATE_TIME.test(value)) return undefined;
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  if (!validDate(y, m, d)) return undefined;
+  const parsed = new Date(value);
+  return Number.isNaN(parsed.getTime()) ? undefined : parsed;
+}
+
+export interface Paging {
+  page: number;
+  limit: number;
+}
+
+export function checkPaging(
+  raw: { page?: number | null; limit?: number | null },
+  names: { page: string; limit: string },
+  problems: Problems,
+): Paging {
+  const page = raw.page ?? 1;
+  const limit = raw.limit ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isSafeInteger(page) || page < 1) problems[names.page] = 'must be an integer greater than or equal to 1';
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    problems[names.limit] = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
+  }
+  return { page, limit };
+}
+
+export interface RawFilters {
+  dateFrom?: string | null;
+  dateTo?: string | null;
+  channel?: string | null;
+  type?: string | null;
+  outcomes?: readonly string[] | null;
+  clinicId?: string | null;
+  search?: string | null;
+  status?: string | null;
+}
+
+export type FilterNames = { [K in keyof RawFilters]-?: string };
+
+export const GRAPHQL_NAMES: FilterNames = {
+  dateFrom: 'dateFrom',
+  dateTo: 'dateTo',
+  channel: 'channel',
+  type: 'type',
+  outcomes: 'outcomes',
+  clinicId: 'clinicId',
+  search: 'search',
+  status: 'status',
+};
+
+export interface Filters {
+  from?: Date;
+  to?: Date;
+  channel?: ChannelValue;
+  type?: InteractionTypeValue;
+  outcomes?: string[];
+  clinicId?: string;
+  search?: string;
+}
+
+/** Checks whichever of the filters are present; problems are added under the caller's names. */
+export function checkFilters(raw: RawFilters, names: FilterNames, problems: Problems): Filters {
+  const filters: Filters = {};
+  if (raw.dateFrom != null) {
+    const from = parseDateBound(raw.dateFrom, 'from');
+    if (from) filters.from = from;
+    else problems[names.dateFrom] = 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with Z or an offset';
+  }
+  if (raw.dateTo != null) {
+    const to = parseDateBound(raw.dateTo, 'to');
+    if (to) filters.to = to;
+    else problems[names.dateTo] = 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with Z or an offset';
+  }
+  if (filters.from && filters.to && filters.from > filters.to) {
+    problems[names.dateFrom] = `must not be later than ${names.dateTo}`;
+  }
+  if (raw.channel != null) {
+    if ((CHANNELS as readonly string[]).includes(raw.channel)) filters.channel = raw.channel as ChannelValue;
+    else problems[names.channel] = `must be one of: ${CHANNELS.join(', ')}`;
+  }
+  if (raw.type != null) {
+    const allowed = filters.channel ? TYPES_BY_CHANNEL[filters.channel] : INTERACTION_TYPES;
+    if (allowed.includes(raw.type as InteractionTypeValue)) filters.type = raw.type as InteractionTypeValue;
+    else if (filters.channel && (INTERACTION_TYPES as readonly string[]).includes(raw.type)) {
+      problems[names.type] = `is not a ${filters.channel} type; valid with channel ${filters.channel}: ${allowed.join(', ')}`;
+    } else problems[names.type] = `must be one of: ${allowed.join(', ')}`;
+  }
+  if (raw.outcomes != null) {
+    const invalid = raw.outcomes.filter((o) => !(OUTCOMES as readonly string[]).includes(o));
+    if (raw.outcomes.length === 0 || invalid.length > 0) {
+      const shown = invalid.map((o) => (o === '' ? '(empty)' : o)).join(', ');
+      problems[names.outcomes] = `${shown ? `invalid value(s) ${shown}; ` : ''}must be a comma-separated list of: ${OUTCOMES.join(', ')} (UPPERCASE)`;
+    } else filters.outcomes = [...new Set(raw.outcomes)];
+  }
+  if (raw.clinicId != null) {
+    if (isUuid(raw.clinicId)) filters.clinicId = raw.clinicId.toLowerCase();
+    else problems[names.clinicId] = 'must be a UUID';
+  }
+  if (raw.search != null) {
+    if (raw.search.length === 0) problems[names.search] = 'must not be empty';
+    else if (raw.search.length > MAX_SEARCH_LENGTH) problems[names.search] = `must be at most ${MAX_SEARCH_LENGTH} characters`;
+    else filters.search = raw.search;
+  }
+  return filters;
+}
+
+/** Metrics' default window (decisions section 4): from the start of the UTC day 30 days ago to the end of today. */
+export function defaultMetricsWindow(now: Date): { from: Date; to: Date } {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return { from: new Date(today - 30 * DAY_MS), to: new Date(today + DAY_MS - 1) };
+}
+
+/** Longest window of the daily series: ten years of days. */
+export const MAX_DAILY_DAYS = 3_700;
+
+export function daysInWindow(from: Date, to: Date): number {
+  const start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate());
+  const end = Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate());
+  return Math.floor((end - start) / DAY_MS) + 1;
+}

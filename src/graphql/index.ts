@@ -1,0 +1,13 @@
+// The GraphQL schema: every domain module registers its types and root fields on the builder.
+import { builder } from './builder.js';
+import './schema/scalars.js';
+import './schema/enums.js';
+import './schema/paging.js';
+import './schema/interaction.js';
+import './schema/clinic.js';
+import './schema/campaign.js';
+import './schema/metrics.js';
+
+builder.queryType({ description: 'Read-only access to clinics, campaigns, interactions and their metrics.' });
+
+export const schema = builder.toSchema({ sortSchema: false });

@@ -1,0 +1,85 @@
+// Batched loading of the interaction lists under clinics and campaigns.
+// Prisma's nested `take` does not bound each parent's rows in SQL, and at millions of interactions
+// that matters; one LATERAL query per batch of parents reads at most `limit` rows per parent
+// from the (clinic_id|campaign_id, started_at DESC, id DESC) indexes.
+import DataLoader from 'dataloader';
+import type { Db } from '../db/client.js';
+import type { Filters } from '../filters/parameters.js';
+import type { VisibleClinics } from '../filters/visibility.js';
+import { type Interaction, Prisma } from '../generated/prisma/client.js';
+
+export interface ChildPage {
+  filters: Filters;
+  page: number;
+  limit: number;
+}
+
+export interface Loaders {
+  interactionsOfClinic(page: ChildPage): DataLoader<string, Interaction[]>;
+  interactionsOfCampaign(page: ChildPage): DataLoader<string, Interaction[]>;
+}
+
+const COLUMNS = Prisma.sql`i.id, i.channel::text AS channel, i.type::text AS type, i.direction::text AS direction,
+  i.phone_number AS "phoneNumber", i.clinic_id::text AS "clinicId", i.campaign_id AS "campaignId",
+  i.started_at AS "startedAt", i.ended_at AS "endedAt", i.duration_seconds AS "durationSeconds",
+  i.outcome, i.summary, i.recording_url AS "recordingUrl"`;
+
+/** SQL conditions equivalent to `interactionWhere` (visibility.ts), for raw queries. */
+export function interactionConditions(filters: Filters, visible: VisibleClinics): Prisma.Sql[] {
+  const conditions: Prisma.Sql[] = [];
+  if (visible !== null) conditions.push(Prisma.sql`i.clinic_id = ANY(${[...visible]}::uuid[])`);
+  if (filters.clinicId) conditions.push(Prisma.sql`i.clinic_id = ${filters.clinicId}::uuid`);
+  if (filters.from) conditions.push(Prisma.sql`i.started_at >= ${filters.from}`);
+  if (filters.to) conditions.push(Prisma.sql`i.started_at <= ${filters.to}`);
+  if (filters.channel) conditions.push(Prisma.sql`i.channel = ${filters.channel}::"Channel"`);
+  if (filters.type) conditions.push(Prisma.sql`i.type = ${filters.type}::"InteractionType"`);
+  if (filters.outcomes) conditions.push(Prisma.sql`i.outcome = ANY(${filters.outcomes}::text[])`);
+  if (filters.search) conditions.push(Prisma.sql`i.phone_number ILIKE ${`%${escapeLike(filters.search)}%`}`);
+  return conditions;
+}
+
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function childLoader(db: Db, visible: VisibleClinics, parentColumn: 'clinic_id' | 'campaign_id', { filters, page, limit }: ChildPage) {
+  return new DataLoader<string, Interaction[]>(async (parentIds) => {
+    const conditions = interactionConditions(filters, visible);
+    const parentType = parentColumn === 'clinic_id' ? Prisma.sql`uuid` : Prisma.sql`text`;
+    const rows = await db.$queryRaw<Array<Interaction & { parentId: string }>>`
+      SELECT p.id::text AS "parentId", ${COLUMNS}
+      FROM unnest(${[...parentIds]}::${parentType}[]) AS p(id)
+      CROSS JOIN LATERAL (
+        SELECT * FROM interactions i
+        WHERE i.${Prisma.raw(parentColumn)} = p.id ${conditions.length ? Prisma.sql`AND ${Prisma.join(conditions, ' AND ')}` : Prisma.empty}
+        ORDER BY i.started_at DESC, i.id DESC
+        LIMIT ${limit} OFFSET ${(page - 1) * limit}
+      ) i
+      ORDER BY p.id, i.started_at DESC, i.id DESC`;
+    const byParent = new Map<string, Interaction[]>();
+    for (const { parentId, ...interaction } of rows) {
+      const list = byParent.get(parentId) ?? [];
+      list.push(interaction as Interaction);
+      byParent.set(parentId, list);
+    }
+    return parentIds.map((id) => byParent.get(id) ?? []);
+  });
+}
+
+export function createLoaders(db: Db, visible: VisibleClinics): Loaders {
+  // One loader per distinct argument set, so sibling fields with the same arguments share a batch.
+  const cache = new Map<string, DataLoader<string, Interaction[]>>();
+  const cached = (kind: 'clinic_id' | 'campaign_id', page: ChildPage) => {
+    const key = `${kind}:${JSON.stringify(page)}`;
+    let loader = cache.get(key);
+    if (!loader) {
+      loader = childLoader(db, visible, kind, page);
+      cache.set(key, loader);
+    }
+    return loader;
+  };
+  return {
+    interactionsOfClinic: (page) => cached('clinic_id', page),
+    interactionsOfCampaign: (page) => cached('campaign_id', page),
+  };
+}

@@ -1,0 +1,92 @@
+// Campaigns and their root fields.
+import { isUuid } from '../../filters/parameters.js';
+import { campaignWhere, clinicCondition } from '../../filters/visibility.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { builder } from '../builder.js';
+import { checked } from '../errors.js';
+import { CampaignChannelEnum, CampaignStatusEnum, CampaignTypeEnum } from './enums.js';
+import { Interaction, interactionFilterArgs } from './interaction.js';
+import { interactionsOf } from './nested-interactions.js';
+import { ORDER_CAMPAIGNS } from './order.js';
+import { checkedPaging, lazyCount, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+
+export const Campaign = builder.prismaObject('Campaign', {
+  description: 'An outreach campaign of a clinic.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Unique campaign id.' }),
+    name: t.exposeString('name', { description: 'Name of the campaign.' }),
+    description: t.exposeString('description', { description: 'What the campaign does.' }),
+    type: t.expose('type', { type: CampaignTypeEnum, description: 'Purpose of the campaign.' }),
+    channel: t.expose('channel', { type: CampaignChannelEnum, description: 'Channel(s) it uses.' }),
+    status: t.expose('status', { type: CampaignStatusEnum, description: 'Lifecycle state.' }),
+    clinicId: t.exposeID('clinicId', { description: 'UUID of the clinic.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the campaign was created.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
+    settings: t.expose('settings', { type: 'JSON', description: 'Type-dependent configuration (e.g. `max_attempts`, `call_window_start`).' }),
+    clinic: t.relation('clinic', {
+      nullable: true,
+      description: 'The clinic running the campaign (needs scope `clinics:read`).',
+      authScopes: { 'clinics:read': true },
+    }),
+    interactions: t.field({
+      type: [Interaction],
+      nullable: true,
+      description: "The campaign's interactions, newest first (needs scope `interactions:read`).",
+      authScopes: { 'interactions:read': true },
+      args: { ...pagingArgs, ...interactionFilterArgs },
+      resolve: (campaign, args, context) => interactionsOf('campaign', campaign.id, args, context),
+    }),
+  }),
+});
+
+interface CampaignPageShape {
+  where: Prisma.CampaignWhereInput;
+  skip: number;
+  take: number;
+  pageInfo: PageInfoShape;
+}
+
+const CampaignPage = builder.objectRef<CampaignPageShape>('CampaignPage').implement({
+  description: 'A page of campaigns, newest first (`createdAt` descending, then `id` descending).',
+  fields: (t) => ({
+    nodes: t.prismaField({
+      type: ['Campaign'],
+      description: 'The campaigns on this page.',
+      resolve: (query, page, _args, { db }) =>
+        db.campaign.findMany({ ...query, where: page.where, orderBy: ORDER_CAMPAIGNS, skip: page.skip, take: page.take }),
+    }),
+    pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (page) => page.pageInfo }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  campaigns: t.field({
+    type: CampaignPage,
+    nullable: true,
+    description: 'Campaigns of the clinics this key may see, newest first. Needs scope `campaigns:read`.',
+    authScopes: { 'campaigns:read': true },
+    args: {
+      ...pagingArgs,
+      clinicId: t.arg.id({ description: 'Only this clinic (UUID).' }),
+      status: t.arg({ type: CampaignStatusEnum, description: 'Only campaigns in this status.' }),
+    },
+    resolve: (_root, args, { db, visibleClinics }) => {
+      const { page, limit } = checkedPaging(args);
+      const clinicId = args.clinicId == null ? undefined : String(args.clinicId);
+      checked((problems) => {
+        if (clinicId !== undefined && !isUuid(clinicId)) problems.clinicId = 'must be a UUID';
+      });
+      const where = campaignWhere({ clinicId: clinicId?.toLowerCase(), status: args.status ?? undefined }, visibleClinics);
+      return { where, skip: (page - 1) * limit, take: limit, pageInfo: { page, limit, total: lazyCount(() => db.campaign.count({ where })) } };
+    },
+  }),
+  campaign: t.prismaField({
+    type: 'Campaign',
+    nullable: true,
+    description: 'One campaign; null when it does not exist or the key may not see its clinic. Needs scope `campaigns:read`.',
+    authScopes: { 'campaigns:read': true },
+    args: { id: t.arg.id({ required: true, description: 'The campaign id.' }) },
+    resolve: (query, _root, args, { db, visibleClinics }) =>
+      db.campaign.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
+  }),
+}));

@@ -1,0 +1,93 @@
+// Clinics and their root fields.
+import { isUuid } from '../../filters/parameters.js';
+import { clinicWhere } from '../../filters/visibility.js';
+import { builder } from '../builder.js';
+import { validationError } from '../errors.js';
+import { CampaignStatusEnum } from './enums.js';
+import { Interaction, interactionFilterArgs } from './interaction.js';
+import { interactionsOf } from './nested-interactions.js';
+import { checkedPaging, lazyCount, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { ORDER_CAMPAIGNS } from './order.js';
+
+export const Clinic = builder.prismaObject('Clinic', {
+  description: 'A clinic whose patients are contacted.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Clinic UUID.' }),
+    name: t.exposeString('name', { description: 'Name of the clinic.' }),
+    address: t.exposeString('address', { description: 'Postal address.' }),
+    phone: t.exposeString('phone', { description: 'Phone number of the clinic.' }),
+    email: t.exposeString('email', { description: 'Contact e-mail address.' }),
+    timezone: t.exposeString('timezone', { description: 'IANA time zone name, e.g. `Europe/Madrid`.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the clinic was created.' }),
+    campaigns: t.relation('campaigns', {
+      nullable: true,
+      description: "The clinic's campaigns, newest first (needs scope `campaigns:read`).",
+      authScopes: { 'campaigns:read': true },
+      args: {
+        status: t.arg({ type: CampaignStatusEnum, description: 'Only campaigns in this status.' }),
+        limit: t.arg.int({ description: 'At most this many, 1 to 500. Default 25.' }),
+      },
+      query: (args) => ({
+        where: args.status ? { status: args.status } : {},
+        orderBy: ORDER_CAMPAIGNS,
+        take: checkedPaging({ limit: args.limit }).limit,
+      }),
+    }),
+    interactions: t.field({
+      type: [Interaction],
+      nullable: true,
+      description: "The clinic's interactions, newest first (needs scope `interactions:read`). For totals, use the root `interactions(clinicId:)`.",
+      authScopes: { 'interactions:read': true },
+      args: { ...pagingArgs, ...interactionFilterArgs },
+      resolve: (clinic, args, context) => interactionsOf('clinic', clinic.id, args, context),
+    }),
+  }),
+});
+
+interface ClinicPageShape {
+  where: ReturnType<typeof clinicWhere>;
+  skip: number;
+  take: number;
+  pageInfo: PageInfoShape;
+}
+
+const ClinicPage = builder.objectRef<ClinicPageShape>('ClinicPage').implement({
+  description: 'A page of clinics, by name (then id).',
+  fields: (t) => ({
+    nodes: t.prismaField({
+      type: ['Clinic'],
+      description: 'The clinics on this page.',
+      resolve: (query, page, _args, { db }) =>
+        db.clinic.findMany({ ...query, where: page.where, orderBy: [{ name: 'asc' }, { id: 'asc' }], skip: page.skip, take: page.take }),
+    }),
+    pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (page) => page.pageInfo }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  clinics: t.field({
+    type: ClinicPage,
+    nullable: true,
+    description: 'The clinics this API key may see, by name. Needs scope `clinics:read`.',
+    authScopes: { 'clinics:read': true },
+    args: pagingArgs,
+    resolve: (_root, args, { db, visibleClinics }) => {
+      const { page, limit } = checkedPaging(args);
+      const where = clinicWhere(visibleClinics);
+      return { where, skip: (page - 1) * limit, take: limit, pageInfo: { page, limit, total: lazyCount(() => db.clinic.count({ where })) } };
+    },
+  }),
+  clinic: t.prismaField({
+    type: 'Clinic',
+    nullable: true,
+    description: 'One clinic; null when it does not exist or the key may not see it. Needs scope `clinics:read`.',
+    authScopes: { 'clinics:read': true },
+    args: { id: t.arg.id({ required: true, description: 'Clinic UUID.' }) },
+    resolve: (query, _root, args, { db, visibleClinics }) => {
+      const id = String(args.id);
+      if (!isUuid(id)) throw validationError({ id: 'must be a UUID' });
+      if (visibleClinics !== null && !visibleClinics.includes(id.toLowerCase())) return null;
+      return db.clinic.findUnique({ ...query, where: { id: id.toLowerCase() } });
+    },
+  }),
+}));

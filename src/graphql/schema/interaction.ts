@@ -1,0 +1,135 @@
+// Interactions: calls and WhatsApp conversations, their root fields and filters.
+import { checkFilters, type Filters, GRAPHQL_NAMES } from '../../filters/parameters.js';
+import { clinicCondition, interactionWhere } from '../../filters/visibility.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { builder } from '../builder.js';
+import { checked } from '../errors.js';
+import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
+import { checkedPaging, lazyCount, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+
+export const ORDER_INTERACTIONS: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'desc' }, { id: 'desc' }];
+
+interface TranscriptEntryShape {
+  role: string;
+  content: string;
+}
+
+const TranscriptEntry = builder.objectRef<TranscriptEntryShape>('TranscriptEntry').implement({
+  description: 'One turn of a conversation transcript.',
+  fields: (t) => ({
+    role: t.exposeString('role', { description: 'Who spoke: `assistant` (the automated agent) or `user` (the patient).' }),
+    content: t.exposeString('content', { description: 'What was said.' }),
+  }),
+});
+
+export const Interaction = builder.prismaObject('Interaction', {
+  description: 'One voice call or WhatsApp conversation with a patient.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Unique interaction id.' }),
+    channel: t.expose('channel', { type: ChannelEnum, description: 'Voice call or WhatsApp conversation.' }),
+    type: t.expose('type', { type: InteractionTypeEnum, description: 'Interaction type; valid values depend on the channel.' }),
+    direction: t.expose('direction', { type: DirectionEnum, description: 'Inbound (from the patient) or outbound (from the clinic).' }),
+    phoneNumber: t.exposeString('phoneNumber', { description: "The patient's phone number." }),
+    clinicId: t.exposeID('clinicId', { description: 'UUID of the clinic.' }),
+    campaignId: t.exposeID('campaignId', { nullable: true, description: 'Id of the campaign that caused the interaction, if any.' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', description: 'When it started.' }),
+    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true, description: 'When it ended.' }),
+    durationSeconds: t.exposeInt('durationSeconds', { nullable: true, description: 'Call duration in seconds; null for WhatsApp conversations.' }),
+    outcome: t.exposeString('outcome', {
+      nullable: true,
+      description: 'UPPERCASE outcome, usually one of the `Outcome` enum values (stored as text: other values can occur).',
+    }),
+    summary: t.exposeString('summary', { nullable: true, description: 'AI-generated summary.' }),
+    recordingUrl: t.exposeString('recordingUrl', { nullable: true, description: 'Call recording; null for WhatsApp conversations.' }),
+    transcript: t.field({
+      type: [TranscriptEntry],
+      nullable: true,
+      description: 'The conversation transcript, in order; null when none was recorded.',
+      select: { transcript: { select: { entries: true } } },
+      resolve: (interaction) => (interaction.transcript?.entries as TranscriptEntryShape[] | undefined) ?? null,
+    }),
+    clinic: t.relation('clinic', {
+      nullable: true,
+      description: 'The clinic (needs scope `clinics:read`).',
+      authScopes: { 'clinics:read': true },
+    }),
+    campaign: t.relation('campaign', {
+      nullable: true,
+      description: 'The campaign, if any (needs scope `campaigns:read`).',
+      authScopes: { 'campaigns:read': true },
+    }),
+  }),
+});
+
+/** Filter arguments of interaction lists (root and nested), mirroring the REST parameters. */
+export const interactionFilterArgs = builder.args((t) => ({
+  dateFrom: t.string({ description: 'Start of the window on `startedAt`: `YYYY-MM-DD` (start of that UTC day) or an ISO 8601 date-time.' }),
+  dateTo: t.string({ description: 'End of the window on `startedAt`, inclusive: `YYYY-MM-DD` (end of that UTC day) or an ISO 8601 date-time.' }),
+  channel: t.field({ type: ChannelEnum, description: 'Only this channel.' }),
+  type: t.field({ type: InteractionTypeEnum, description: 'Only this type; must be valid for `channel` when both are given.' }),
+  outcomes: t.field({ type: [OutcomeEnum], description: 'Only these outcomes (any of them).' }),
+  search: t.string({ description: 'Case-insensitive substring of the phone number.' }),
+}));
+
+type FilterArgs = {
+  dateFrom?: string | null;
+  dateTo?: string | null;
+  channel?: string | null;
+  type?: string | null;
+  outcomes?: readonly string[] | null;
+  search?: string | null;
+  clinicId?: string | null;
+};
+
+export function checkedFilters(args: FilterArgs): Filters {
+  return checked((problems) => checkFilters(args, GRAPHQL_NAMES, problems));
+}
+
+interface InteractionPageShape {
+  args: Prisma.InteractionFindManyArgs & { where: Prisma.InteractionWhereInput };
+  pageInfo: PageInfoShape;
+}
+
+const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage').implement({
+  description: 'A page of interactions, newest first (`startedAt` descending, then `id` descending).',
+  fields: (t) => ({
+    nodes: t.prismaField({
+      type: ['Interaction'],
+      description: 'The interactions on this page.',
+      resolve: (query, page, _args, { db }) => db.interaction.findMany({ ...query, ...page.args }),
+    }),
+    pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (page) => page.pageInfo }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  interactions: t.field({
+    type: InteractionPage,
+    nullable: true,
+    description: 'Interactions matching every given filter, newest first. Needs scope `interactions:read`.',
+    authScopes: { 'interactions:read': true },
+    args: {
+      ...pagingArgs,
+      ...interactionFilterArgs,
+      clinicId: t.arg.id({ description: 'Only this clinic (UUID).' }),
+    },
+    resolve: (_root, args, { db, visibleClinics }) => {
+      const { page, limit } = checkedPaging(args);
+      const where = interactionWhere(checkedFilters({ ...args, clinicId: args.clinicId?.toString() }), visibleClinics);
+      return {
+        args: { where, orderBy: ORDER_INTERACTIONS, skip: (page - 1) * limit, take: limit },
+        pageInfo: { page, limit, total: lazyCount(() => db.interaction.count({ where })) },
+      };
+    },
+  }),
+  interaction: t.prismaField({
+    type: 'Interaction',
+    nullable: true,
+    description: 'One interaction with its transcript; null when it does not exist or the key may not see its clinic. Needs scope `interactions:read`.',
+    authScopes: { 'interactions:read': true },
+    args: { id: t.arg.id({ required: true, description: 'The interaction id.' }) },
+    resolve: (query, _root, args, { db, visibleClinics }) =>
+      db.interaction.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
+  }),
+}));
+

@@ -1,0 +1,31 @@
+// The `interactions` field of clinics and campaigns: a bounded, batched list per parent.
+import type { Interaction as InteractionRow } from '../../generated/prisma/client.js';
+import type { GraphQLContext } from '../context.js';
+import type { ChildPage } from '../loaders.js';
+import { checkedFilters } from './interaction.js';
+import { checkedPaging } from './paging.js';
+
+export function childPage(args: {
+  page?: number | null;
+  limit?: number | null;
+  dateFrom?: string | null;
+  dateTo?: string | null;
+  channel?: string | null;
+  type?: string | null;
+  outcomes?: readonly string[] | null;
+  search?: string | null;
+}): ChildPage {
+  const { page, limit } = checkedPaging(args);
+  return { page, limit, filters: checkedFilters(args) };
+}
+
+export function interactionsOf(
+  kind: 'clinic' | 'campaign',
+  parentId: string,
+  args: Parameters<typeof childPage>[0],
+  context: GraphQLContext,
+): Promise<InteractionRow[]> {
+  const page = childPage(args);
+  const loader = kind === 'clinic' ? context.loaders.interactionsOfClinic(page) : context.loaders.interactionsOfCampaign(page);
+  return loader.load(parentId);
+}

@@ -1,0 +1,43 @@
+// Paging arguments and the PageInfo type shared by every list (the REST `meta`).
+import { checkPaging, type Paging } from '../../filters/parameters.js';
+import { builder } from '../builder.js';
+import { checked } from '../errors.js';
+
+export interface PageInfoShape {
+  page: number;
+  limit: number;
+  /** Counted only when a client asks for a total. */
+  total: () => Promise<number>;
+}
+
+export const PageInfo = builder.objectRef<PageInfoShape>('PageInfo').implement({
+  description: 'Position of a page in an ordered list (the REST `meta`).',
+  fields: (t) => ({
+    page: t.exposeInt('page', { description: 'Current page, 1-indexed.' }),
+    limit: t.exposeInt('limit', { description: 'Items per page in use.' }),
+    total: t.int({ description: 'Total items matching the filters.', resolve: (p) => p.total() }),
+    totalPages: t.int({ description: 'Number of pages (0 when nothing matches).', resolve: async (p) => Math.ceil((await p.total()) / p.limit) }),
+    hasMore: t.boolean({
+      description: 'True when a further page exists.',
+      resolve: async (p) => p.page < Math.ceil((await p.total()) / p.limit),
+    }),
+  }),
+});
+
+export const pagingArgs = builder.args((t) => ({
+  page: t.int({ description: 'Page number, 1-indexed. Default 1.' }),
+  limit: t.int({ description: 'Items per page, 1 to 500. Default 25.' }),
+}));
+
+export function checkedPaging(args: { page?: number | null; limit?: number | null }): Paging {
+  return checked((problems) => checkPaging(args, { page: 'page', limit: 'limit' }, problems));
+}
+
+/** Memoises a count so that total, totalPages and hasMore cost one query together. */
+export function lazyCount(count: () => Promise<number>): () => Promise<number> {
+  let result: Promise<number> | undefined;
+  return () => {
+    result ??= count();
+    return result;
+  };
+}

@@ -1,0 +1,48 @@
+// The application in-process, and a small typed client for its GraphQL endpoint.
+import { createApp, type App } from '../../src/app.js';
+import { createApiKey, type CreateApiKeyInput } from '../../src/auth/api-keys.js';
+import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
+import type { Db } from '../../src/db/client.js';
+import { testDb } from './db.js';
+
+export function testApp(db: Db = testDb(), options: { now?: () => Date } = {}): App {
+  // No cache: tests revoke and expire keys and expect the next request to see it.
+  return createApp({ db, keyResolver: createApiKeyResolver(db, { ttlMs: 0 }), ...options });
+}
+
+/** Creates an API key (all scopes unless given) and returns the key string. */
+export async function createKey(db: Db, input: Partial<CreateApiKeyInput> = {}): Promise<string> {
+  const { key } = await createApiKey(db, { name: 'test key', ...input });
+  return key;
+}
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: {
+    data?: T | null;
+    errors?: Array<{ message: string; path?: Array<string | number>; extensions?: { code?: string; details?: Record<string, unknown> } }>;
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: response data is asserted field by field in tests
+export async function graphql<T = Record<string, any>>(
+  app: App,
+  options: { query: string; variables?: Record<string, unknown>; key?: string; authorization?: string },
+): Promise<GraphQLResponse<T>> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
+  const authorization = options.authorization ?? (options.key ? `Bearer ${options.key}` : undefined);
+  if (authorization) headers.authorization = authorization;
+  const response = await app.fetch('http://localhost/graphql', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: options.query, variables: options.variables ?? {} }),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as GraphQLResponse<T>['body'] };
+}
+
+/** Fails the test with the errors' text when a response has any. */
+export function expectNoErrors<T>(response: GraphQLResponse<T>): T {
+  if (response.body.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(response.body.errors, null, 2)}`);
+  return response.body.data as T;
+}
