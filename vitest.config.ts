@@ -1,6 +1,15 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // graphql@16 ships CJS (main) and ESM (module) builds without an exports map. Node, and so
+    // every dependency, loads the CJS one; Vite would give our sources the ESM one, and schema
+    // objects from two copies of graphql do not mix. Pin ours to what Node loads.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],

@@ -1,13 +1,17 @@
-// Builds the HTTP application: GraphQL (and GraphiQL) at /graphql and health checks. It is only
+// Builds the HTTP application: GraphQL (and GraphiQL) at /graphql, the REST facade under /api/v1,
+// and health checks. It is only
 // listened to in server.ts, so tests call `app.fetch(...)` in-process.
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { authenticate } from './auth/authenticate.js';
 import { type ApiKeyResolver, createApiKeyResolver } from './auth/key-resolver.js';
+import { createRequestAuthenticator } from './auth/request-auth.js';
 import type { Db } from './db/client.js';
+import { isDatabaseUnavailable } from './db/errors.js';
 import { createGraphQLContext, type GraphQLContext } from './graphql/context.js';
 import { schema } from './graphql/index.js';
+import { useRequestId } from './http/request-id.js';
 import { useHealth } from './http/use-health.js';
+import { useRest } from './rest/use-rest.js';
 
 export interface AppOptions {
   db: Db;
@@ -22,9 +26,13 @@ export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
 
 export function createApp(options: AppOptions): App {
   const { db } = options;
-  const keyResolver = options.keyResolver ?? createApiKeyResolver(db);
+  const authenticate = createRequestAuthenticator(options.keyResolver ?? createApiKeyResolver(db));
   const now = options.now ?? (() => new Date());
-  const plugins: Plugin[] = [useHealth(db)];
+  const plugins: Plugin[] = [
+    useRequestId(),
+    useHealth(db),
+    useRest({ authenticate, now, passThrough: (path) => path === '/graphql' || path.startsWith('/health/') }),
+  ];
 
   return createYoga<Record<string, never>, GraphQLContext>({
     schema,
@@ -41,11 +49,16 @@ export function createApp(options: AppOptions): App {
         const original = error instanceof GraphQLError ? error.originalError : undefined;
         if (error instanceof GraphQLError && !original) return error;
         if (original instanceof GraphQLError) return original;
+        if (isDatabaseUnavailable(original ?? error)) {
+          return new GraphQLError('The service is temporarily unavailable; retry shortly', {
+            extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503, headers: { 'Retry-After': '5' } } },
+          });
+        }
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_ERROR' } });
       },
     },
     context: async ({ request }) => {
-      const result = await authenticate(request.headers.get('authorization'), keyResolver);
+      const result = await authenticate(request);
       if (!result.ok) {
         throw new GraphQLError(result.failure.message, {
           extensions: { code: result.failure.code, http: { status: 401, headers: { 'WWW-Authenticate': result.failure.challenge } } },

@@ -158,9 +158,6 @@ export function defaultMetricsWindow(now: Date): { from: Date; to: Date } {
   return { from: new Date(today - 30 * DAY_MS), to: new Date(today + DAY_MS - 1) };
 }
 
-/** Longest window of the daily series: ten years of days. */
-export const MAX_DAILY_DAYS = 3_700;
-
 export function daysInWindow(from: Date, to: Date): number {
   const start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate());
   const end = Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate());

@@ -1,6 +1,6 @@
 // Aggregated metrics (decisions section 4), computed by PostgreSQL in src/metrics.
-import { checkFilters, daysInWindow, defaultMetricsWindow, GRAPHQL_NAMES, MAX_DAILY_DAYS } from '../../filters/parameters.js';
-import { clinicScope } from '../../filters/visibility.js';
+import { checkMetricsFilter, MAX_DAILY_DAYS } from '../../filters/metrics-window.js';
+import { GRAPHQL_NAMES } from '../../filters/parameters.js';
 import {
   type DailyMetric,
   type MetricsFilter,
@@ -86,17 +86,8 @@ interface WindowArgs {
 }
 
 function metricsFilter(args: WindowArgs, { visibleClinics, now }: GraphQLContext, maxDays?: number): MetricsFilter {
-  return checked((problems) => {
-    const filters = checkFilters({ ...args, clinicId: args.clinicId == null ? null : String(args.clinicId) }, GRAPHQL_NAMES, problems);
-    const window = defaultMetricsWindow(now);
-    const from = filters.from ?? window.from;
-    const to = filters.to ?? window.to;
-    if (!problems.dateFrom && from > to) problems.dateFrom = filters.from ? 'must not be later than dateTo' : 'is after the given dateTo; give dateFrom too';
-    if (maxDays && !problems.dateFrom && !problems.dateTo && daysInWindow(from, to) > maxDays) {
-      problems.dateTo = `the daily series covers at most ${maxDays} days`;
-    }
-    return { from, to, clinicIds: clinicScope(visibleClinics, filters.clinicId), channel: filters.channel, type: filters.type };
-  });
+  const raw = { ...args, clinicId: args.clinicId == null ? null : String(args.clinicId) };
+  return checked((problems) => checkMetricsFilter(raw, GRAPHQL_NAMES, problems, { visibleClinics, now, maxDays }));
 }
 
 builder.queryFields((t) => ({

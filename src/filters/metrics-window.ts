@@ -1,0 +1,28 @@
+// The window and filters of a metrics request, defaults resolved (decisions section 4).
+import type { MetricsFilter } from '../metrics/filter.js';
+import { checkFilters, daysInWindow, defaultMetricsWindow, type FilterNames, type Problems, type RawFilters } from './parameters.js';
+import { clinicScope, type VisibleClinics } from './visibility.js';
+
+/** Longest window of the daily series: about ten years of days. */
+export const MAX_DAILY_DAYS = 3_700;
+
+export function checkMetricsFilter(
+  raw: RawFilters,
+  names: FilterNames,
+  problems: Problems,
+  context: { visibleClinics: VisibleClinics; now: Date; maxDays?: number },
+): MetricsFilter {
+  const filters = checkFilters(raw, names, problems);
+  const window = defaultMetricsWindow(context.now);
+  const from = filters.from ?? window.from;
+  const to = filters.to ?? window.to;
+  if (!problems[names.dateFrom] && !problems[names.dateTo] && from > to) {
+    problems[filters.from ? names.dateFrom : names.dateTo] = filters.from
+      ? `is later than ${filters.to ? names.dateTo : `the default ${names.dateTo} (today)`}`
+      : `is earlier than the default ${names.dateFrom} (30 days ago); give ${names.dateFrom} too`;
+  }
+  if (context.maxDays && !problems[names.dateFrom] && !problems[names.dateTo] && daysInWindow(from, to) > context.maxDays) {
+    problems[names.dateTo] = `the daily series covers at most ${context.maxDays} days`;
+  }
+  return { from, to, clinicIds: clinicScope(context.visibleClinics, filters.clinicId), channel: filters.channel, type: filters.type };
+}

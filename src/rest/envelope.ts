@@ -1,0 +1,48 @@
+// The response envelope of the spec, for successes and errors (decisions section 1).
+import type { Problems } from '../filters/parameters.js';
+import { requestIdOf } from '../http/request-id.js';
+
+export type ErrorCode =
+  | 'UNAUTHORIZED'
+  | 'INVALID_API_KEY'
+  | 'API_KEY_EXPIRED'
+  | 'INSUFFICIENT_SCOPE'
+  | 'VALIDATION_ERROR'
+  | 'RATE_LIMITED'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_ERROR';
+
+export interface PaginationMeta {
+  page: number;
+  limit: number;
+  total: number;
+  total_pages: number;
+  has_more: boolean;
+}
+
+export interface ApiError {
+  code: ErrorCode;
+  message: string;
+  details?: Problems | Record<string, unknown>;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function respond(request: Request, status: number, body: Record<string, unknown>, headers: Record<string, string>): Response {
+  const requestId = requestIdOf(request);
+  const text = JSON.stringify({ ...body, request_id: requestId, timestamp: new Date().toISOString() });
+  return new Response(request.method === 'HEAD' ? null : text, {
+    status,
+    headers: { 'Content-Type': JSON_TYPE, 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers },
+  });
+}
+
+export function success(request: Request, data: unknown, meta?: PaginationMeta, headers: Record<string, string> = {}): Response {
+  return respond(request, 200, meta ? { success: true, data, meta } : { success: true, data }, headers);
+}
+
+export function failure(request: Request, status: number, error: ApiError, headers: Record<string, string> = {}): Response {
+  return respond(request, status, { success: false, error }, headers);
+}

@@ -1,0 +1,104 @@
+// The REST facade as a Yoga plugin (the pattern of graphql-yoga's SOFA plugin): requests under
+// /api/ are answered here, by executing the route's fixed GraphQL document through the same
+// envelop pipeline as /graphql (same context, scopes, masking and plugins), in-process.
+// Documents are validated once, at start-up; requests skip parsing and validation.
+import { type ExecutionResult, GraphQLError, validate } from 'graphql';
+import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
+import type { RequestAuthenticator } from '../auth/request-auth.js';
+import type { Problems } from '../filters/parameters.js';
+import type { GraphQLContext } from '../graphql/context.js';
+import { failure, success } from './envelope.js';
+import { readQuery } from './query-params.js';
+import { matchRoute, type Route, routes } from './routes.js';
+
+export interface RestOptions {
+  authenticate: RequestAuthenticator;
+  now: () => Date;
+  /** Paths served by other plugins or by Yoga itself (GraphQL, health, docs). */
+  passThrough: (pathname: string) => boolean;
+}
+
+const ALLOW = 'GET, HEAD';
+
+/** The error code a failed execution maps to, with its HTTP status. */
+function executionFailure(errors: readonly GraphQLError[]): { status: number; code: 'SERVICE_UNAVAILABLE' | 'INTERNAL_ERROR' } {
+  const unavailable = errors.some((e) => e.extensions?.code === 'SERVICE_UNAVAILABLE');
+  return unavailable ? { status: 503, code: 'SERVICE_UNAVAILABLE' } : { status: 500, code: 'INTERNAL_ERROR' };
+}
+
+export function useRest(options: RestOptions): Plugin {
+  let yoga: YogaServerInstance<Record<string, never>, GraphQLContext> | undefined;
+
+  return {
+    onYogaInit({ yoga: instance }) {
+      yoga = instance as unknown as YogaServerInstance<Record<string, never>, GraphQLContext>;
+      for (const route of routes) {
+        const errors = validate(instance.getEnveloped().schema, route.document);
+        if (errors.length) throw new Error(`REST document for ${route.path} is invalid: ${errors.map((e) => e.message).join('; ')}`);
+      }
+    },
+    async onRequest({ request, url, endResponse, serverContext }) {
+      if (options.passThrough(url.pathname)) return;
+      const matched = matchRoute(url.pathname);
+      if (!matched) {
+        endResponse(failure(request, 404, { code: 'NOT_FOUND', message: `No endpoint at ${url.pathname}` }));
+        return;
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        endResponse(
+          failure(request, 405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed; use GET or HEAD` }, { Allow: ALLOW }),
+        );
+        return;
+      }
+      endResponse(await handle(request, url, matched.route, matched.pathParams, serverContext as Record<string, unknown>));
+    },
+  };
+
+  async function handle(request: Request, url: URL, route: Route, pathParams: Record<string, string>, serverContext: Record<string, unknown>) {
+    const auth = await options.authenticate(request);
+    if (!auth.ok) {
+      const { code, message, challenge } = auth.failure;
+      return failure(request, 401, { code, message }, { 'WWW-Authenticate': challenge });
+    }
+    if (!auth.key.scopes.includes(route.scope)) {
+      return failure(
+        request,
+        403,
+        { code: 'INSUFFICIENT_SCOPE', message: `This API key lacks the scope ${route.scope} needed for this endpoint`, details: { required_scope: route.scope } },
+        { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${route.scope}"` },
+      );
+    }
+    const problems: Problems = {};
+    const query = readQuery(url, route.params, problems);
+    const variables = route.variables({ query, pathParams, now: options.now() }, problems);
+    if (Object.keys(problems).length) {
+      return failure(request, 400, { code: 'VALIDATION_ERROR', message: 'Invalid query parameters', details: problems });
+    }
+
+    const initialContext = { ...serverContext, request, params: { variables: variables as Record<string, unknown> } } as YogaInitialContext;
+    const { execute, contextFactory, schema } = yoga!.getEnveloped(initialContext);
+    const result = (await execute({
+      schema,
+      document: route.document,
+      variableValues: variables as Record<string, unknown>,
+      contextValue: await contextFactory(),
+    })) as ExecutionResult<Record<string, unknown>>;
+
+    if (result.errors?.length) {
+      const validation = result.errors.find((e) => e.extensions?.code === 'VALIDATION_ERROR');
+      if (validation) {
+        return failure(request, 400, { code: 'VALIDATION_ERROR', message: 'Invalid query parameters', details: validation.extensions.details as Problems });
+      }
+      const { status, code } = executionFailure(result.errors);
+      return failure(
+        request,
+        status,
+        { code, message: status === 503 ? 'The service is temporarily unavailable; retry shortly' : 'An unexpected error occurred' },
+        status === 503 ? { 'Retry-After': '5' } : {},
+      );
+    }
+    const shaped = route.shape(result.data as never);
+    if (!shaped) return failure(request, 404, { code: 'NOT_FOUND', message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });
+    return success(request, shaped.data, shaped.meta);
+  }
+}
