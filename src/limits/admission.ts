@@ -1,0 +1,77 @@
+// Whether a request may proceed: authentication, then the key's quota (decisions section 1's order:
+// route -> authentication -> rate limit -> scope). Decided once per HTTP request, whichever layer
+// asks first (REST facade or GraphQL endpoint), so one request counts once.
+import type { ApiKeyPrincipal } from '../auth/api-keys.js';
+import type { AuthFailure } from '../auth/authenticate.js';
+import type { RequestAuthenticator } from '../auth/request-auth.js';
+import { TIER_LIMITS } from '../domain/values.js';
+import { MemoryQuotaStore } from './memory-store.js';
+import type { PerWindow, QuotaDecision, QuotaStore } from './windows.js';
+
+export type Admission =
+  | { ok: true; key: ApiKeyPrincipal; quota?: QuotaDecision }
+  | { ok: false; status: 401; failure: AuthFailure }
+  | { ok: false; status: 429; retryAfterSeconds: number; quota?: QuotaDecision };
+
+export interface AdmissionOptions {
+  authenticate: RequestAuthenticator;
+  quotas: QuotaStore;
+  /** Failed authentications allowed per client IP and window before answering 429. */
+  authFailureLimits?: PerWindow<number>;
+  clientIp: (request: Request) => string;
+  now: () => number;
+}
+
+export const DEFAULT_AUTH_FAILURE_LIMITS: PerWindow<number> = { minute: 30, hour: 300, day: 2_000 };
+
+export type Admit = (request: Request) => Promise<Admission>;
+
+export function createAdmission(options: AdmissionOptions): Admit {
+  const decisions = new WeakMap<Request, Promise<Admission>>();
+  // Brute-force protection is per instance: it needs no coordination to stop a guesser, and a
+  // guess of a 190-bit key cannot succeed anyway; it bounds the lookups one client can cause.
+  const failures = new MemoryQuotaStore();
+  const failureLimits = options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS;
+
+  async function admit(request: Request): Promise<Admission> {
+    const ip = options.clientIp(request);
+    const nowMs = options.now();
+    const failuresSoFar = failures.countsOf(ip, nowMs);
+    if (failuresSoFar.minute >= failureLimits.minute || failuresSoFar.hour >= failureLimits.hour || failuresSoFar.day >= failureLimits.day) {
+      const blocked = failures.consumeSync(ip, failureLimits, nowMs);
+      return { ok: false, status: 429, retryAfterSeconds: blocked.retryAfterSeconds ?? 60 };
+    }
+    const auth = await options.authenticate(request);
+    if (!auth.ok) {
+      failures.consumeSync(ip, failureLimits, nowMs);
+      return { ok: false, status: 401, failure: auth.failure };
+    }
+    const limits = TIER_LIMITS[auth.key.tier];
+    if (!limits) return { ok: true, key: auth.key };
+    const quota = await options.quotas.consume(`key:${auth.key.id}`, limits, nowMs);
+    if (!quota.allowed) return { ok: false, status: 429, retryAfterSeconds: quota.retryAfterSeconds ?? 1, quota };
+    return { ok: true, key: auth.key, quota };
+  }
+
+  return (request) => {
+    let decision = decisions.get(request);
+    if (!decision) {
+      decision = admit(request);
+      decisions.set(request, decision);
+    }
+    return decision;
+  };
+}
+
+/** The `X-RateLimit-*` headers of decisions section 5 (none for the Unlimited tier). */
+export function rateLimitHeaders(quota: QuotaDecision | undefined): Record<string, string> {
+  if (!quota) return {};
+  return {
+    'X-RateLimit-Limit-Minute': String(quota.limits.minute),
+    'X-RateLimit-Remaining-Minute': String(quota.remaining.minute),
+    'X-RateLimit-Limit-Hour': String(quota.limits.hour),
+    'X-RateLimit-Remaining-Hour': String(quota.remaining.hour),
+    'X-RateLimit-Limit-Day': String(quota.limits.day),
+    'X-RateLimit-Remaining-Day': String(quota.remaining.day),
+  };
+}
