@@ -1,0 +1,210 @@
+// `keys create | list | revoke` run as an operator runs them: a child process on the test database.
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, inject, it } from 'vitest';
+import { hashApiKey, lookupApiKey } from '../../src/auth/api-keys.js';
+import { sql, testDb } from '../helpers/db.js';
+import { createClinic } from '../helpers/factories.js';
+
+const db = testDb();
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      { cwd: projectRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+function json<T = Record<string, unknown>>(run: Run): T {
+  try {
+    return JSON.parse(run.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not one JSON document (exit ${run.code}):\n${run.stdout}\nstderr:\n${run.stderr}`);
+  }
+}
+
+function name(label: string): string {
+  return `cli ${label} ${randomUUID()}`;
+}
+
+async function keysNamed(keyName: string): Promise<number> {
+  const rows = await sql<{ n: string }>('SELECT count(*) AS n FROM api_keys WHERE name = $1', [keyName]);
+  return Number(rows[0]!.n);
+}
+
+interface Created {
+  id: string;
+  key: string;
+  name: string;
+  environment: string;
+  prefix: string;
+  scopes: string[];
+  tier: string;
+  clinic_ids: string[] | null;
+  expires_at: string | null;
+}
+
+describe('keys create, list, revoke', () => {
+  it('creates a restricted test key (--json), lists it without the key, revokes it, and lookup sees the revocation', async () => {
+    const clinic = await createClinic(db);
+    const keyName = name('lifecycle');
+    const expiresAt = new Date(Date.now() + 7 * 24 * 3_600_000);
+    expiresAt.setUTCMilliseconds(0);
+
+    const created = await cli(
+      '--json',
+      'keys',
+      'create',
+      '--name',
+      keyName,
+      '--scopes',
+      'metrics:read,clinics:read',
+      '--clinics',
+      clinic.id,
+      '--tier',
+      'premium',
+      '--expires-at',
+      expiresAt.toISOString().replace('.000Z', 'Z'),
+      '--test',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const body = json<Created>(created);
+    expect(Object.keys(body).sort()).toEqual(['clinic_ids', 'environment', 'expires_at', 'id', 'key', 'name', 'prefix', 'scopes', 'tier'].sort());
+    expect(body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      key: expect.stringMatching(/^svc_test_[0-9A-Za-z]{40}$/),
+      name: keyName,
+      environment: 'test',
+      prefix: body.key.slice(0, 13),
+      scopes: ['metrics:read', 'clinics:read'],
+      tier: 'premium',
+      clinic_ids: [clinic.id],
+      expires_at: expiresAt.toISOString(),
+    });
+    expect(created.stderr).toMatch(/cannot be (shown|retrieved) again/);
+
+    const [row] = await sql<{ hash: string }>('SELECT hash FROM api_keys WHERE id = $1', [body.id]);
+    expect(row!.hash).toBe(hashApiKey(body.key));
+    const found = await lookupApiKey(db, body.key);
+    expect(found.status).toBe('valid');
+    if (found.status === 'valid') {
+      expect(found.key).toMatchObject({ id: body.id, environment: 'test', tier: 'premium', clinicIds: [clinic.id], scopes: ['metrics:read', 'clinics:read'] });
+    }
+
+    const listed = await cli('keys', 'list', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    const list = json<Array<Record<string, unknown>>>(listed);
+    expect(Array.isArray(list)).toBe(true);
+    expect(list.find((k) => k.id === body.id)).toMatchObject({
+      name: keyName,
+      prefix: body.prefix,
+      environment: 'test',
+      tier: 'premium',
+      clinic_ids: [clinic.id],
+      expires_at: expiresAt.toISOString(),
+      revoked_at: null,
+      status: 'active',
+    });
+    const random = body.key.slice(-40);
+    expect(listed.stdout).not.toContain(random);
+    expect(listed.stdout).not.toContain(hashApiKey(body.key));
+
+    const revoked = await cli('--json', 'keys', 'revoke', body.id);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(json(revoked)).toMatchObject({ id: body.id, status: 'revoked', revoked_at: expect.any(String) });
+    expect(await lookupApiKey(db, body.key)).toEqual({ status: 'invalid' });
+
+    const again = await cli('--json', 'keys', 'revoke', body.id);
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again).revoked_at).toBe(json(revoked).revoked_at);
+  });
+
+  it('prints the key once, with a warning, in human output; list shows a table without it', async () => {
+    const keyName = name('human');
+    const created = await cli('keys', 'create', '--name', keyName);
+    expect(created.code, created.stderr).toBe(0);
+    const keys = created.stdout.match(/svc_live_[0-9A-Za-z]{40}/g) ?? [];
+    expect(keys).toHaveLength(1);
+    const key = keys[0]!;
+    expect(created.stdout).toMatch(/cannot be retrieved again/);
+    const found = await lookupApiKey(db, key);
+    expect(found.status).toBe('valid');
+    if (found.status !== 'valid') return;
+    expect(found.key).toMatchObject({ name: keyName, environment: 'live', tier: 'standard', clinicIds: null, scopes: ['interactions:read', 'metrics:read', 'campaigns:read', 'clinics:read'] });
+
+    const listed = await cli('keys', 'list');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^ID\s+NAME\s+PREFIX/);
+    const line = listed.stdout.split('\n').find((l) => l.includes(found.key.id));
+    expect(line).toContain(keyName);
+    expect(line).toContain(key.slice(0, 13));
+    expect(line).toContain('active');
+    expect(listed.stdout).not.toContain(key.slice(-40));
+
+    const revoked = await cli('keys', 'revoke', found.key.id);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toContain('Revoked');
+    expect(await lookupApiKey(db, key)).toEqual({ status: 'invalid' });
+  });
+
+  it('refuses to revoke a malformed or unknown id', async () => {
+    const malformed = await cli('--json', 'keys', 'revoke', 'not-a-key-id');
+    expect(malformed.code).toBe(1);
+    expect(json<{ error: string }>(malformed).error).toMatch(/not-a-key-id.*UUID/);
+
+    const unknownId = randomUUID();
+    const unknown = await cli('keys', 'revoke', unknownId);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`No API key with id ${unknownId}`);
+  });
+});
+
+describe('keys create with invalid options', () => {
+  const cases: Array<[string, string[], string]> = [
+    ['a missing name', [], '--name'],
+    ['an empty name', ['--name', ''], '--name'],
+    ['an unknown scope', ['--scopes', 'metrics:read,admin'], '--scopes'],
+    ['an empty scope item', ['--scopes', 'metrics:read,'], '--scopes'],
+    ['a malformed clinic id', ['--clinics', 'clinic-1'], '--clinics'],
+    ['an unknown clinic', ['--clinics', randomUUID()], '--clinics'],
+    ['an unknown tier', ['--tier', 'gold'], '--tier'],
+    ['an expiry in the past', ['--expires-at', '2020-01-01T00:00:00Z'], '--expires-at'],
+    ['an impossible date', ['--expires-at', '2099-02-30'], '--expires-at'],
+    ['a date-time without a zone', ['--expires-at', '2099-01-01T10:00:00'], '--expires-at'],
+    ['garbage as expiry', ['--expires-at', 'next tuesday'], '--expires-at'],
+  ];
+
+  it.concurrent.each(cases)('%s: exit 1 naming the option, nothing created', async (_label, args, option) => {
+    const keyName = name('invalid');
+    const withName = args[0] === '--name' || _label === 'a missing name' ? args : ['--name', keyName, ...args];
+    const run = await cli('--json', 'keys', 'create', ...withName);
+    expect(run.code, run.stderr).toBe(1);
+    const body = json<{ error: string }>(run);
+    expect(body.error).toContain(option);
+    expect(run.stdout).not.toMatch(/svc_(live|test)_/);
+    expect(await keysNamed(keyName)).toBe(0);
+  });
+
+  it('without --json, prints the message on stderr', async () => {
+    const run = await cli('keys', 'create', '--name', name('invalid human'), '--tier', 'gold');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--tier');
+    expect(run.stdout).toBe('');
+  });
+});
