@@ -4,6 +4,7 @@
 // hex SHA-256 and a short display prefix are stored; the key itself exists once, in the answer of
 // `createApiKey`. A fast hash (not a password hash) is right here: the secret is high-entropy random,
 // so there is nothing to brute-force, and lookup by hash goes through the unique index.
+import { isUuid } from '../filters/parameters.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { KEY_PREFIXES, KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
@@ -69,14 +70,9 @@ const DISPLAY_CHARS = 4;
 /** Largest multiple of 62 that fits in a byte: bytes at or above it are rejected, so every character is equally likely. */
 const UNBIASED_LIMIT = 256 - (256 % BASE62.length);
 const NAME_MAX_LENGTH = 200;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WELL_FORMED = new RegExp(
   `^(?:${Object.values(KEY_PREFIXES).join('|')})[0-9A-Za-z]{${API_KEY_RANDOM_LENGTH}}$`,
 );
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
 export function generateApiKey(environment: KeyEnvironmentValue): string {
   const prefix = KEY_PREFIXES[environment];
