@@ -11,6 +11,7 @@ import { createGraphQLContext, type GraphQLContext } from './graphql/context.js'
 import { schema } from './graphql/index.js';
 import { useRequestId } from './http/request-id.js';
 import { useHealth } from './http/use-health.js';
+import { isDocsPath, useDocs } from './rest/use-docs.js';
 import { useRest } from './rest/use-rest.js';
 
 export interface AppOptions {
@@ -31,7 +32,8 @@ export function createApp(options: AppOptions): App {
   const plugins: Plugin[] = [
     useRequestId(),
     useHealth(db),
-    useRest({ authenticate, now, passThrough: (path) => path === '/graphql' || path.startsWith('/health/') }),
+    useDocs({ demoKey: options.demoKey }),
+    useRest({ authenticate, now, passThrough: (path) => path === '/graphql' || path.startsWith('/health/') || isDocsPath(path) }),
   ];
 
   return createYoga<Record<string, never>, GraphQLContext>({

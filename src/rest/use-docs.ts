@@ -1,0 +1,158 @@
+// The API's own documentation, as a Yoga plugin: the OpenAPI document at GET /api/v1/openapi.json
+// (no key needed) and an interactive reference at GET /docs. The page is Swagger UI, served from
+// the installed `swagger-ui-dist` package under /docs/ (no CDN: every script, style and image is
+// same-origin); its "Authorize" button takes a Bearer key and "Try it out" sends real requests.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Plugin } from 'graphql-yoga';
+import { failure } from './envelope.js';
+import { BEARER_SCHEME, buildOpenApiDocument } from './openapi.js';
+
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+export const DOCS_PATH = '/docs';
+
+interface Asset {
+  type: string;
+  /** Read on first use, then kept. */
+  body: () => string | Uint8Array;
+  cache: string;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const JS_TYPE = 'text/javascript; charset=utf-8';
+
+function swaggerUiFile(name: string): () => Uint8Array {
+  return () => {
+    const require = createRequire(import.meta.url);
+    return readFileSync(path.join(path.dirname(require.resolve('swagger-ui-dist/package.json')), name));
+  };
+}
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Clinic Interaction Analytics API - reference</title>
+    <link rel="stylesheet" href="/docs/swagger-ui.css">
+    <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+  </head>
+  <body>
+    <noscript>This reference needs JavaScript. The OpenAPI document itself is at <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</noscript>
+    <div id="swagger-ui"></div>
+    <script src="/docs/swagger-ui-bundle.js"></script>
+    <script src="/docs/docs.js"></script>
+  </body>
+</html>
+`;
+
+/** Starts Swagger UI on the document; a demo key, when given, is pre-filled in "Authorize". */
+function initScript(demoKey: string | undefined): string {
+  return `// Starts the API reference (Swagger UI) on this server's OpenAPI document.
+window.addEventListener('load', function () {
+  var ui = SwaggerUIBundle({
+    url: ${JSON.stringify(OPENAPI_PATH)},
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    persistAuthorization: true,
+    displayRequestDuration: true,
+    displayOperationId: true,
+    filter: true,
+    showExtensions: true,
+    tryItOutEnabled: true,
+    validatorUrl: null,
+    defaultModelsExpandDepth: 0,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+    onComplete: function () {
+      var demoKey = ${JSON.stringify(demoKey ?? null)};
+      if (demoKey) ui.preauthorizeApiKey(${JSON.stringify(BEARER_SCHEME)}, demoKey);
+    },
+  });
+  window.ui = ui;
+});
+`;
+}
+
+export interface DocsOptions {
+  /** Pre-filled as the Bearer key (the embedded demo database's key). */
+  demoKey?: string;
+}
+
+const ASSET_CACHE = 'public, max-age=3600';
+
+function assetsOf(options: DocsOptions): Map<string, Asset> {
+  return new Map<string, Asset>([
+    [OPENAPI_PATH, { type: JSON_TYPE, body: () => JSON.stringify(buildOpenApiDocument(), null, 2), cache: 'no-cache' }],
+    [DOCS_PATH, { type: 'text/html; charset=utf-8', body: () => PAGE, cache: 'no-cache' }],
+    ['/docs/docs.js', { type: JS_TYPE, body: () => initScript(options.demoKey), cache: 'no-cache' }],
+    ['/docs/swagger-ui-bundle.js', { type: JS_TYPE, body: swaggerUiFile('swagger-ui-bundle.js'), cache: ASSET_CACHE }],
+    ['/docs/swagger-ui.css', { type: 'text/css; charset=utf-8', body: swaggerUiFile('swagger-ui.css'), cache: ASSET_CACHE }],
+    ['/docs/favicon-32x32.png', { type: 'image/png', body: swaggerUiFile('favicon-32x32.png'), cache: ASSET_CACHE }],
+  ]);
+}
+
+/** Paths answered by `useDocs` (for the REST facade's `passThrough`). */
+export function isDocsPath(pathname: string): boolean {
+  return pathname === OPENAPI_PATH || pathname === DOCS_PATH || pathname.startsWith(`${DOCS_PATH}/`);
+}
+
+/**
+ * The page only loads same-origin scripts; Swagger UI needs inline styles (React style attributes)
+ * and data: images (its CSS icons).
+ */
+const PAGE_SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+export function useDocs(options: DocsOptions = {}): Plugin {
+  const assets = assetsOf(options);
+  const loaded = new Map<string, { body: string | Uint8Array; etag: string }>();
+
+  function load(pathname: string, asset: Asset) {
+    let entry = loaded.get(pathname);
+    if (!entry) {
+      const body = asset.body();
+      entry = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+      loaded.set(pathname, entry);
+    }
+    return entry;
+  }
+
+  return {
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      if (!isDocsPath(url.pathname)) return;
+      const pathname = url.pathname === `${DOCS_PATH}/` ? DOCS_PATH : url.pathname;
+      const asset = assets.get(pathname);
+      if (!asset) {
+        endResponse(failure(request, 404, { code: 'NOT_FOUND', message: `No endpoint at ${url.pathname}` }));
+        return;
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        endResponse(
+          failure(request, 405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed; use GET or HEAD` }, { Allow: 'GET, HEAD' }),
+        );
+        return;
+      }
+      const { body, etag } = load(pathname, asset);
+      const headers: Record<string, string> = {
+        'Content-Type': asset.type,
+        'Cache-Control': asset.cache,
+        ETag: etag,
+        ...(pathname === DOCS_PATH ? PAGE_SECURITY_HEADERS : { 'X-Content-Type-Options': 'nosniff' }),
+      };
+      if (pathname === OPENAPI_PATH) headers['Access-Control-Allow-Origin'] = '*';
+      const matches = request.headers.get('if-none-match')?.split(',').some((tag) => tag.trim() === etag);
+      if (matches) {
+        endResponse(new fetchAPI.Response(null, { status: 304, headers }));
+        return;
+      }
+      endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : (body as BodyInit), { status: 200, headers }));
+    },
+  };
+}
