@@ -1,6 +1,6 @@
 // Builds the HTTP application: GraphQL (and GraphiQL) at /graphql, the REST facade under /api/v1,
-// and health checks. It is only
-// listened to in server.ts, so tests call `app.fetch(...)` in-process.
+// its OpenAPI document and reference page, and health checks. It is only listened to in server.ts,
+// so tests call `app.fetch(...)` in-process.
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { type ApiKeyResolver, createApiKeyResolver } from './auth/key-resolver.js';
@@ -9,10 +9,15 @@ import type { Db } from './db/client.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { createGraphQLContext, type GraphQLContext } from './graphql/context.js';
 import { schema } from './graphql/index.js';
+import { clientIpOf, useClientIp } from './http/client-ip.js';
 import { useRequestId } from './http/request-id.js';
 import { useHealth } from './http/use-health.js';
 import { isDocsPath, useDocs } from './rest/use-docs.js';
 import { useRest } from './rest/use-rest.js';
+import { createAdmission } from './limits/admission.js';
+import { MemoryQuotaStore } from './limits/memory-store.js';
+import { useAdmission } from './limits/use-admission.js';
+import type { PerWindow, QuotaStore } from './limits/windows.js';
 
 export interface AppOptions {
   db: Db;
@@ -21,6 +26,12 @@ export interface AppOptions {
   /** Pre-filled in GraphiQL's headers editor (the embedded demo database's key). */
   demoKey?: string;
   now?: () => Date;
+  /** Where per-key quotas are counted; this process's memory by default (Redis: see server.ts). */
+  quotaStore?: QuotaStore;
+  /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
+  trustProxy?: boolean;
+  /** Failed authentications allowed per client IP before 429s (defaults in limits/admission.ts). */
+  authFailureLimits?: PerWindow<number>;
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
@@ -29,11 +40,20 @@ export function createApp(options: AppOptions): App {
   const { db } = options;
   const authenticate = createRequestAuthenticator(options.keyResolver ?? createApiKeyResolver(db));
   const now = options.now ?? (() => new Date());
+  const admitter = createAdmission({
+    authenticate,
+    quotas: options.quotaStore ?? new MemoryQuotaStore(),
+    clientIp: clientIpOf,
+    authFailureLimits: options.authFailureLimits,
+    now: () => now().getTime(),
+  });
   const plugins: Plugin[] = [
     useRequestId(),
+    useClientIp(options.trustProxy ?? false),
     useHealth(db),
     useDocs({ demoKey: options.demoKey }),
-    useRest({ authenticate, now, passThrough: (path) => path === '/graphql' || path.startsWith('/health/') || isDocsPath(path) }),
+    useAdmission(admitter, '/graphql'),
+    useRest({ admitter, now, passThrough: (path) => path === '/graphql' || path.startsWith('/health/') || isDocsPath(path) }),
   ];
 
   return createYoga<Record<string, never>, GraphQLContext>({
@@ -59,14 +79,11 @@ export function createApp(options: AppOptions): App {
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_ERROR' } });
       },
     },
+    // Admission (use-admission.ts, use-rest.ts) has already authenticated and counted the request.
     context: async ({ request }) => {
-      const result = await authenticate(request);
-      if (!result.ok) {
-        throw new GraphQLError(result.failure.message, {
-          extensions: { code: result.failure.code, http: { status: 401, headers: { 'WWW-Authenticate': result.failure.challenge } } },
-        });
-      }
-      return createGraphQLContext(db, result.key, now());
+      const admission = await admitter.admit(request);
+      if (!admission.ok) throw new GraphQLError('Request not admitted', { extensions: { code: 'UNAUTHORIZED', http: { status: 401 } } });
+      return createGraphQLContext(db, admission.key, now());
     },
   });
 }

@@ -6,10 +6,10 @@ import {
   type ApiKeyRecord,
   type CreateApiKeyInput,
   createApiKey,
-  isUuid,
   listApiKeys,
   revokeApiKey,
 } from '../auth/api-keys.js';
+import { isUuid } from '../filters/parameters.js';
 import { KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
 import { CliError, type Output, withDatabase } from './context.js';
 

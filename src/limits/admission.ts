@@ -4,6 +4,7 @@
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import type { AuthFailure } from '../auth/authenticate.js';
 import type { RequestAuthenticator } from '../auth/request-auth.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { TIER_LIMITS } from '../domain/values.js';
 import { MemoryQuotaStore } from './memory-store.js';
 import type { PerWindow, QuotaDecision, QuotaStore } from './windows.js';
@@ -11,7 +12,9 @@ import type { PerWindow, QuotaDecision, QuotaStore } from './windows.js';
 export type Admission =
   | { ok: true; key: ApiKeyPrincipal; quota?: QuotaDecision }
   | { ok: false; status: 401; failure: AuthFailure }
-  | { ok: false; status: 429; retryAfterSeconds: number; quota?: QuotaDecision };
+  | { ok: false; status: 429; retryAfterSeconds: number; quota?: QuotaDecision }
+  /** The key could not be checked: the database is unreachable. */
+  | { ok: false; status: 503 };
 
 export interface AdmissionOptions {
   authenticate: RequestAuthenticator;
@@ -24,10 +27,16 @@ export interface AdmissionOptions {
 
 export const DEFAULT_AUTH_FAILURE_LIMITS: PerWindow<number> = { minute: 30, hour: 300, day: 2_000 };
 
-export type Admit = (request: Request) => Promise<Admission>;
+export interface Admitter {
+  /** Decides once per request; later calls for the same request return the same decision. */
+  admit(request: Request): Promise<Admission>;
+  /** The decision already taken for a request, if any (for response headers). */
+  decided(request: Request): Admission | undefined;
+}
 
-export function createAdmission(options: AdmissionOptions): Admit {
+export function createAdmission(options: AdmissionOptions): Admitter {
   const decisions = new WeakMap<Request, Promise<Admission>>();
+  const settled = new WeakMap<Request, Admission>();
   // Brute-force protection is per instance: it needs no coordination to stop a guesser, and a
   // guess of a 190-bit key cannot succeed anyway; it bounds the lookups one client can cause.
   const failures = new MemoryQuotaStore();
@@ -41,7 +50,13 @@ export function createAdmission(options: AdmissionOptions): Admit {
       const blocked = failures.consumeSync(ip, failureLimits, nowMs);
       return { ok: false, status: 429, retryAfterSeconds: blocked.retryAfterSeconds ?? 60 };
     }
-    const auth = await options.authenticate(request);
+    let auth: Awaited<ReturnType<RequestAuthenticator>>;
+    try {
+      auth = await options.authenticate(request);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) return { ok: false, status: 503 };
+      throw error;
+    }
     if (!auth.ok) {
       failures.consumeSync(ip, failureLimits, nowMs);
       return { ok: false, status: 401, failure: auth.failure };
@@ -53,17 +68,23 @@ export function createAdmission(options: AdmissionOptions): Admit {
     return { ok: true, key: auth.key, quota };
   }
 
-  return (request) => {
-    let decision = decisions.get(request);
-    if (!decision) {
-      decision = admit(request);
-      decisions.set(request, decision);
-    }
-    return decision;
+  return {
+    admit(request) {
+      let decision = decisions.get(request);
+      if (!decision) {
+        decision = admit(request).then((result) => {
+          settled.set(request, result);
+          return result;
+        });
+        decisions.set(request, decision);
+      }
+      return decision;
+    },
+    decided: (request) => settled.get(request),
   };
 }
 
-/** The `X-RateLimit-*` headers of decisions section 5 (none for the Unlimited tier). */
+/** The `X-RateLimit-*` headers of decisions section 5 (none for the Unlimited tier or without a key). */
 export function rateLimitHeaders(quota: QuotaDecision | undefined): Record<string, string> {
   if (!quota) return {};
   return {

@@ -4,7 +4,7 @@
 // Documents are validated once, at start-up; requests skip parsing and validation.
 import { type ExecutionResult, GraphQLError, validate } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
-import type { RequestAuthenticator } from '../auth/request-auth.js';
+import type { Admitter } from '../limits/admission.js';
 import type { Problems } from '../filters/parameters.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { failure, success } from './envelope.js';
@@ -12,7 +12,7 @@ import { readQuery } from './query-params.js';
 import { matchRoute, type Route, routes } from './routes.js';
 
 export interface RestOptions {
-  authenticate: RequestAuthenticator;
+  admitter: Admitter;
   now: () => Date;
   /** Paths served by other plugins or by Yoga itself (GraphQL, health, docs). */
   passThrough: (pathname: string) => boolean;
@@ -55,11 +55,18 @@ export function useRest(options: RestOptions): Plugin {
   };
 
   async function handle(request: Request, url: URL, route: Route, pathParams: Record<string, string>, serverContext: Record<string, unknown>) {
-    const auth = await options.authenticate(request);
-    if (!auth.ok) {
-      const { code, message, challenge } = auth.failure;
-      return failure(request, 401, { code, message }, { 'WWW-Authenticate': challenge });
+    const admission = await options.admitter.admit(request);
+    if (!admission.ok) {
+      if (admission.status === 401) {
+        const { code, message, challenge } = admission.failure;
+        return failure(request, 401, { code, message }, { 'WWW-Authenticate': challenge });
+      }
+      if (admission.status === 429) {
+        return failure(request, 429, { code: 'RATE_LIMITED', message: 'Rate limit exceeded' }, { 'Retry-After': String(admission.retryAfterSeconds) });
+      }
+      return failure(request, 503, { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry shortly' }, { 'Retry-After': '5' });
     }
+    const auth = admission;
     if (!auth.key.scopes.includes(route.scope)) {
       return failure(
         request,

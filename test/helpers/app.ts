@@ -1,18 +1,28 @@
 // The application in-process, and a small typed client for its GraphQL endpoint.
-import { createApp, type App } from '../../src/app.js';
+import { type App, type AppOptions, createApp } from '../../src/app.js';
 import { createApiKey, type CreateApiKeyInput } from '../../src/auth/api-keys.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
 import type { Db } from '../../src/db/client.js';
 import { testDb } from './db.js';
 
-export function testApp(db: Db = testDb(), options: { now?: () => Date } = {}): App {
-  // No cache: tests revoke and expire keys and expect the next request to see it.
-  return createApp({ db, keyResolver: createApiKeyResolver(db, { ttlMs: 0 }), ...options });
+export function testApp(db: Db = testDb(), options: Partial<AppOptions> = {}): App {
+  // No key cache: tests revoke and expire keys and expect the next request to see it. In-process
+  // requests all come from one "address", so brute-force protection is off unless a test sets it.
+  const noLimit = Number.MAX_SAFE_INTEGER;
+  return createApp({
+    db,
+    keyResolver: createApiKeyResolver(db, { ttlMs: 0 }),
+    authFailureLimits: { minute: noLimit, hour: noLimit, day: noLimit },
+    ...options,
+  });
 }
 
-/** Creates an API key (all scopes unless given) and returns the key string. */
+/**
+ * Creates an API key (all scopes unless given) and returns the key string. Unlimited tier unless
+ * given, so that tests about other things never meet the per-minute quota.
+ */
 export async function createKey(db: Db, input: Partial<CreateApiKeyInput> = {}): Promise<string> {
-  const { key } = await createApiKey(db, { name: 'test key', ...input });
+  const { key } = await createApiKey(db, { name: 'test key', tier: 'unlimited', ...input });
   return key;
 }
 

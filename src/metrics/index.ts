@@ -1,0 +1,5 @@
+// Aggregated metrics of interactions (decisions.md section 4), computed by PostgreSQL.
+export { metricsDaily, type DailyMetric } from './daily.js';
+export type { MetricsFilter } from './filter.js';
+export { metricsOutcomes, type OutcomeBreakdown } from './outcomes.js';
+export { metricsSummary, type SummaryMetrics } from './summary.js';

@@ -1,0 +1,49 @@
+// Outcome breakdown: one entry per non-null outcome, in one query.
+import type { Db } from '../db/client.js';
+import { outcomeLabel } from '../domain/values.js';
+import { Prisma } from '../generated/prisma/client.js';
+import type { MetricsFilter } from './filter.js';
+import { interactionsWhere, num } from './sql.js';
+
+export interface OutcomeBreakdown {
+  outcome: string;
+  label: string;
+  count: number;
+  percentage: number;
+}
+
+export function outcomesQuery(filter: MetricsFilter): Prisma.Sql {
+  // Ties are ordered by the outcome's bytes (COLLATE "C"), not by the database's linguistic
+  // collation, so the order is the same on every server and equals JavaScript's string order.
+  return Prisma.sql`
+    SELECT o.outcome, o.count, o.total::bigint AS total,
+           round(o.count * 100::numeric / o.total, 2)::float8 AS percentage
+    FROM (
+      SELECT outcome, count(*) AS count, sum(count(*)) OVER () AS total
+      FROM interactions
+      WHERE ${interactionsWhere(filter)} AND outcome IS NOT NULL
+      GROUP BY outcome
+    ) AS o
+    ORDER BY o.count DESC, o.outcome COLLATE "C" ASC`;
+}
+
+interface OutcomeRow {
+  outcome: string;
+  count: bigint;
+  total: bigint;
+  percentage: number;
+}
+
+export async function metricsOutcomes(db: Db, filter: MetricsFilter): Promise<{ outcomes: OutcomeBreakdown[]; total: number }> {
+  const rows = await db.$queryRaw<OutcomeRow[]>(outcomesQuery(filter));
+  return {
+    outcomes: rows.map((row) => ({
+      outcome: row.outcome,
+      label: outcomeLabel(row.outcome),
+      count: num(row.count),
+      percentage: num(row.percentage),
+    })),
+    // Every row carries the window total; no row means nothing had an outcome.
+    total: num(rows[0]?.total),
+  };
+}
