@@ -7,6 +7,11 @@ import { createPrismaClient } from './db/client.js';
 import { locateDatabase } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { ensureDemoSetup } from './demo.js';
+import { FallbackQuotaStore } from './limits/fallback-store.js';
+import { MemoryQuotaStore } from './limits/memory-store.js';
+import { createRedisClient, whenReady } from './limits/redis-client.js';
+import { RedisQuotaStore } from './limits/redis-store.js';
+import type { QuotaStore } from './limits/windows.js';
 
 const log = (message: string) => console.log(message);
 
@@ -29,7 +34,14 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const app = createApp({ db, demoKey });
+  let quotaStore: QuotaStore = new MemoryQuotaStore();
+  if (config.REDIS_URL) {
+    const redis = createRedisClient(config.REDIS_URL);
+    if (!(await whenReady(redis))) log('Warning: Redis is not reachable yet; quotas are counted in memory until it is.');
+    quotaStore = new FallbackQuotaStore(new RedisQuotaStore(redis), new MemoryQuotaStore(), (m) => log(`Warning: ${m}`));
+  }
+
+  const app = createApp({ db, demoKey, quotaStore, trustProxy: config.TRUST_PROXY });
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -42,6 +54,7 @@ async function main(): Promise<void> {
   log('');
   log(`Clinic analytics API listening on ${base}`);
   log(`  GraphQL + GraphiQL  ${base}/graphql`);
+  log(`  REST API            ${base}/api/v1  (reference: ${base}/docs)`);
   log(`  Health              ${base}/health/ready`);
   log(database.embedded ? '  Database            embedded PostgreSQL (DATABASE_URL unset)' : '  Database            DATABASE_URL');
   if (demoKey) log(`  Demo API key        ${demoKey}`);
@@ -60,6 +73,7 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await app.dispose();
+    await quotaStore.close();
     await db.$disconnect();
     await database.release();
     clearTimeout(forced);
