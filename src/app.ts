@@ -60,6 +60,9 @@ export function createApp(options: AppOptions): App {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // No CORS: API keys are secrets for servers, not browsers, and decisions section 1 answers
+    // every method but GET/HEAD on API paths with 405.
+    cors: false,
     plugins,
     graphiql: {
       title: 'Clinic analytics GraphQL',
@@ -70,7 +73,8 @@ export function createApp(options: AppOptions): App {
       maskError: (error, message) => {
         const original = error instanceof GraphQLError ? error.originalError : undefined;
         if (error instanceof GraphQLError && !original) return error;
-        if (original instanceof GraphQLError) return original;
+        // The located error carries the original's extensions plus the path and locations.
+        if (original instanceof GraphQLError) return error as GraphQLError;
         if (isDatabaseUnavailable(original ?? error)) {
           return new GraphQLError('The service is temporarily unavailable; retry shortly', {
             extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503, headers: { 'Retry-After': '5' } } },

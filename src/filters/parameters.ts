@@ -23,14 +23,33 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{
 const DAY_MS = 86_400_000;
 /** Longest accepted search string; phone numbers are far shorter. */
 export const MAX_SEARCH_LENGTH = 64;
+/** Largest page number: GraphQL's Int is 32-bit, and the REST facade executes GraphQL documents. */
+export const MAX_PAGE = 2_147_483_647;
+/** Latest accepted instant: PostgreSQL reads no ISO string of a later one (`+010000-...`). */
+const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/** Earliest accepted instant: 0001-01-01T00:00:00Z (an offset could otherwise reach year 0). */
+const EARLIEST_INSTANT = -62_135_596_800_000;
 
 export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-function validDate(year: number, month: number, day: number): boolean {
-  const d = new Date(Date.UTC(year, month - 1, day));
-  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+/** Whether a string holds a C0 control character or DEL: never part of an id or a phone number, and PostgreSQL refuses NUL in text. */
+export function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/** Start of a UTC day as epoch ms, or undefined for an impossible date or year 0 (PostgreSQL has none). */
+function utcDayStart(year: number, month: number, day: number): number | undefined {
+  if (year < 1) return undefined;
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not.
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day ? d.getTime() : undefined;
 }
 
 /**
@@ -41,16 +60,16 @@ function validDate(year: number, month: number, day: number): boolean {
 export function parseDateBound(value: string, bound: 'from' | 'to'): Date | undefined {
   const dateOnly = DATE_ONLY.exec(value);
   if (dateOnly) {
-    const [year, month, day] = [Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])];
-    if (!validDate(year, month, day)) return undefined;
-    const start = Date.UTC(year, month - 1, day);
+    const start = utcDayStart(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3]));
+    if (start === undefined) return undefined;
     return new Date(bound === 'from' ? start : start + DAY_MS - 1);
   }
   if (!DATE_TIME.test(value)) return undefined;
   const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
-  if (!validDate(y, m, d)) return undefined;
+  if (utcDayStart(y, m, d) === undefined) return undefined;
   const parsed = new Date(value);
-  return Number.isNaN(parsed.getTime()) ? undefined : parsed;
+  const ms = parsed.getTime();
+  return Number.isNaN(ms) || ms > LATEST_INSTANT || ms < EARLIEST_INSTANT ? undefined : parsed;
 }
 
 export interface Paging {
@@ -66,6 +85,7 @@ export function checkPaging(
   const page = raw.page ?? 1;
   const limit = raw.limit ?? DEFAULT_PAGE_SIZE;
   if (!Number.isSafeInteger(page) || page < 1) problems[names.page] = 'must be an integer greater than or equal to 1';
+  else if (page > MAX_PAGE) problems[names.page] = `must be an integer from 1 to ${MAX_PAGE}`;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
     problems[names.limit] = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
   }
@@ -147,6 +167,7 @@ export function checkFilters(raw: RawFilters, names: FilterNames, problems: Prob
   if (raw.search != null) {
     if (raw.search.length === 0) problems[names.search] = 'must not be empty';
     else if (raw.search.length > MAX_SEARCH_LENGTH) problems[names.search] = `must be at most ${MAX_SEARCH_LENGTH} characters`;
+    else if (hasControlCharacter(raw.search)) problems[names.search] = 'must not contain control characters';
     else filters.search = raw.search;
   }
   return filters;

@@ -20,6 +20,14 @@ export function clinicCondition(visible: VisibleClinics, clinicId?: string): { c
   return scope === undefined ? {} : { clinicId: { in: [...scope] } };
 }
 
+/**
+ * `search` is a plain substring: Prisma's `contains` passes LIKE wildcards through, so `%`, `_` and
+ * the escape character itself are escaped (as graphql/loaders.ts does for its raw queries).
+ */
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
 export function interactionWhere(filters: Filters, visible: VisibleClinics): Prisma.InteractionWhereInput {
   return {
     ...clinicCondition(visible, filters.clinicId),
@@ -27,7 +35,7 @@ export function interactionWhere(filters: Filters, visible: VisibleClinics): Pri
     ...(filters.channel ? { channel: filters.channel } : {}),
     ...(filters.type ? { type: filters.type } : {}),
     ...(filters.outcomes ? { outcome: { in: filters.outcomes } } : {}),
-    ...(filters.search ? { phoneNumber: { contains: filters.search, mode: 'insensitive' as const } } : {}),
+    ...(filters.search ? { phoneNumber: { contains: escapeLike(filters.search), mode: 'insensitive' as const } } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 // The Pothos schema builder: configuration only. Types and fields live in ./schema/*.ts.
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
-import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import ScopeAuthPlugin, { type AuthFailure } from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
 import type { Scope } from '../domain/values.js';
 import type PrismaTypes from '../generated/pothos-prisma-types.js';
@@ -29,7 +29,7 @@ export const builder = new SchemaBuilder<{
       'clinics:read': context.key.scopes.includes('clinics:read'),
     }),
     unauthorizedError: (_parent, _context, info, result) => {
-      const scope = 'scope' in result.failure ? result.failure.scope : undefined;
+      const scope = failedScope(result.failure);
       return new GraphQLError(`This API key lacks the scope needed for ${info.parentType.name}.${info.fieldName}${scope ? ` (${scope})` : ''}`, {
         extensions: { code: 'INSUFFICIENT_SCOPE', ...(scope ? { details: { required_scope: scope } } : {}) },
       });
@@ -42,3 +42,18 @@ export const builder = new SchemaBuilder<{
     onUnusedQuery: process.env.NODE_ENV === 'production' ? null : 'warn',
   },
 });
+
+/**
+ * The scope a failed check asked for. A field's `authScopes: { 'x:read': true }` fails as an
+ * "any of" map whose single member is the scope, so the scope sits one level down.
+ */
+function failedScope(failure: AuthFailure): string | undefined {
+  if ('scope' in failure) return failure.scope;
+  if ('failures' in failure) {
+    for (const inner of failure.failures) {
+      const scope = failedScope(inner);
+      if (scope) return scope;
+    }
+  }
+  return undefined;
+}

@@ -13,7 +13,7 @@ import {
 } from '../documents/graphql.js';
 import { CAMPAIGN_STATUSES, type Scope } from '../domain/values.js';
 import { checkMetricsFilter, MAX_DAILY_DAYS } from '../filters/metrics-window.js';
-import { checkFilters, checkPaging, type FilterNames, isUuid, type Problems } from '../filters/parameters.js';
+import { checkFilters, checkPaging, type FilterNames, hasControlCharacter, isUuid, type Problems } from '../filters/parameters.js';
 import type { PaginationMeta } from './envelope.js';
 import { type QueryValues, readInteger } from './query-params.js';
 import { snakeKeys, toCampaign, toClinic, toInteraction, toMeta } from './representation.js';
@@ -221,11 +221,15 @@ export function matchRoute(pathname: string): { route: Route; pathParams: Record
       const segment = segments[i]!;
       if (part.startsWith('{')) {
         if (!segment) return false;
+        let value: string;
         try {
-          pathParams[part.slice(1, -1)] = decodeURIComponent(segment);
+          value = decodeURIComponent(segment);
         } catch {
           return false;
         }
+        // No id holds a control character, and PostgreSQL refuses NUL in text: such a path names nothing.
+        if (hasControlCharacter(value)) return false;
+        pathParams[part.slice(1, -1)] = value;
         return true;
       }
       return part === segment;

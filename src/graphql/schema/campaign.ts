@@ -1,5 +1,5 @@
 // Campaigns and their root fields.
-import { isUuid } from '../../filters/parameters.js';
+import { checkPaging, hasControlCharacter, isUuid } from '../../filters/parameters.js';
 import { campaignWhere, clinicCondition } from '../../filters/visibility.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
@@ -8,7 +8,7 @@ import { CampaignChannelEnum, CampaignStatusEnum, CampaignTypeEnum } from './enu
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
 import { ORDER_CAMPAIGNS } from './order.js';
-import { checkedPaging, lazyCount, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { lazyCount, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 export const Campaign = builder.prismaObject('Campaign', {
   description: 'An outreach campaign of a clinic.',
@@ -71,10 +71,11 @@ builder.queryFields((t) => ({
       status: t.arg({ type: CampaignStatusEnum, description: 'Only campaigns in this status.' }),
     },
     resolve: (_root, args, { db, visibleClinics }) => {
-      const { page, limit } = checkedPaging(args);
       const clinicId = args.clinicId == null ? undefined : String(args.clinicId);
-      checked((problems) => {
+      // One check for every argument, so that one VALIDATION_ERROR names all the bad ones.
+      const { page, limit } = checked((problems) => {
         if (clinicId !== undefined && !isUuid(clinicId)) problems.clinicId = 'must be a UUID';
+        return checkPaging(args, PAGING_NAMES, problems);
       });
       const where = campaignWhere({ clinicId: clinicId?.toLowerCase(), status: args.status ?? undefined }, visibleClinics);
       return { where, skip: (page - 1) * limit, take: limit, pageInfo: { page, limit, total: lazyCount(() => db.campaign.count({ where })) } };
@@ -87,6 +88,8 @@ builder.queryFields((t) => ({
     authScopes: { 'campaigns:read': true },
     args: { id: t.arg.id({ required: true, description: 'The campaign id.' }) },
     resolve: (query, _root, args, { db, visibleClinics }) =>
-      db.campaign.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
+      hasControlCharacter(String(args.id))
+        ? null
+        : db.campaign.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
   }),
 }));

@@ -1,12 +1,13 @@
 // Clinics and their root fields.
-import { isUuid } from '../../filters/parameters.js';
+import { checkPaging, isUuid } from '../../filters/parameters.js';
 import { clinicWhere } from '../../filters/visibility.js';
 import { builder } from '../builder.js';
 import { validationError } from '../errors.js';
+import { Campaign } from './campaign.js';
 import { CampaignStatusEnum } from './enums.js';
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
-import { checkedPaging, lazyCount, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { checkedPaging, lazyCount, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 import { ORDER_CAMPAIGNS } from './order.js';
 
 export const Clinic = builder.prismaObject('Clinic', {
@@ -19,7 +20,11 @@ export const Clinic = builder.prismaObject('Clinic', {
     email: t.exposeString('email', { description: 'Contact e-mail address.' }),
     timezone: t.exposeString('timezone', { description: 'IANA time zone name, e.g. `Europe/Madrid`.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the clinic was created.' }),
-    campaigns: t.relation('campaigns', {
+    // A field with a selection rather than `t.relation`: the relation's `query` runs while the
+    // parent's query is built, so a bad `limit` thrown there would null the clinic (or the whole
+    // clinics page) instead of this field. Here it is checked in the field's own resolver.
+    campaigns: t.field({
+      type: [Campaign],
       nullable: true,
       description: "The clinic's campaigns, newest first (needs scope `campaigns:read`).",
       authScopes: { 'campaigns:read': true },
@@ -27,11 +32,17 @@ export const Clinic = builder.prismaObject('Clinic', {
         status: t.arg({ type: CampaignStatusEnum, description: 'Only campaigns in this status.' }),
         limit: t.arg.int({ description: 'At most this many, 1 to 500. Default 25.' }),
       },
-      query: (args) => ({
-        where: args.status ? { status: args.status } : {},
-        orderBy: ORDER_CAMPAIGNS,
-        take: checkedPaging({ limit: args.limit }).limit,
+      select: (args, _context, nestedSelection) => ({
+        campaigns: nestedSelection({
+          where: args.status ? { status: args.status } : {},
+          orderBy: ORDER_CAMPAIGNS,
+          take: validLimit(args.limit),
+        }),
       }),
+      resolve: (clinic, args) => {
+        checkedPaging({ limit: args.limit });
+        return clinic.campaigns;
+      },
     }),
     interactions: t.field({
       type: [Interaction],
@@ -43,6 +54,13 @@ export const Clinic = builder.prismaObject('Clinic', {
     }),
   }),
 });
+
+/** The limit to load with; an invalid one is reported by the field's resolver, so any valid value will do here. */
+function validLimit(limit: number | null | undefined): number {
+  const problems = {};
+  const paging = checkPaging({ limit }, PAGING_NAMES, problems);
+  return Object.keys(problems).length ? 1 : paging.limit;
+}
 
 interface ClinicPageShape {
   where: ReturnType<typeof clinicWhere>;

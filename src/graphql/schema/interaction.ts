@@ -1,11 +1,11 @@
 // Interactions: calls and WhatsApp conversations, their root fields and filters.
-import { checkFilters, type Filters, GRAPHQL_NAMES } from '../../filters/parameters.js';
+import { checkFilters, checkPaging, type Filters, GRAPHQL_NAMES, hasControlCharacter, type Paging } from '../../filters/parameters.js';
 import { clinicCondition, interactionWhere } from '../../filters/visibility.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
-import { checkedPaging, lazyCount, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { lazyCount, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 export const ORDER_INTERACTIONS: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'desc' }, { id: 'desc' }];
 
@@ -81,8 +81,9 @@ type FilterArgs = {
   clinicId?: string | null;
 };
 
-export function checkedFilters(args: FilterArgs): Filters {
-  return checked((problems) => checkFilters(args, GRAPHQL_NAMES, problems));
+/** Paging and filters checked together, so that one VALIDATION_ERROR names every bad argument. */
+export function checkedPageAndFilters(args: FilterArgs & { page?: number | null; limit?: number | null }): Paging & { filters: Filters } {
+  return checked((problems) => ({ ...checkPaging(args, PAGING_NAMES, problems), filters: checkFilters(args, GRAPHQL_NAMES, problems) }));
 }
 
 interface InteractionPageShape {
@@ -114,8 +115,8 @@ builder.queryFields((t) => ({
       clinicId: t.arg.id({ description: 'Only this clinic (UUID).' }),
     },
     resolve: (_root, args, { db, visibleClinics }) => {
-      const { page, limit } = checkedPaging(args);
-      const where = interactionWhere(checkedFilters({ ...args, clinicId: args.clinicId?.toString() }), visibleClinics);
+      const { page, limit, filters } = checkedPageAndFilters({ ...args, clinicId: args.clinicId?.toString() });
+      const where = interactionWhere(filters, visibleClinics);
       return {
         args: { where, orderBy: ORDER_INTERACTIONS, skip: (page - 1) * limit, take: limit },
         pageInfo: { page, limit, total: lazyCount(() => db.interaction.count({ where })) },
@@ -129,7 +130,9 @@ builder.queryFields((t) => ({
     authScopes: { 'interactions:read': true },
     args: { id: t.arg.id({ required: true, description: 'The interaction id.' }) },
     resolve: (query, _root, args, { db, visibleClinics }) =>
-      db.interaction.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
+      hasControlCharacter(String(args.id))
+        ? null
+        : db.interaction.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
   }),
 }));
 

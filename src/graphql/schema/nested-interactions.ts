@@ -2,8 +2,7 @@
 import type { Interaction as InteractionRow } from '../../generated/prisma/client.js';
 import type { GraphQLContext } from '../context.js';
 import type { ChildPage } from '../loaders.js';
-import { checkedFilters } from './interaction.js';
-import { checkedPaging } from './paging.js';
+import { checkedPageAndFilters } from './interaction.js';
 
 export function childPage(args: {
   page?: number | null;
@@ -15,8 +14,7 @@ export function childPage(args: {
   outcomes?: readonly string[] | null;
   search?: string | null;
 }): ChildPage {
-  const { page, limit } = checkedPaging(args);
-  return { page, limit, filters: checkedFilters(args) };
+  return checkedPageAndFilters(args);
 }
 
 export function interactionsOf(

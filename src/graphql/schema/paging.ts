@@ -29,8 +29,10 @@ export const pagingArgs = builder.args((t) => ({
   limit: t.int({ description: 'Items per page, 1 to 500. Default 25.' }),
 }));
 
+export const PAGING_NAMES = { page: 'page', limit: 'limit' } as const;
+
 export function checkedPaging(args: { page?: number | null; limit?: number | null }): Paging {
-  return checked((problems) => checkPaging(args, { page: 'page', limit: 'limit' }, problems));
+  return checked((problems) => checkPaging(args, PAGING_NAMES, problems));
 }
 
 /** Memoises a count so that total, totalPages and hasMore cost one query together. */
