@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { type ImportFiles, ImportFileError, checkReadable, importFiles } from '../importer/import.js';
+import { problemLines, rejection, summaryLines, toJson } from '../importer/report.js';
+import { CliError, type Output, withDatabase } from './context.js';
+
+interface ImportOptions {
+  clinics?: string;
+  campaigns?: string;
+  interactions?: string;
+  skipInvalid?: boolean;
+}
+
+export function registerImport(program: Command, output: () => Output): void {
+  program
+    .command('import')
+    .description('upsert clinics, campaigns and interactions from newline-delimited JSON (one REST representation per line)')
+    .option('--clinics <file>', 'clinics, one per line')
+    .option('--campaigns <file>', 'campaigns, one per line')
+    .option('--interactions <file>', 'interactions, one per line, optionally with `campaign_id`; a line without `transcript` removes a stored one')
+    .option('--skip-invalid', 'write the valid lines even when some lines are invalid')
+    .action(async (options: ImportOptions) => {
+      const out = output();
+      const files: ImportFiles = { clinics: options.clinics, campaigns: options.campaigns, interactions: options.interactions };
+      if (!files.clinics && !files.campaigns && !files.interactions) {
+        throw new CliError('import: give at least one of --clinics FILE, --campaigns FILE, --interactions FILE', 2);
+      }
+      const report = await translateFileErrors(async () => {
+        // Before the database is opened: a typo in a path fails at once.
+        for (const file of Object.values(files)) if (file !== undefined) await checkReadable(file);
+        return withDatabase(({ url }) =>
+          importFiles({ files, url, skipInvalid: Boolean(options.skipInvalid), progress: !out.json && Boolean(process.stderr.isTTY) }),
+        );
+      });
+      out.result(toJson(report), () => {
+        for (const line of problemLines(report)) console.error(line);
+        for (const line of summaryLines(report)) console.log(line);
+      });
+      const reason = rejection(report);
+      if (reason) {
+        if (!out.json) console.error(reason);
+        process.exitCode = 1;
+      }
+    });
+}
+
+async function translateFileErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof ImportFileError) throw new CliError(error.message);
+    throw error;
+  }
+}

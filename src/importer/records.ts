@@ -1,0 +1,152 @@
+// The REST representation of the three importable resources (api-spec.md), as zod schemas.
+// A line of an import file is exactly one of these objects; unknown fields are rejected so that a
+// typo (`clinc_id`) is reported instead of silently dropped.
+import { z } from 'zod';
+import {
+  CAMPAIGN_CHANNELS,
+  CAMPAIGN_STATUSES,
+  CAMPAIGN_TYPES,
+  CHANNELS,
+  DIRECTIONS,
+  INTERACTION_TYPES,
+} from '../domain/values.js';
+
+export const RESOURCES = ['clinics', 'campaigns', 'interactions'] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// ISO 8601 extended format with a date, a time and an explicit zone (Z or +-HH:MM).
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):(\d{2}))$/;
+
+/** Outcomes are stored as text: the spec lists nine values only as "the common ones". */
+const OUTCOME = /^[A-Z][A-Z_]*$/;
+
+/** PostgreSQL `integer`. */
+const MAX_INT4 = 2_147_483_647;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const MIN_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
+}
+
+/**
+ * The instant of an ISO 8601 timestamp with zone, or undefined when it is not one (Feb 30 included).
+ * Digits beyond milliseconds are dropped, as `Date.parse` does.
+ */
+export function parseTimestamp(value: string): number | undefined {
+  const m = TIMESTAMP.exec(value);
+  if (!m) return undefined;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6] ?? 0);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  let offset = 0;
+  if (m[9] !== undefined) {
+    const offsetHours = Number(m[10]);
+    const offsetMinutes = Number(m[11]);
+    if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+    offset = (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  }
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, Number((m[7] ?? '').padEnd(3, '0').slice(0, 3)));
+  const ms = date.getTime() - offset;
+  // Stored as UTC: it must stay within years 0001-9999 once the offset is applied.
+  return ms < MIN_INSTANT || ms > MAX_INSTANT ? undefined : ms;
+}
+
+const timeZones = new Map<string, boolean>();
+
+/** An IANA time zone name (`Europe/Madrid`, `UTC`, `America/Argentina/Buenos_Aires`), exactly cased. */
+export function isTimeZone(name: string): boolean {
+  let known = timeZones.get(name);
+  if (known === undefined) {
+    known = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Z][A-Za-z0-9_+-]*)*$/.test(name);
+    if (known) {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: name });
+      } catch {
+        known = false;
+      }
+    }
+    if (timeZones.size < 10_000) timeZones.set(name, known);
+  }
+  return known;
+}
+
+const id = z.string().min(1, 'must not be empty');
+const uuid = z.string().regex(UUID, 'must be a UUID');
+const timestamp = z
+  .string()
+  .refine((v) => parseTimestamp(v) !== undefined, 'must be an ISO 8601 timestamp with Z or an offset (2024-05-01T09:30:00.000Z)');
+
+export const clinicRecord = z.strictObject({
+  id: uuid,
+  name: z.string(),
+  address: z.string(),
+  phone: z.string(),
+  email: z.string(),
+  timezone: z.string().refine(isTimeZone, 'must be an IANA time zone name (Europe/Madrid)'),
+  created_at: timestamp,
+});
+export type ClinicRecord = z.infer<typeof clinicRecord>;
+
+export const campaignRecord = z.strictObject({
+  id,
+  name: z.string(),
+  description: z.string(),
+  type: z.enum(CAMPAIGN_TYPES),
+  channel: z.enum(CAMPAIGN_CHANNELS),
+  status: z.enum(CAMPAIGN_STATUSES),
+  clinic_id: uuid,
+  created_at: timestamp,
+  updated_at: timestamp,
+  settings: z.record(z.string(), z.unknown()),
+});
+export type CampaignRecord = z.infer<typeof campaignRecord>;
+
+export const transcriptEntry = z.strictObject({ role: z.string(), content: z.string() });
+
+export const interactionRecord = z.strictObject({
+  id,
+  channel: z.enum(CHANNELS),
+  type: z.enum(INTERACTION_TYPES),
+  direction: z.enum(DIRECTIONS),
+  phone_number: z.string(),
+  clinic_id: uuid,
+  campaign_id: id.nullish(),
+  started_at: timestamp,
+  ended_at: timestamp.nullish(),
+  duration_seconds: z.int().min(0, 'must not be negative').max(MAX_INT4, `must be at most ${MAX_INT4}`).nullish(),
+  outcome: z.string().regex(OUTCOME, 'must be an UPPERCASE value such as APPOINTMENT_BOOKED').nullish(),
+  transcript: z.array(transcriptEntry).nullish(),
+  summary: z.string().nullish(),
+  recording_url: z.string().nullish(),
+});
+export type InteractionRecord = z.infer<typeof interactionRecord>;
+
+export interface RecordOf {
+  clinics: ClinicRecord;
+  campaigns: CampaignRecord;
+  interactions: InteractionRecord;
+}
+
+export const SCHEMAS: { [R in Resource]: z.ZodType<RecordOf[R]> } = {
+  clinics: clinicRecord,
+  campaigns: campaignRecord,
+  interactions: interactionRecord,
+};
+
+/** Ids as the database compares them: PostgreSQL folds UUIDs to lower case. */
+export function normalizeUuid(value: string): string {
+  return value.toLowerCase();
+}

@@ -1,0 +1,45 @@
+// Rows already in the database that import lines may refer to: looked up in batches
+// (`WHERE id = ANY($1)`) and cached, so a million interactions of a few clinics cost a few queries.
+import type pg from 'pg';
+
+/** Beyond this many cached ids the cache starts afresh: memory stays bounded whatever the files hold. */
+const MAX_CACHED = 200_000;
+
+export class DatabaseReferences {
+  private readonly clinics = new Map<string, boolean>();
+  /** Campaign id -> its clinic id, or null when there is no such campaign. */
+  private readonly campaigns = new Map<string, string | null>();
+
+  constructor(private readonly client: pg.ClientBase) {}
+
+  /** Makes `clinicExists` and `campaignClinic` answer for these ids (clinic ids: valid UUIDs, lower case). */
+  async load(clinicIds: Iterable<string>, campaignIds: Iterable<string>): Promise<void> {
+    if (this.clinics.size > MAX_CACHED) this.clinics.clear();
+    if (this.campaigns.size > MAX_CACHED) this.campaigns.clear();
+    const clinics = [...new Set(clinicIds)].filter((id) => !this.clinics.has(id));
+    const campaigns = [...new Set(campaignIds)].filter((id) => !this.campaigns.has(id));
+    if (clinics.length > 0) {
+      const found = await this.client.query<{ id: string }>('SELECT id::text AS id FROM clinics WHERE id = ANY($1::uuid[])', [clinics]);
+      for (const id of clinics) this.clinics.set(id, false);
+      for (const row of found.rows) this.clinics.set(row.id, true);
+    }
+    if (campaigns.length > 0) {
+      const found = await this.client.query<{ id: string; clinic_id: string }>(
+        'SELECT id, clinic_id::text AS clinic_id FROM campaigns WHERE id = ANY($1::text[])',
+        [campaigns],
+      );
+      for (const id of campaigns) this.campaigns.set(id, null);
+      for (const row of found.rows) this.campaigns.set(row.id, row.clinic_id);
+    }
+  }
+
+  /** Undefined when not loaded. */
+  clinicExists(id: string): boolean | undefined {
+    return this.clinics.get(id);
+  }
+
+  /** The campaign's clinic, null when the campaign does not exist, undefined when not loaded. */
+  campaignClinic(id: string): string | null | undefined {
+    return this.campaigns.get(id);
+  }
+}
