@@ -9,6 +9,7 @@ import type { Db } from './db/client.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { createGraphQLContext, type GraphQLContext } from './graphql/context.js';
 import { schema } from './graphql/index.js';
+import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
 import { clientIpOf, useClientIp } from './http/client-ip.js';
 import { useRequestId } from './http/request-id.js';
 import { useHealth } from './http/use-health.js';
@@ -18,6 +19,7 @@ import { createAdmission } from './limits/admission.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import { useAdmission } from './limits/use-admission.js';
 import type { PerWindow, QuotaStore } from './limits/windows.js';
+import type { Redis } from 'ioredis';
 
 export interface AppOptions {
   db: Db;
@@ -32,6 +34,10 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** Failed authentications allowed per client IP before 429s (defaults in limits/admission.ts). */
   authFailureLimits?: PerWindow<number>;
+  /** Shares the per-field GraphQL rate limits between instances. */
+  redis?: Redis;
+  /** Per-key limits on expensive GraphQL fields (defaults in graphql/use-query-limits.ts). */
+  fieldRateLimits?: readonly FieldRateLimit[];
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
@@ -53,6 +59,7 @@ export function createApp(options: AppOptions): App {
     useHealth(db),
     useDocs({ demoKey: options.demoKey }),
     useAdmission(admitter, '/graphql'),
+    ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits }),
     useRest({ admitter, now, passThrough: (path) => path === '/graphql' || path.startsWith('/health/') || isDocsPath(path) }),
   ];
 

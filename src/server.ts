@@ -12,6 +12,7 @@ import { MemoryQuotaStore } from './limits/memory-store.js';
 import { createRedisClient, whenReady } from './limits/redis-client.js';
 import { RedisQuotaStore } from './limits/redis-store.js';
 import type { QuotaStore } from './limits/windows.js';
+import type { Redis } from 'ioredis';
 
 const log = (message: string) => console.log(message);
 
@@ -35,13 +36,14 @@ async function main(): Promise<void> {
   }
 
   let quotaStore: QuotaStore = new MemoryQuotaStore();
+  let redis: Redis | undefined;
   if (config.REDIS_URL) {
-    const redis = createRedisClient(config.REDIS_URL);
+    redis = createRedisClient(config.REDIS_URL);
     if (!(await whenReady(redis))) log('Warning: Redis is not reachable yet; quotas are counted in memory until it is.');
     quotaStore = new FallbackQuotaStore(new RedisQuotaStore(redis), new MemoryQuotaStore(), (m) => log(`Warning: ${m}`));
   }
 
-  const app = createApp({ db, demoKey, quotaStore, trustProxy: config.TRUST_PROXY });
+  const app = createApp({ db, demoKey, quotaStore, redis, trustProxy: config.TRUST_PROXY });
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

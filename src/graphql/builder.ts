@@ -1,5 +1,6 @@
 // The Pothos schema builder: configuration only. Types and fields live in ./schema/*.ts.
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { type AuthFailure } from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
@@ -7,6 +8,9 @@ import type { Scope } from '../domain/values.js';
 import type PrismaTypes from '../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../generated/pothos-prisma-types.js';
 import type { GraphQLContext } from './context.js';
+
+/** Bounds on one GraphQL operation (documented in the README). */
+export const QUERY_LIMITS = { depth: 8, breadth: 400, complexity: 30_000 };
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -19,7 +23,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin],
+  plugins: [ScopeAuthPlugin, ComplexityPlugin, PrismaPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: (context) => ({
@@ -33,6 +37,24 @@ export const builder = new SchemaBuilder<{
       return new GraphQLError(`This API key lacks the scope needed for ${info.parentType.name}.${info.fieldName}${scope ? ` (${scope})` : ''}`, {
         extensions: { code: 'INSUFFICIENT_SCOPE', ...(scope ? { details: { required_scope: scope } } : {}) },
       });
+    },
+  },
+  // Free-form queries are bounded before they run: list fields cost their `limit` times their
+  // children, so a page of 500 interactions with relations fits, and nesting pages of pages does not.
+  complexity: {
+    defaultComplexity: 1,
+    defaultListMultiplier: 10,
+    limit: QUERY_LIMITS,
+    complexityError: (kind, result) => {
+      const { code, message } = {
+        Depth: { code: 'QUERY_TOO_DEEP', message: `The query nests ${result.depth} levels; at most ${result.maxDepth} are allowed` },
+        Breadth: { code: 'QUERY_TOO_BROAD', message: `The query selects ${result.breadth} fields; at most ${result.maxBreadth} are allowed` },
+        Complexity: {
+          code: 'QUERY_TOO_COMPLEX',
+          message: `The query's cost is ${result.complexity}; at most ${result.maxComplexity} is allowed (list fields cost their limit times their selection)`,
+        },
+      }[kind];
+      return new GraphQLError(message, { extensions: { code, limits: QUERY_LIMITS } });
     },
   },
   prisma: {

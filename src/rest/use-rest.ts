@@ -21,10 +21,17 @@ export interface RestOptions {
 const ALLOW = 'GET, HEAD';
 
 /** The error code a failed execution maps to, with its HTTP status. */
-function executionFailure(errors: readonly GraphQLError[]): { status: number; code: 'SERVICE_UNAVAILABLE' | 'INTERNAL_ERROR' } {
-  const unavailable = errors.some((e) => e.extensions?.code === 'SERVICE_UNAVAILABLE');
-  return unavailable ? { status: 503, code: 'SERVICE_UNAVAILABLE' } : { status: 500, code: 'INTERNAL_ERROR' };
+function executionFailure(errors: readonly GraphQLError[]): { status: number; code: 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' | 'INTERNAL_ERROR' } {
+  if (errors.some((e) => e.extensions?.code === 'RATE_LIMITED')) return { status: 429, code: 'RATE_LIMITED' };
+  if (errors.some((e) => e.extensions?.code === 'SERVICE_UNAVAILABLE')) return { status: 503, code: 'SERVICE_UNAVAILABLE' };
+  return { status: 500, code: 'INTERNAL_ERROR' };
 }
+
+const FAILURE_MESSAGES = {
+  RATE_LIMITED: 'Rate limit exceeded',
+  SERVICE_UNAVAILABLE: 'The service is temporarily unavailable; retry shortly',
+  INTERNAL_ERROR: 'An unexpected error occurred',
+} as const;
 
 export function useRest(options: RestOptions): Plugin {
   let yoga: YogaServerInstance<Record<string, never>, GraphQLContext> | undefined;
@@ -97,12 +104,8 @@ export function useRest(options: RestOptions): Plugin {
         return failure(request, 400, { code: 'VALIDATION_ERROR', message: 'Invalid query parameters', details: validation.extensions.details as Problems });
       }
       const { status, code } = executionFailure(result.errors);
-      return failure(
-        request,
-        status,
-        { code, message: status === 503 ? 'The service is temporarily unavailable; retry shortly' : 'An unexpected error occurred' },
-        status === 503 ? { 'Retry-After': '5' } : {},
-      );
+      const retryAfter = { RATE_LIMITED: '1', SERVICE_UNAVAILABLE: '5', INTERNAL_ERROR: undefined }[code];
+      return failure(request, status, { code, message: FAILURE_MESSAGES[code] }, retryAfter ? { 'Retry-After': retryAfter } : {});
     }
     const shaped = route.shape(result.data as never);
     if (!shaped) return failure(request, 404, { code: 'NOT_FOUND', message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });

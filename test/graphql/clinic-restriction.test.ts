@@ -176,8 +176,8 @@ describe('a key restricted to clinic A', () => {
         `query($a: ID!) {
           clinic(id: $a) {
             id
-            campaigns(limit: 500) { id clinic { id } interactions(limit: 500) { id clinic { id } } }
-            interactions(limit: 500) { id clinic { id } campaign { id clinic { id } interactions { id } } }
+            campaigns(limit: 20) { id clinic { id } interactions(limit: 50) { id clinic { id } } }
+            interactions(limit: 100) { id clinic { id } campaign { id clinic { id } interactions { id } } }
           }
           campaigns { nodes { clinic { id campaigns { id } interactions { id } } } }
           interactions { nodes { clinic { id interactions { id } campaigns { id } } campaign { interactions { id } } } }

@@ -126,7 +126,7 @@ describe('a page of 500 interactions with their relations', () => {
   });
 
   it('root lists of campaigns and clinics with relations are constant too', async () => {
-    const campaignsQuery = `query($c: ID) { campaigns(clinicId: $c, limit: 500) { nodes { id clinic { name } interactions(limit: 500) { id campaign { name } transcript { role } } } pageInfo { total } } }`;
+    const campaignsQuery = `query($c: ID) { campaigns(clinicId: $c, limit: 10) { nodes { id clinic { name } interactions(limit: 200) { id campaign { name } transcript { role } } } pageInfo { total } } }`;
     const large = await measure(key, campaignsQuery, { c: big.clinic.id });
     const smaller = await measure(key, campaignsQuery, { c: small.clinic.id });
     const perCampaign = large.data.campaigns.nodes.map((c: { interactions: unknown[] }) => c.interactions.length);
@@ -138,7 +138,7 @@ describe('a page of 500 interactions with their relations', () => {
 
 describe('clinics with nested interactions and campaigns', () => {
   const QUERY = `{
-    clinics(limit: 500) {
+    clinics(limit: 10) {
       nodes {
         id name
         campaigns { id name clinic { id } interactions(limit: 20) { id } }

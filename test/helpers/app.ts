@@ -7,12 +7,14 @@ import { testDb } from './db.js';
 
 export function testApp(db: Db = testDb(), options: Partial<AppOptions> = {}): App {
   // No key cache: tests revoke and expire keys and expect the next request to see it. In-process
-  // requests all come from one "address", so brute-force protection is off unless a test sets it.
+  // requests all come from one "address", so brute-force protection is off unless a test sets it;
+  // so are the per-field GraphQL rate limits, which tests of other things would trip.
   const noLimit = Number.MAX_SAFE_INTEGER;
   return createApp({
     db,
     keyResolver: createApiKeyResolver(db, { ttlMs: 0 }),
     authFailureLimits: { minute: noLimit, hour: noLimit, day: noLimit },
+    fieldRateLimits: [],
     ...options,
   });
 }

@@ -8,7 +8,7 @@ import { CampaignChannelEnum, CampaignStatusEnum, CampaignTypeEnum } from './enu
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
 import { ORDER_CAMPAIGNS } from './order.js';
-import { lazyCount, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { COST_COUNTED_BY_PARENT, costByLimit, lazyCount, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
 
 export const Campaign = builder.prismaObject('Campaign', {
   description: 'An outreach campaign of a clinic.',
@@ -29,6 +29,7 @@ export const Campaign = builder.prismaObject('Campaign', {
       authScopes: { 'clinics:read': true },
     }),
     interactions: t.field({
+      complexity: costByLimit,
       type: [Interaction],
       nullable: true,
       description: "The campaign's interactions, newest first (needs scope `interactions:read`).",
@@ -50,6 +51,7 @@ const CampaignPage = builder.objectRef<CampaignPageShape>('CampaignPage').implem
   description: 'A page of campaigns, newest first (`createdAt` descending, then `id` descending).',
   fields: (t) => ({
     nodes: t.prismaField({
+      complexity: COST_COUNTED_BY_PARENT,
       type: ['Campaign'],
       description: 'The campaigns on this page.',
       resolve: (query, page, _args, { db }) =>
@@ -61,6 +63,7 @@ const CampaignPage = builder.objectRef<CampaignPageShape>('CampaignPage').implem
 
 builder.queryFields((t) => ({
   campaigns: t.field({
+    complexity: costByLimit,
     type: CampaignPage,
     nullable: true,
     description: 'Campaigns of the clinics this key may see, newest first. Needs scope `campaigns:read`.',

@@ -7,7 +7,7 @@ import { Campaign } from './campaign.js';
 import { CampaignStatusEnum } from './enums.js';
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
-import { checkedPaging, lazyCount, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { checkedPaging, COST_COUNTED_BY_PARENT, costByLimit, lazyCount, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
 import { ORDER_CAMPAIGNS } from './order.js';
 
 export const Clinic = builder.prismaObject('Clinic', {
@@ -24,6 +24,7 @@ export const Clinic = builder.prismaObject('Clinic', {
     // parent's query is built, so a bad `limit` thrown there would null the clinic (or the whole
     // clinics page) instead of this field. Here it is checked in the field's own resolver.
     campaigns: t.field({
+      complexity: costByLimit,
       type: [Campaign],
       nullable: true,
       description: "The clinic's campaigns, newest first (needs scope `campaigns:read`).",
@@ -45,6 +46,7 @@ export const Clinic = builder.prismaObject('Clinic', {
       },
     }),
     interactions: t.field({
+      complexity: costByLimit,
       type: [Interaction],
       nullable: true,
       description: "The clinic's interactions, newest first (needs scope `interactions:read`). For totals, use the root `interactions(clinicId:)`.",
@@ -73,6 +75,7 @@ const ClinicPage = builder.objectRef<ClinicPageShape>('ClinicPage').implement({
   description: 'A page of clinics, by name (then id).',
   fields: (t) => ({
     nodes: t.prismaField({
+      complexity: COST_COUNTED_BY_PARENT,
       type: ['Clinic'],
       description: 'The clinics on this page.',
       resolve: (query, page, _args, { db }) =>
@@ -84,6 +87,7 @@ const ClinicPage = builder.objectRef<ClinicPageShape>('ClinicPage').implement({
 
 builder.queryFields((t) => ({
   clinics: t.field({
+    complexity: costByLimit,
     type: ClinicPage,
     nullable: true,
     description: 'The clinics this API key may see, by name. Needs scope `clinics:read`.',

@@ -5,7 +5,10 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
-import { lazyCount, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { COST_COUNTED_BY_PARENT, costByLimit, lazyCount, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
+
+/** A transcript is read whole with its interaction: one unit, not one per entry. */
+const TRANSCRIPT_COST = { field: 1, multiplier: 0 };
 
 export const ORDER_INTERACTIONS: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'desc' }, { id: 'desc' }];
 
@@ -42,6 +45,7 @@ export const Interaction = builder.prismaObject('Interaction', {
     summary: t.exposeString('summary', { nullable: true, description: 'AI-generated summary.' }),
     recordingUrl: t.exposeString('recordingUrl', { nullable: true, description: 'Call recording; null for WhatsApp conversations.' }),
     transcript: t.field({
+      complexity: TRANSCRIPT_COST,
       type: [TranscriptEntry],
       nullable: true,
       description: 'The conversation transcript, in order; null when none was recorded.',
@@ -95,6 +99,7 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
   description: 'A page of interactions, newest first (`startedAt` descending, then `id` descending).',
   fields: (t) => ({
     nodes: t.prismaField({
+      complexity: COST_COUNTED_BY_PARENT,
       type: ['Interaction'],
       description: 'The interactions on this page.',
       resolve: (query, page, _args, { db }) => db.interaction.findMany({ ...query, ...page.args }),
@@ -105,6 +110,7 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
 
 builder.queryFields((t) => ({
   interactions: t.field({
+    complexity: costByLimit,
     type: InteractionPage,
     nullable: true,
     description: 'Interactions matching every given filter, newest first. Needs scope `interactions:read`.',

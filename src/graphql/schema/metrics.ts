@@ -16,6 +16,9 @@ import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
 import { ChannelEnum, InteractionTypeEnum } from './enums.js';
 
+/** An aggregate over a window costs like a page of rows (see builder.ts). */
+const METRICS_COST = 500;
+
 const successNote = `Success means one of ${SUCCESSFUL_OUTCOMES.join(', ')}, over interactions that have an outcome.`;
 
 const MetricsSummary = builder.objectRef<SummaryMetrics>('MetricsSummary').implement({
@@ -92,6 +95,7 @@ function metricsFilter(args: WindowArgs, { visibleClinics, now }: GraphQLContext
 
 builder.queryFields((t) => ({
   metricsSummary: t.field({
+    complexity: METRICS_COST,
     type: MetricsSummary,
     nullable: true,
     description: 'Totals over a window (default: the last 30 days). Needs scope `metrics:read`.',
@@ -100,6 +104,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) => metricsSummary(context.db, metricsFilter(args, context)),
   }),
   metricsDaily: t.field({
+    complexity: METRICS_COST,
     type: [DailyMetricType],
     nullable: true,
     description: 'One entry per UTC day of the window (default: the last 30 days), zero-filled, oldest first. Needs scope `metrics:read`.',
@@ -108,6 +113,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) => metricsDaily(context.db, metricsFilter(args, context, MAX_DAILY_DAYS)),
   }),
   metricsOutcomes: t.field({
+    complexity: METRICS_COST,
     type: OutcomeBreakdownResult,
     nullable: true,
     description: 'Interactions per outcome over a window (default: the last 30 days). Needs scope `metrics:read`.',

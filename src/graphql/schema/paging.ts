@@ -1,5 +1,6 @@
 // Paging arguments and the PageInfo type shared by every list (the REST `meta`).
 import { checkPaging, type Paging } from '../../filters/parameters.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/values.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
 
@@ -43,3 +44,12 @@ export function lazyCount(count: () => Promise<number>): () => Promise<number> {
     return result;
   };
 }
+
+/** Query cost of a list field: its children times the page size asked for (see builder.ts). */
+export function costByLimit(args: { limit?: number | null }): { field: number; multiplier: number } {
+  const limit = args.limit ?? DEFAULT_PAGE_SIZE;
+  return { field: 1, multiplier: Math.min(Math.max(Number.isFinite(limit) ? limit : 1, 1), MAX_PAGE_SIZE) };
+}
+
+/** Query cost of a list whose length the parent's `limit` already counted (a page's `nodes`). */
+export const COST_COUNTED_BY_PARENT = { field: 0, multiplier: 1 };
