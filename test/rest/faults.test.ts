@@ -1,0 +1,100 @@
+// Faults: the database unreachable (503 SERVICE_UNAVAILABLE with Retry-After) and unexpected errors
+// (a generic 500): never a stack trace or SQL text in a body.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
+import { createPrismaClient, type Db } from '../../src/db/client.js';
+import { createKey } from '../helpers/app.js';
+import { testDb } from '../helpers/db.js';
+import { createClinic } from '../helpers/factories.js';
+
+const unreachable = createPrismaClient('postgresql://postgres:x@127.0.0.1:1/nowhere', 1);
+afterAll(() => unreachable.$disconnect());
+
+/** A client whose interaction reads fail with an error that must not reach the client. */
+function failingInteractions(db: Db): Db {
+  const interaction = new Proxy(db.interaction, {
+    get: (target, prop, receiver) =>
+      prop === 'findMany' || prop === 'count'
+        ? () => Promise.reject(new Error('boom: SELECT secret FROM internals'))
+        : Reflect.get(target, prop, receiver),
+  });
+  return new Proxy(db, { get: (target, prop, receiver) => (prop === 'interaction' ? interaction : Reflect.get(target, prop, receiver)) });
+}
+
+async function call(app: ReturnType<typeof createApp>, path: string, key: string, init: RequestInit = {}) {
+  const response = await app.fetch(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers ?? {}) } });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
+}
+
+describe('database unreachable', () => {
+  it('while checking the key: 503 SERVICE_UNAVAILABLE with Retry-After, on REST and GraphQL', async () => {
+    const app = createApp({ db: unreachable, keyResolver: createApiKeyResolver(unreachable, { ttlMs: 0 }) });
+    const key = `svc_test_${'A'.repeat(40)}`;
+    const rest = await call(app, '/api/v1/clinics', key);
+    expect(rest.status).toBe(503);
+    expect(rest.body).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(Number(rest.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(rest.text).not.toMatch(/ECONNREFUSED|at .*\.ts|prisma/i);
+
+    const graphql = await call(app, '/graphql', key, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ clinics { nodes { id } } }' }),
+    });
+    expect(graphql.status).toBe(503);
+    expect(graphql.body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+    expect(graphql.headers.get('retry-after')).toBeTruthy();
+  });
+
+  it('while running the query: 503 on REST and SERVICE_UNAVAILABLE in GraphQL', async () => {
+    const db = testDb();
+    const clinic = await createClinic(db);
+    const key = await createKey(db, { clinicIds: [clinic.id] });
+    const app = createApp({ db: unreachable, keyResolver: createApiKeyResolver(db, { ttlMs: 0 }) });
+    for (const path of ['/api/v1/interactions', '/api/v1/clinics', '/api/v1/metrics/summary']) {
+      const rest = await call(app, path, key);
+      expect(rest.status, path).toBe(503);
+      expect(rest.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(rest.headers.get('retry-after')).toBe('5');
+      expect(rest.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|prisma/i);
+    }
+    const graphql = await call(app, '/graphql', key, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ clinics { nodes { id } } }' }),
+    });
+    expect(graphql.body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+    expect(graphql.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
+  });
+
+  it('readiness is 503 and liveness 200', async () => {
+    const app = createApp({ db: unreachable });
+    expect((await app.fetch('http://localhost/health/ready')).status).toBe(503);
+    expect((await app.fetch('http://localhost/health/live')).status).toBe(200);
+  });
+});
+
+describe('unexpected errors', () => {
+  it('are a generic 500 INTERNAL_ERROR on REST and a masked error in GraphQL', async () => {
+    const db = testDb();
+    const clinic = await createClinic(db);
+    const key = await createKey(db, { clinicIds: [clinic.id] });
+    const app = createApp({ db: failingInteractions(db), keyResolver: createApiKeyResolver(db, { ttlMs: 0 }) });
+    const rest = await call(app, '/api/v1/interactions', key);
+    expect(rest.status).toBe(500);
+    expect(rest.body).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' } });
+    expect(rest.text).not.toContain('boom');
+    expect(rest.body.request_id).toBe(rest.headers.get('x-request-id'));
+
+    const graphql = await call(app, '/graphql', key, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ interactions { nodes { id } } clinics { nodes { id } } }' }),
+    });
+    expect(graphql.body.errors[0].extensions.code).toBe('INTERNAL_ERROR');
+    expect(graphql.text).not.toContain('boom');
+    expect(graphql.body.data.clinics.nodes).toEqual([{ id: clinic.id }]);
+  });
+});
