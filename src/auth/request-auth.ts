@@ -2,9 +2,7 @@
 import { type AuthResult, authenticate } from './authenticate.js';
 import type { ApiKeyResolver } from './key-resolver.js';
 
-export interface RequestAuthenticator {
-  (request: Request): Promise<AuthResult>;
-}
+export type RequestAuthenticator = (request: Request) => Promise<AuthResult>;
 
 export function createRequestAuthenticator(resolver: ApiKeyResolver): RequestAuthenticator {
   const results = new WeakMap<Request, Promise<AuthResult>>();

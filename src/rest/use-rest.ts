@@ -2,7 +2,7 @@
 // /api/ are answered here, by executing the route's fixed GraphQL document through the same
 // envelop pipeline as /graphql (same context, scopes, masking and plugins), in-process.
 // Documents are validated once, at start-up; requests skip parsing and validation.
-import { type ExecutionResult, GraphQLError, validate } from 'graphql';
+import { type ExecutionResult, type GraphQLError, validate } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import type { Admitter } from '../limits/admission.js';
 import type { Problems } from '../filters/parameters.js';
