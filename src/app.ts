@@ -12,6 +12,7 @@ import { schema } from './graphql/index.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
 import { clientIpOf, useClientIp } from './http/client-ip.js';
 import { useRequestId } from './http/request-id.js';
+import type { Lifecycle } from './http/lifecycle.js';
 import { useHealth } from './http/use-health.js';
 import { isDocsPath, useDocs } from './rest/use-docs.js';
 import { useRest } from './rest/use-rest.js';
@@ -34,6 +35,8 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** Failed authentications allowed per client IP before 429s (defaults in limits/admission.ts). */
   authFailureLimits?: PerWindow<number>;
+  /** Readiness turns 503 while it is draining (graceful shutdown). */
+  lifecycle?: Lifecycle;
   /** Shares the per-field GraphQL rate limits between instances. */
   redis?: Redis;
   /** Per-key limits on expensive GraphQL fields (defaults in graphql/use-query-limits.ts). */
@@ -56,7 +59,7 @@ export function createApp(options: AppOptions): App {
   const plugins: Plugin[] = [
     useRequestId(),
     useClientIp(options.trustProxy ?? false),
-    useHealth(db),
+    useHealth(db, options.lifecycle),
     useDocs({ demoKey: options.demoKey }),
     useAdmission(admitter, '/graphql'),
     ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits }),

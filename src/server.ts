@@ -1,40 +1,91 @@
 // Starts the service: database (embedded when DATABASE_URL is unset), migrations, demo data on a
-// fresh embedded database, then the HTTP server. Stops cleanly on SIGINT/SIGTERM.
+// fresh embedded database, then the HTTP server - in this process, or in WORKERS processes sharing
+// the port (node:cluster). Stops gracefully on SIGINT/SIGTERM: readiness turns 503 at once, new
+// connections are refused, in-flight requests finish, then the database (if embedded) stops.
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
+import type { Redis } from 'ioredis';
 import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { createPrismaClient } from './db/client.js';
-import { locateDatabase } from './db/database.js';
+import { type DatabaseLocation, locateDatabase } from './db/database.js';
+import { isDatabaseUnavailable } from './db/errors.js';
 import { migrate } from './db/migrate.js';
 import { ensureDemoSetup } from './demo.js';
+import { Lifecycle } from './http/lifecycle.js';
 import { FallbackQuotaStore } from './limits/fallback-store.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import { createRedisClient, whenReady } from './limits/redis-client.js';
 import { RedisQuotaStore } from './limits/redis-store.js';
 import type { QuotaStore } from './limits/windows.js';
-import type { Redis } from 'ioredis';
 
 const log = (message: string) => console.log(message);
+/** Set by the primary for its workers: the demo key to show in GraphiQL. */
+const DEMO_KEY_ENV = 'CLINIC_ANALYTICS_DEMO_KEY';
 
-async function main(): Promise<void> {
-  const config = loadConfig();
+const MIGRATE_RETRY_MS = 2_000;
+
+const firstLine = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0] : String(error));
+
+/**
+ * Applies migrations; while the database is unreachable, keeps retrying in the background instead:
+ * the server starts anyway, answers 503 (readiness too), and becomes ready by itself once the
+ * database is back. Any other migration failure stops the process.
+ */
+async function migrateWhenReachable(url: string): Promise<void> {
+  const attempt = async (): Promise<boolean> => {
+    try {
+      const applied = await migrate(url);
+      if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
+      return true;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      return false;
+    }
+  };
+  if (await attempt()) return;
+  log(`Warning: the database is unreachable; serving 503 and retrying every ${MIGRATE_RETRY_MS / 1000} s.`);
+  const retry = () =>
+    attempt().then(
+      (done) => (done ? log('The database is reachable again.') : setTimeout(retry, MIGRATE_RETRY_MS).unref()),
+      (error: unknown) => {
+        console.error(`Migrations failed: ${firstLine(error)}`);
+        process.exit(1);
+      },
+    );
+  setTimeout(retry, MIGRATE_RETRY_MS).unref();
+}
+
+/** Database, migrations and (embedded only) demo data: done once, by the primary. */
+async function prepareDatabase(config: Config): Promise<{ database: DatabaseLocation; demoKey?: string }> {
   const database = await locateDatabase(config, log);
-  const db = createPrismaClient(database.url, config.DATABASE_POOL_SIZE);
-  let demoKey: string | undefined;
+  if (!database.embedded) {
+    await migrateWhenReachable(database.url);
+    return { database };
+  }
+  const db = createPrismaClient(database.url, 2);
   try {
     const applied = await migrate(database.url);
     if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
-    if (database.embedded) {
-      const demo = await ensureDemoSetup(db, database.url, config.DATA_DIR, log);
-      demoKey = demo.key;
-      if (!demo.keyValid) log('Note: the stored demo key has been revoked or has expired; create a key with `npm run cli -- keys create`.');
-    }
+    const demo = await ensureDemoSetup(db, database.url, config.DATA_DIR, log);
+    if (!demo.keyValid) log('Note: the stored demo key has been revoked or has expired; create a key with `npm run cli -- keys create`.');
+    return { database, demoKey: demo.key };
   } catch (error) {
-    await db.$disconnect();
     await database.release();
     throw error;
+  } finally {
+    await db.$disconnect();
   }
+}
 
+interface Serving {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** One HTTP server with its own connections to the database (and Redis). */
+async function serve(config: Config, databaseUrl: string, demoKey: string | undefined): Promise<Serving> {
+  const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE);
   let quotaStore: QuotaStore = new MemoryQuotaStore();
   let redis: Redis | undefined;
   if (config.REDIS_URL) {
@@ -42,47 +93,125 @@ async function main(): Promise<void> {
     if (!(await whenReady(redis))) log('Warning: Redis is not reachable yet; quotas are counted in memory until it is.');
     quotaStore = new FallbackQuotaStore(new RedisQuotaStore(redis), new MemoryQuotaStore(), (m) => log(`Warning: ${m}`));
   }
-
-  const app = createApp({ db, demoKey, quotaStore, redis, trustProxy: config.TRUST_PROXY });
+  const lifecycle = new Lifecycle();
+  const app = createApp({ db, demoKey, quotaStore, redis, lifecycle, trustProxy: config.TRUST_PROXY });
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);
   });
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
+
+  return {
+    port: typeof address === 'object' && address ? address.port : config.PORT,
+    async stop() {
+      lifecycle.startDraining();
+      // close() refuses new connections and resolves once in-flight requests have finished;
+      // idle keep-alive connections would hold it open, so they are closed now, and busy ones
+      // as soon as their response is sent (Node does that for a closing server).
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS, 'timeout').unref());
+      if ((await Promise.race([closed, timeout])) === 'timeout') {
+        log(`Requests still running after ${config.SHUTDOWN_TIMEOUT_MS} ms; closing their connections.`);
+        server.closeAllConnections();
+        await closed;
+      }
+      await app.dispose();
+      await quotaStore.close();
+      await db.$disconnect();
+    },
+  };
+}
+
+function banner(config: Config, port: number, embedded: boolean, demoKey: string | undefined): void {
   const host = config.HOST === '0.0.0.0' || config.HOST === '127.0.0.1' ? 'localhost' : config.HOST;
   const base = `http://${host}:${port}`;
   log('');
-  log(`Clinic analytics API listening on ${base}`);
+  log(`Clinic analytics API listening on ${base}${config.WORKERS > 1 ? ` (${config.WORKERS} workers)` : ''}`);
   log(`  GraphQL + GraphiQL  ${base}/graphql`);
   log(`  REST API            ${base}/api/v1  (reference: ${base}/docs)`);
   log(`  Health              ${base}/health/ready`);
-  log(database.embedded ? '  Database            embedded PostgreSQL (DATABASE_URL unset)' : '  Database            DATABASE_URL');
+  log(embedded ? '  Database            embedded PostgreSQL (DATABASE_URL unset)' : '  Database            DATABASE_URL');
   if (demoKey) log(`  Demo API key        ${demoKey}`);
   log('');
+}
 
+function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal} received: shutting down`);
-    const forced = setTimeout(() => {
-      console.error('Shutdown took too long; exiting.');
-      process.exit(1);
-    }, 20_000);
-    forced.unref();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await app.dispose();
-    await quotaStore.close();
-    await db.$disconnect();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      stop(signal).then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error('Shutdown failed:', error);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+async function runWorker(config: Config): Promise<void> {
+  const serving = await serve(config, config.DATABASE_URL!, process.env[DEMO_KEY_ENV] || undefined);
+  // The primary relays SIGINT/SIGTERM; a terminal's Ctrl-C reaches every process of the group.
+  onSignals(() => serving.stop());
+}
+
+async function runPrimary(config: Config): Promise<void> {
+  const { database, demoKey } = await prepareDatabase(config);
+
+  if (config.WORKERS === 1) {
+    const serving = await serve(config, database.url, demoKey).catch(async (error: unknown) => {
+      await database.release();
+      throw error;
+    });
+    banner(config, serving.port, database.embedded, demoKey);
+    onSignals(async (signal) => {
+      log(`${signal} received: finishing in-flight requests, then stopping`);
+      await serving.stop();
+      await database.release();
+    });
+    return;
+  }
+
+  if (!config.REDIS_URL) log(`Note: ${config.WORKERS} workers without REDIS_URL count quotas per worker; set REDIS_URL for exact shared quotas.`);
+  const env = { DATABASE_URL: database.url, [DEMO_KEY_ENV]: demoKey ?? '' };
+  const workers = Array.from({ length: config.WORKERS }, () => cluster.fork(env));
+  let stopping = false;
+  const ports = await Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise<number>((resolve, reject) => {
+          worker.once('listening', (address) => resolve(address.port));
+          worker.once('exit', (code) => reject(new Error(`A worker exited during start-up (code ${code})`)));
+        }),
+    ),
+  ).catch(async (error: unknown) => {
+    for (const worker of workers) worker.kill();
     await database.release();
-    clearTimeout(forced);
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+    throw error;
+  });
+  cluster.on('exit', (worker, code) => {
+    if (!stopping) log(`Worker ${worker.process.pid} exited (code ${code}); the others keep serving.`);
+  });
+  banner(config, ports[0] ?? config.PORT, database.embedded, demoKey);
+  onSignals(async (signal) => {
+    stopping = true;
+    log(`${signal} received: workers finish in-flight requests, then stop`);
+    const exited = workers.filter((w) => !w.isDead()).map((w) => new Promise<void>((resolve) => w.once('exit', () => resolve())));
+    for (const worker of workers) if (!worker.isDead()) worker.process.kill(signal);
+    await Promise.all(exited);
+    await database.release();
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (cluster.isWorker) await runWorker(config);
+  else await runPrimary(config);
 }
 
 main().catch((error: unknown) => {
