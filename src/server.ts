@@ -4,6 +4,7 @@
 // connections are refused, in-flight requests finish, then the database (if embedded) stops.
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
+import net from 'node:net';
 import type { Redis } from 'ioredis';
 import { createApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
@@ -12,6 +13,7 @@ import { type DatabaseLocation, locateDatabase } from './db/database.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { migrate } from './db/migrate.js';
 import { ensureDemoSetup } from './demo.js';
+import { answerClientErrors } from './http/client-errors.js';
 import { Lifecycle } from './http/lifecycle.js';
 import { FallbackQuotaStore } from './limits/fallback-store.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
@@ -20,6 +22,8 @@ import { RedisQuotaStore } from './limits/redis-store.js';
 import type { QuotaStore } from './limits/windows.js';
 
 const log = (message: string) => console.log(message);
+/** After shutdown begins, how long a just-opened connection has to deliver its request. */
+const DRAIN_GRACE_MS = 1_000;
 /** Set by the primary for its workers: the demo key to show in GraphiQL. */
 const DEMO_KEY_ENV = 'CLINIC_ANALYTICS_DEMO_KEY';
 
@@ -96,6 +100,10 @@ async function serve(config: Config, databaseUrl: string, demoKey: string | unde
   const lifecycle = new Lifecycle();
   const app = createApp({ db, demoKey, quotaStore, redis, lifecycle, trustProxy: config.TRUST_PROXY });
   const server = createServer(app);
+  answerClientErrors(server);
+  server.on('request', (_request, response) => {
+    if (lifecycle.draining) response.setHeader('Connection', 'close');
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);
@@ -106,17 +114,21 @@ async function serve(config: Config, databaseUrl: string, demoKey: string | unde
     port: typeof address === 'object' && address ? address.port : config.PORT,
     async stop() {
       lifecycle.startDraining();
-      // close() refuses new connections and resolves once in-flight requests have finished;
-      // idle keep-alive connections would hold it open, so they are closed now, and busy ones
-      // as soon as their response is sent (Node does that for a closing server).
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // Stop accepting at once, but not via http's close(), which also drops connections whose
+      // request is still arriving (a client that connected a moment ago would see a reset). While
+      // draining, responses say `Connection: close`; after a short grace, idle sockets are closed.
+      const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+      const sweeper = setTimeout(function sweep() {
+        server.closeIdleConnections();
+        sweeper.refresh();
+      }, DRAIN_GRACE_MS);
       const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS, 'timeout').unref());
       if ((await Promise.race([closed, timeout])) === 'timeout') {
         log(`Requests still running after ${config.SHUTDOWN_TIMEOUT_MS} ms; closing their connections.`);
         server.closeAllConnections();
         await closed;
       }
+      clearTimeout(sweeper);
       await app.dispose();
       await quotaStore.close();
       await db.$disconnect();
