@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Request logs of in-process apps would drown the report; log tests use their own loggers.
+    env: { LOG_LEVEL: 'silent' },
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -11,7 +11,7 @@ import { createGraphQLContext, type GraphQLContext } from './graphql/context.js'
 import { schema } from './graphql/index.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
 import { clientIpOf, useClientIp } from './http/client-ip.js';
-import { useRequestId } from './http/request-id.js';
+import { requestIdOf, useRequestId } from './http/request-id.js';
 import type { Lifecycle } from './http/lifecycle.js';
 import { useHealth } from './http/use-health.js';
 import { isDocsPath, useDocs } from './rest/use-docs.js';
@@ -21,6 +21,12 @@ import { MemoryQuotaStore } from './limits/memory-store.js';
 import { useAdmission } from './limits/use-admission.js';
 import type { PerWindow, QuotaStore } from './limits/windows.js';
 import type { Redis } from 'ioredis';
+import { defaultLogger, type Logger } from './observability/logger.js';
+import { classifyUnexpectedError, createMetrics, type PoolStats } from './observability/metrics.js';
+import { METRICS_PATH } from './observability/request-context.js';
+import { useMetrics } from './observability/use-metrics.js';
+import { useRequestLog } from './observability/use-request-log.js';
+import { createYogaLogger } from './observability/yoga-logger.js';
 
 export interface AppOptions {
   db: Db;
@@ -41,6 +47,12 @@ export interface AppOptions {
   redis?: Redis;
   /** Per-key limits on expensive GraphQL fields (defaults in graphql/use-query-limits.ts). */
   fieldRateLimits?: readonly FieldRateLimit[];
+  /** Request lines, unexpected errors and Yoga's own logs; default: stdout at LOG_LEVEL/LOG_FORMAT. */
+  logger?: Logger;
+  /** Bearer token for GET /metrics; unset: /metrics answers 404. */
+  metricsToken?: string;
+  /** The database connection pool's counts, for the pool metrics (a node-postgres Pool fits). */
+  dbPool?: PoolStats;
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
@@ -56,20 +68,33 @@ export function createApp(options: AppOptions): App {
     authFailureLimits: options.authFailureLimits,
     now: () => now().getTime(),
   });
+  const logger = options.logger ?? defaultLogger();
+  const metrics = createMetrics({ processMetrics: Boolean(options.metricsToken), pool: options.dbPool });
+  const reportError = (error: unknown, request: Request) => {
+    logger.error({ err: error, request_id: requestIdOf(request) }, 'unexpected error');
+    metrics.observeUnexpectedError(classifyUnexpectedError(error));
+  };
   const plugins: Plugin[] = [
+    useRequestLog({ logger, admitter, authenticate }),
     useRequestId(),
     useClientIp(options.trustProxy ?? false),
+    useMetrics({ metrics, token: options.metricsToken, admitter, authenticate }),
     useHealth(db, options.lifecycle),
     useDocs({ demoKey: options.demoKey }),
-    useAdmission(admitter, '/graphql'),
+    useAdmission(admitter, '/graphql', reportError),
     ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits }),
-    useRest({ admitter, now, passThrough: (path) => path === '/graphql' || path.startsWith('/health/') || isDocsPath(path) }),
+    useRest({ admitter, now, onError: reportError, passThrough: (path) => path === '/graphql' || path === METRICS_PATH || path.startsWith('/health/') || isDocsPath(path) }),
   ];
 
   return createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
+    // Yoga's built-in health check answers every URL that ENDS with this string (query included),
+    // e.g. /api/v1/interactions/health, bypassing keys and the REST 404; it cannot be turned off.
+    // A parsed URL never ends with a space, so this disables it; use-health.ts serves /health/*.
+    healthCheckEndpoint: ' ',
     landingPage: false,
+    logging: createYogaLogger(logger, metrics),
     // No CORS: API keys are secrets for servers, not browsers, and decisions section 1 answers
     // every method but GET/HEAD on API paths with 405.
     cors: false,

@@ -16,10 +16,21 @@ const databaseSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
 });
 
-const serverSchema = z.object({
+const logSchema = z.object({
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json`: one JSON object a line (for log collectors); `pretty`: readable lines for a terminal. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+});
+
+const serverSchema = logSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Bearer token for GET /metrics; unset: /metrics answers 404. */
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional(),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
@@ -33,6 +44,7 @@ const serverSchema = z.object({
 });
 
 export type DatabaseConfig = z.infer<typeof databaseSchema>;
+export type LogConfig = z.infer<typeof logSchema>;
 export type ServerConfig = z.infer<typeof serverSchema>;
 export type Config = DatabaseConfig & ServerConfig;
 
@@ -60,6 +72,11 @@ function parse<T extends z.ZodType>(schema: T, env: Env): z.infer<T> {
 
 export function loadDatabaseConfig(env: Env = process.env): DatabaseConfig {
   return parse(databaseSchema, env);
+}
+
+/** Only the logging variables (what the app's default logger needs). */
+export function loadLogConfig(env: Env = process.env): LogConfig {
+  return parse(logSchema, env);
 }
 
 export function loadConfig(env: Env = process.env): Config {

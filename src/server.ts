@@ -15,6 +15,7 @@ import { migrate } from './db/migrate.js';
 import { ensureDemoSetup } from './demo.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { Lifecycle } from './http/lifecycle.js';
+import { createLogger, loggerOptions } from './observability/logger.js';
 import { FallbackQuotaStore } from './limits/fallback-store.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import { createRedisClient, whenReady } from './limits/redis-client.js';
@@ -89,16 +90,17 @@ interface Serving {
 
 /** One HTTP server with its own connections to the database (and Redis). */
 async function serve(config: Config, databaseUrl: string, demoKey: string | undefined): Promise<Serving> {
+  const logger = createLogger(loggerOptions(config));
   const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE);
   let quotaStore: QuotaStore = new MemoryQuotaStore();
   let redis: Redis | undefined;
   if (config.REDIS_URL) {
     redis = createRedisClient(config.REDIS_URL);
-    if (!(await whenReady(redis))) log('Warning: Redis is not reachable yet; quotas are counted in memory until it is.');
-    quotaStore = new FallbackQuotaStore(new RedisQuotaStore(redis), new MemoryQuotaStore(), (m) => log(`Warning: ${m}`));
+    if (!(await whenReady(redis))) logger.warn('Redis is not reachable yet; quotas are counted in memory until it is');
+    quotaStore = new FallbackQuotaStore(new RedisQuotaStore(redis), new MemoryQuotaStore(), (m) => logger.warn(m));
   }
   const lifecycle = new Lifecycle();
-  const app = createApp({ db, demoKey, quotaStore, redis, lifecycle, trustProxy: config.TRUST_PROXY });
+  const app = createApp({ db, demoKey, quotaStore, redis, lifecycle, logger, metricsToken: config.METRICS_TOKEN, trustProxy: config.TRUST_PROXY });
   const server = createServer(app);
   answerClientErrors(server);
   server.on('request', (_request, response) => {

@@ -29,11 +29,19 @@ function graphqlFailure(admission: Exclude<Admission, { ok: true }>): { status: 
   };
 }
 
-export function useAdmission(admitter: Admitter, graphqlPath: string): Plugin {
+export function useAdmission(admitter: Admitter, graphqlPath: string, onError: (error: unknown, request: Request) => void): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (url.pathname !== graphqlPath || isGraphiQLPage(request)) return;
-      const admission = await admitter.admit(request);
+      let admission: Admission;
+      try {
+        admission = await admitter.admit(request);
+      } catch (error) {
+        onError(error, request);
+        const body = { errors: [new GraphQLError('An unexpected error occurred', { extensions: { code: 'INTERNAL_ERROR' } }).toJSON()] };
+        endResponse(new fetchAPI.Response(JSON.stringify(body), { status: 500, headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
+        return;
+      }
       if (admission.ok) return;
       const { status, error, headers } = graphqlFailure(admission);
       endResponse(

@@ -16,6 +16,8 @@ export interface RestOptions {
   now: () => Date;
   /** Paths served by other plugins or by Yoga itself (GraphQL, health, docs). */
   passThrough: (pathname: string) => boolean;
+  /** Where an unexpected failure of the facade itself is reported (the client gets a generic 500). */
+  onError: (error: unknown, request: Request) => void;
 }
 
 const ALLOW = 'GET, HEAD';
@@ -57,7 +59,12 @@ export function useRest(options: RestOptions): Plugin {
         );
         return;
       }
-      endResponse(await handle(request, url, matched.route, matched.pathParams, serverContext as Record<string, unknown>));
+      try {
+        endResponse(await handle(request, url, matched.route, matched.pathParams, serverContext as Record<string, unknown>));
+      } catch (error) {
+        options.onError(error, request);
+        endResponse(failure(request, 500, { code: 'INTERNAL_ERROR', message: FAILURE_MESSAGES.INTERNAL_ERROR }));
+      }
     },
   };
 

@@ -98,3 +98,36 @@ describe('unexpected errors', () => {
     expect(graphql.body.data.clinics.nodes).toEqual([{ id: clinic.id }]);
   });
 });
+
+describe('paths ending in /health', () => {
+  it('are not answered by a built-in health check: the REST rules apply', async () => {
+    const app = createApp({ db: testDb() });
+    for (const path of ['/api/v1/interactions/health', '/api/v1/clinics?x=/health', '/health']) {
+      const response = await app.fetch(`http://localhost${path}`);
+      expect(response.status, path).toBe(path === '/api/v1/interactions/health' || path.startsWith('/api/v1/clinics') ? 401 : 404);
+      expect((await response.json()).success, path).toBe(false);
+    }
+  });
+});
+
+describe('a failure of the key lookup that is not the database', () => {
+  it('is a 500 in the envelope (REST) or a GraphQL error, never a stack trace', async () => {
+    const db = testDb();
+    const broken = { resolve: () => Promise.reject(new Error('boom in resolver')), clear: () => {} };
+    const app = createApp({ db, keyResolver: broken });
+    const key = `svc_test_${'B'.repeat(40)}`;
+    const rest = await call(app, '/api/v1/clinics', key);
+    expect(rest.status).toBe(500);
+    expect(rest.body).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR' } });
+    expect(rest.body.request_id).toBe(rest.headers.get('x-request-id'));
+    expect(rest.text).not.toContain('boom');
+    const graphql = await call(app, '/graphql', key, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(graphql.status).toBe(500);
+    expect(graphql.body.errors[0].extensions.code).toBe('INTERNAL_ERROR');
+    expect(graphql.text).not.toContain('boom');
+  });
+});

@@ -1,0 +1,150 @@
+// Prometheus metrics on a registry of the app's own (never prom-client's global one, so several
+// apps in one process, as in tests, do not clash): HTTP traffic by route label and status,
+// admission decisions by tier, database errors and health-check timings, optionally the
+// connection pool's counts, and prom-client's default process metrics.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { isDatabaseUnavailable } from '../db/errors.js';
+import { rootError } from './logger.js';
+import type { AdmissionSummary } from './request-context.js';
+
+/** What a node-postgres `Pool` reports (its public counters). */
+export interface PoolStats {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+
+export interface MetricsOptions {
+  /** prom-client's process metrics (CPU, memory, event loop lag, GC, handles). */
+  processMetrics?: boolean;
+  /** Connection pool counts, when the pool is reachable (see PoolStats). */
+  pool?: PoolStats;
+}
+
+export type UnexpectedErrorCode = 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
+
+export interface Metrics {
+  readonly registry: Registry;
+  observeRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
+  observeAdmission(summary: AdmissionSummary): void;
+  /** An error masked into INTERNAL_ERROR / SERVICE_UNAVAILABLE (see classifyUnexpectedError). */
+  observeUnexpectedError(classified: ClassifiedError): void;
+  /** The key check could not reach the database (answered 503 before any query ran). */
+  observeDatabaseUnavailable(): void;
+  observeHealthCheck(ready: boolean, seconds: number): void;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Errors raised by Prisma or its driver adapter (the query reached the database layer). */
+function isDatabaseError(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  return (
+    (typeof name === 'string' && (name.startsWith('PrismaClient') || name === 'DriverAdapterError' || name === 'DatabaseError')) ||
+    (typeof code === 'string' && /^P\d{4}$/.test(code))
+  );
+}
+
+export interface ClassifiedError {
+  code: UnexpectedErrorCode;
+  /** Set when the database was the cause. */
+  database?: 'unavailable' | 'query';
+}
+
+/** What app.ts's maskError made of an error: SERVICE_UNAVAILABLE when the database cannot be reached. */
+export function classifyUnexpectedError(error: unknown): ClassifiedError {
+  const cause = rootError(error);
+  if (isDatabaseUnavailable(error) || isDatabaseUnavailable(cause)) return { code: 'SERVICE_UNAVAILABLE', database: 'unavailable' };
+  return isDatabaseError(cause) ? { code: 'INTERNAL_ERROR', database: 'query' } : { code: 'INTERNAL_ERROR' };
+}
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics) collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer HTTP requests (until the response is ready), by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const admissions = new Counter({
+    name: 'api_admission_decisions_total',
+    help: 'Authentication and quota decisions: admitted, rate_limited (quota 429), auth_rate_limited (failed-authentication 429), unauthenticated (401), unavailable (503), by key tier.',
+    labelNames: ['decision', 'tier'] as const,
+    registers: [registry],
+  });
+  const unexpected = new Counter({
+    name: 'api_unexpected_errors_total',
+    help: 'Errors answered as INTERNAL_ERROR (500) or SERVICE_UNAVAILABLE (503); each is logged with its stack and request_id.',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
+  const databaseErrors = new Counter({
+    name: 'database_errors_total',
+    help: 'Database failures seen by requests: unavailable (unreachable, pool exhausted, shutting down) or query (any other error from Prisma or the driver).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const healthChecks = new Histogram({
+    name: 'database_health_check_duration_seconds',
+    help: 'Time of GET /health/ready (its database query), by result (up: 200, down: 503).',
+    labelNames: ['result'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  for (const kind of ['unavailable', 'query']) databaseErrors.inc({ kind }, 0);
+  for (const code of ['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']) unexpected.inc({ code }, 0);
+
+  const pool = options.pool;
+  if (pool) {
+    new Gauge({
+      name: 'database_pool_connections',
+      help: 'Connections in the database pool, by state (idle or busy).',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        this.set({ state: 'idle' }, pool.idleCount);
+        this.set({ state: 'busy' }, pool.totalCount - pool.idleCount);
+      },
+    });
+    new Gauge({
+      name: 'database_pool_waiting_requests',
+      help: 'Queries waiting for a free connection.',
+      registers: [registry],
+      collect() {
+        this.set(pool.waitingCount);
+      },
+    });
+  }
+
+  return {
+    registry,
+    observeRequest({ method, route, status }, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+    observeAdmission({ decision, tier }) {
+      admissions.inc({ decision, tier });
+    },
+    observeUnexpectedError({ code, database }) {
+      unexpected.inc({ code });
+      if (database) databaseErrors.inc({ kind: database });
+    },
+    observeDatabaseUnavailable() {
+      databaseErrors.inc({ kind: 'unavailable' });
+    },
+    observeHealthCheck(ready, seconds) {
+      healthChecks.observe({ result: ready ? 'up' : 'down' }, seconds);
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// GET /metrics in Prometheus text format, for a scraper holding METRICS_TOKEN, and the recording of
+// every response into the HTTP and admission metrics. Without a configured token /metrics does not
+// exist (the same 404 as any unknown path), so it is never public by accident. Never rate limited
+// or counted in a key's quota: it is answered before admission.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+import { failure } from '../rest/envelope.js';
+import type { Metrics } from './metrics.js';
+import { type AdmissionSources, admissionOf, elapsedMs, METRICS_PATH, markStart, methodOf, routeOfRequest } from './request-context.js';
+
+export interface MetricsPluginOptions extends AdmissionSources {
+  metrics: Metrics;
+  /** The bearer token scrapers send; unset: /metrics answers 404. */
+  token?: string;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Constant-time comparison (hashing first makes the lengths equal, so length leaks nothing either). */
+export function tokenMatches(presented: string | null | undefined, expected: string): boolean {
+  return presented != null && timingSafeEqual(digest(presented), digest(expected));
+}
+
+function bearerToken(request: Request): string | undefined {
+  const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(request.headers.get('authorization') ?? '');
+  return match?.[1];
+}
+
+export function useMetrics(options: MetricsPluginOptions): Plugin {
+  const { metrics, token } = options;
+
+  function observe(request: Request, status: number): string {
+    const route = routeOfRequest(request);
+    metrics.observeRequest({ method: methodOf(request), route, status }, elapsedMs(request) / 1000);
+    return route;
+  }
+
+  return {
+    instrumentation: {
+      request({ request }, wrapped) {
+        markStart(request);
+        const handled = wrapped();
+        if (!(handled instanceof Promise)) return handled;
+        // A hook threw outside Yoga's error handling: the server answers 500 and no onResponse runs.
+        return handled.catch((error: unknown) => {
+          observe(request, 500);
+          metrics.observeUnexpectedError({ code: 'INTERNAL_ERROR' });
+          throw error;
+        });
+      },
+    },
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (url.pathname !== METRICS_PATH) return;
+      if (!token) {
+        endResponse(failure(request, 404, { code: 'NOT_FOUND', message: `No endpoint at ${url.pathname}` }));
+        return;
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        endResponse(failure(request, 405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed; use GET or HEAD` }, { Allow: 'GET, HEAD' }));
+        return;
+      }
+      if (!tokenMatches(bearerToken(request), token)) {
+        endResponse(
+          failure(request, 401, { code: 'UNAUTHORIZED', message: 'The metrics endpoint needs Authorization: Bearer <metrics token>' }, { 'WWW-Authenticate': 'Bearer realm="metrics"' }),
+        );
+        return;
+      }
+      const body = await metrics.registry.metrics();
+      endResponse(
+        new fetchAPI.Response(request.method === 'HEAD' ? null : body, {
+          status: 200,
+          headers: { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' },
+        }),
+      );
+    },
+    async onResponse({ request, response }) {
+      const route = observe(request, response.status);
+      if (route === '/health/ready') metrics.observeHealthCheck(response.status === 200, elapsedMs(request) / 1000);
+      const admission = await admissionOf(options, request);
+      if (admission) {
+        metrics.observeAdmission(admission);
+        if (admission.decision === 'unavailable') metrics.observeDatabaseUnavailable();
+      }
+    },
+  };
+}
