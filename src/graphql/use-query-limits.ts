@@ -2,12 +2,14 @@
 // bounded by @pothos/plugin-complexity in builder.ts). Here: a cap on aliases, and per-field rate
 // limits on the expensive fields, per API key, so that one query with many aliased metrics fields
 // cannot multiply the database work.
-import { InMemoryStore, RedisStore, type Store, useRateLimiter } from '@envelop/rate-limiter';
+import { useRateLimiter } from '@envelop/rate-limiter';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { isPromise } from 'node:util/types';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import type { GraphQLContext } from './context.js';
+import { ReservingMemoryStore, ReservingRedisStore } from './field-limit-store.js';
 
 export const MAX_ALIASES = 15;
 
@@ -29,36 +31,10 @@ export interface FieldRateLimit {
   window: string;
 }
 
-type Identity = Parameters<Store['getForIdentity']>[0];
-
-/**
- * The field limiter's counters in Redis when it answers, in memory when it does not (like the
- * per-key quotas: a Redis outage must not fail queries).
- */
-class FallbackFieldStore implements Store {
-  private readonly memory = new InMemoryStore();
-  constructor(private readonly redis: RedisStore) {}
-
-  async setForIdentity(identity: Identity, timestamps: readonly number[], windowMs?: number): Promise<void> {
-    try {
-      await this.redis.setForIdentity(identity, timestamps, windowMs);
-    } catch {
-      this.memory.setForIdentity(identity, timestamps);
-    }
-  }
-
-  async getForIdentity(identity: Identity): Promise<readonly number[]> {
-    try {
-      return await this.redis.getForIdentity(identity);
-    } catch {
-      return this.memory.getForIdentity(identity);
-    }
-  }
-}
-
 export function useQueryLimits(options: { redis?: Redis; fieldRateLimits?: readonly FieldRateLimit[] } = {}): Plugin[] {
   const fieldRateLimits = options.fieldRateLimits ?? FIELD_RATE_LIMITS;
-  const store = options.redis ? new FallbackFieldStore(new RedisStore(options.redis)) : new InMemoryStore();
+  const windowMs = Math.max(1_000, ...fieldRateLimits.map((l) => windowToMs(l.window)));
+  const store = options.redis ? new ReservingRedisStore(options.redis, windowMs) : new ReservingMemoryStore(windowMs);
   return [
     maxAliasesPlugin({
       n: MAX_ALIASES,
@@ -70,11 +46,52 @@ export function useQueryLimits(options: { redis?: Redis; fieldRateLimits?: reado
           ),
       ],
     }) as Plugin,
-    useRateLimiter({
-      identifyFn: (context) => `key:${(context as GraphQLContext).key.id}`,
-      configByField: fieldRateLimits.map((limit) => ({ ...limit, message: `Too many ${limit.field} executions: at most ${limit.max} per second per API key` })),
-      store,
-      transformError: (message) => new GraphQLError(message, { extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 1 } }),
-    }) as Plugin,
+    stopOnRateLimit(
+      useRateLimiter({
+        identifyFn: (context) => `key:${(context as GraphQLContext).key.id}`,
+        configByField: fieldRateLimits.map((limit) => ({ ...limit, message: `Too many ${limit.field} executions: at most ${limit.max} per second per API key` })),
+        store,
+        // The reserving stores count each call when it is checked (see field-limit-store.ts).
+        enableBatchRequestCache: false,
+        transformError: (message) => new GraphQLError(message, { extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 1 } }),
+      }) as Plugin,
+    ),
   ];
+}
+
+/** `1s`, `500ms`, `2m`... as the limiter reads them. */
+function windowToMs(window: string): number {
+  const match = /^(\d+)\s*(ms|s|m|h|d)?$/.exec(window.trim());
+  if (!match) throw new Error(`Unreadable rate-limit window: ${window}`);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? 'ms') as 'ms'];
+  return Number(match[1]) * unit;
+}
+
+const isRateLimited = (error: unknown): error is GraphQLError => error instanceof GraphQLError && error.extensions.code === 'RATE_LIMITED';
+
+/**
+ * The limiter throws `transformError`'s error out of its onExecute hook (synchronously with the
+ * in-memory store, as a rejection with Redis). Yoga's /graphql handler turns a throw into an error
+ * response, but the REST facade calls `execute` itself, where the throw escaped as an exception
+ * instead of a result it maps to 429. Here the throw becomes the operation's result: `{ errors }`.
+ */
+function stopOnRateLimit(plugin: Plugin): Plugin {
+  const onExecute = plugin.onExecute;
+  if (!onExecute) return plugin;
+  return {
+    ...plugin,
+    onExecute(payload) {
+      const stop = (error: unknown) => {
+        if (!isRateLimited(error)) throw error;
+        payload.setResultAndStopExecution({ errors: [error] });
+      };
+      try {
+        const result = onExecute(payload);
+        return isPromise(result) ? result.catch(stop) : result;
+      } catch (error) {
+        stop(error);
+        return undefined;
+      }
+    },
+  };
 }

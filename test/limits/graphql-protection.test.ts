@@ -1,0 +1,361 @@
+// Protection of /graphql against expensive free-form queries, end to end through `app.fetch`:
+// depth, breadth and cost (QUERY_LIMITS, @pothos/plugin-complexity), the alias cap (MAX_ALIASES),
+// and the per-key limits on expensive fields (FIELD_RATE_LIMITS), on GraphQL and through REST.
+// Each refuses what it should and passes what it should; refused queries never reach the database
+// (the app reads through a PrismaClient that logs every SQL statement, as in query-count.test.ts).
+import { randomUUID } from 'node:crypto';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { App } from '../../src/app.js';
+import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
+import { PrismaClient } from '../../src/generated/prisma/client.js';
+import { QUERY_LIMITS } from '../../src/graphql/builder.js';
+import { FIELD_RATE_LIMITS, MAX_ALIASES } from '../../src/graphql/use-query-limits.js';
+import { createRedisClient, whenReady } from '../../src/limits/redis-client.js';
+import { createKey, type GraphQLResponse, graphql, testApp } from '../helpers/app.js';
+import { databaseUrl, testDb } from '../helpers/db.js';
+import { createCampaign, createClinic } from '../helpers/factories.js';
+import { redisUrl, requireRedis } from '../helpers/redis.js';
+import { expectError, get } from '../rest/client.js';
+import { statuses } from './support.js';
+
+const db = testDb();
+
+// The app reads through a client that logs every SQL statement; API keys are resolved through the
+// file's ordinary client, so authentication is not counted.
+const counting = new PrismaClient({
+  adapter: new PrismaPg({ connectionString: databaseUrl, max: 4 }),
+  log: [{ emit: 'event', level: 'query' }],
+});
+const statements: string[] = [];
+counting.$on('query', (event) => {
+  statements.push(event.query);
+});
+afterAll(async () => {
+  await counting.$disconnect();
+});
+
+function appOn(options: Parameters<typeof testApp>[1] = {}): App {
+  return testApp(counting, { keyResolver: createApiKeyResolver(db, { ttlMs: 0 }), ...options });
+}
+
+/** Runs a query and returns the response and the SQL statements the app sent for it. */
+async function measure(app: App, key: string, query: string, variables: Record<string, unknown> = {}) {
+  statements.length = 0;
+  const response = await graphql(app, { key, query, variables });
+  return { response, sql: statements.length };
+}
+
+function codesOf(response: GraphQLResponse<unknown>): Array<string | undefined> {
+  return (response.body.errors ?? []).map((e) => e.extensions?.code);
+}
+
+function expectNoErrors(response: GraphQLResponse<unknown>): void {
+  expect(response.status, JSON.stringify(response.body.errors)).toBe(200);
+  expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
+}
+
+const PAGE_SIZE = 500;
+let clinicId: string;
+let key: string;
+
+beforeAll(async () => {
+  const clinic = await createClinic(db);
+  clinicId = clinic.id;
+  const campaign = await createCampaign(db, clinic.id);
+  const prefix = `gp${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+  await db.interaction.createMany({
+    data: Array.from({ length: PAGE_SIZE }, (_, i) => ({
+      id: `${prefix}_${String(i).padStart(4, '0')}`,
+      clinicId,
+      campaignId: campaign.id,
+      channel: 'voice' as const,
+      type: 'INBOUND' as const,
+      direction: 'inbound' as const,
+      phoneNumber: '+34 600 000 000',
+      startedAt: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+      durationSeconds: 60,
+      outcome: 'NO_ANSWER',
+    })),
+  });
+  // Unlimited tier: these tests are about the query, not the per-key quota.
+  key = await createKey(db, { clinicIds: [clinicId] });
+});
+
+/**
+ * A query `levels` fields deep (the leaf `id` included, as the complexity plugin counts):
+ * clinic { campaigns { clinic { campaigns { ... id } } } }, one campaign per page.
+ */
+function nested(levels: number): string {
+  let inner = 'id';
+  for (let level = levels - 1; level >= 2; level--) inner = level % 2 === 0 ? `campaigns(limit: 1) { ${inner} }` : `clinic { ${inner} }`;
+  return `query($id: ID!) { clinic(id: $id) { ${inner} } }`;
+}
+
+describe('depth', () => {
+  it(`passes a query exactly ${QUERY_LIMITS.depth} levels deep`, async () => {
+    const app = appOn();
+    const { response, sql } = await measure(app, key, nested(QUERY_LIMITS.depth), { id: clinicId });
+    expectNoErrors(response);
+    // Down the chain to the innermost id.
+    let node: unknown = response.body.data?.clinic;
+    for (let level = 2; level < QUERY_LIMITS.depth; level++) {
+      const next = (node as Record<string, unknown>)[level % 2 === 0 ? 'campaigns' : 'clinic'];
+      node = Array.isArray(next) ? next[0] : next;
+      expect(node, `level ${level}`).toBeTruthy();
+    }
+    expect((node as { id: string }).id).toBeTypeOf('string');
+    expect(sql).toBeGreaterThan(0);
+  });
+
+  it(`refuses a query ${QUERY_LIMITS.depth + 1} levels deep with QUERY_TOO_DEEP, before any SQL`, async () => {
+    const app = appOn();
+    for (const levels of [QUERY_LIMITS.depth + 1, QUERY_LIMITS.depth + 5]) {
+      const { response, sql } = await measure(app, key, nested(levels), { id: clinicId });
+      expect(codesOf(response)).toEqual(['QUERY_TOO_DEEP']);
+      expect(response.body.errors?.[0]?.message).toBe(`The query nests ${levels} levels; at most ${QUERY_LIMITS.depth} are allowed`);
+      expect(response.body.data?.clinic ?? null).toBeNull();
+      expect(sql).toBe(0);
+    }
+  });
+
+  it('counts depth through fragments too', async () => {
+    const app = appOn();
+    const query = `query($id: ID!) { clinic(id: $id) { ...C } }
+      fragment C on Clinic { campaigns(limit: 1) { clinic { campaigns(limit: 1) { clinic { campaigns(limit: 1) { clinic { campaigns(limit: 1) { id } } } } } } } }`;
+    const { response, sql } = await measure(app, key, query, { id: clinicId });
+    expect(codesOf(response)).toEqual(['QUERY_TOO_DEEP']);
+    expect(sql).toBe(0);
+  });
+
+  it('a too-deep field refuses the whole operation: a cheap sibling root field does not run either', async () => {
+    const app = appOn();
+    const deep = nested(QUERY_LIMITS.depth + 1).replace('query($id: ID!) {', '').replace(/}\s*$/, '');
+    const { response, sql } = await measure(app, key, `query($id: ID!) { clinics(limit: 1) { nodes { id } } ${deep} }`, { id: clinicId });
+    expect(codesOf(response)).toContain('QUERY_TOO_DEEP');
+    expect(response.body.data?.clinics ?? null).toBeNull();
+    expect(sql).toBe(0);
+  });
+});
+
+describe('aliases', () => {
+  const aliased = (n: number, prefix = 'a') => Array.from({ length: n }, (_, i) => `${prefix}${i}: clinic(id: $id) { id }`).join('\n');
+
+  it(`passes ${MAX_ALIASES} aliases`, async () => {
+    expect(MAX_ALIASES).toBe(15);
+    const { response } = await measure(appOn(), key, `query($id: ID!) { ${aliased(15)} }`, { id: clinicId });
+    expectNoErrors(response);
+    expect(Object.keys(response.body.data ?? {})).toHaveLength(15);
+    for (const value of Object.values(response.body.data ?? {})) expect(value).toEqual({ id: clinicId });
+  });
+
+  it('refuses 16 aliases with TOO_MANY_ALIASES, before any SQL', async () => {
+    const { response, sql } = await measure(appOn(), key, `query($id: ID!) { ${aliased(16)} }`, { id: clinicId });
+    expect(response.status).toBe(400);
+    expect(codesOf(response)).toEqual(['TOO_MANY_ALIASES']);
+    expect(response.body.errors?.[0]?.message).toBe('Aliases limit of 15 exceeded, found 16.');
+    expect(response.body.data ?? null).toBeNull();
+    expect(sql).toBe(0);
+  });
+
+  it('counts aliases at every level and inside fragments', async () => {
+    const app = appOn();
+    // 7 at the root, 1 on the parent, 8 inside it: 16.
+    const nestedAliases = `query($id: ID!) { ${aliased(7)} c: clinic(id: $id) { ${Array.from({ length: 8 }, (_, i) => `i${i}: id`).join(' ')} } }`;
+    const inFragments = `query($id: ID!) { ...F ...G } fragment F on Query { ${aliased(8, 'f')} } fragment G on Query { ${aliased(8, 'g')} }`;
+    for (const query of [nestedAliases, inFragments]) {
+      const { response, sql } = await measure(app, key, query, { id: clinicId });
+      expect(codesOf(response), query).toEqual(['TOO_MANY_ALIASES']);
+      expect(response.body.errors?.[0]?.message).toBe('Aliases limit of 15 exceeded, found 16.');
+      expect(sql).toBe(0);
+    }
+  });
+});
+
+describe('cost and breadth', () => {
+  it('refuses pages of pages: clinics(limit: 500) { nodes { interactions(limit: 500) } } is QUERY_TOO_COMPLEX, before any SQL', async () => {
+    const app = appOn();
+    const literal = await measure(app, key, '{ clinics(limit: 500) { nodes { interactions(limit: 500) { id } } } }');
+    // The page sizes may come in variables: they are priced the same.
+    const variables = await measure(app, key, 'query($l: Int) { clinics(limit: $l) { nodes { interactions(limit: $l) { id } } } }', { l: 500 });
+    for (const { response, sql } of [literal, variables]) {
+      expect(codesOf(response)).toEqual(['QUERY_TOO_COMPLEX']);
+      expect(response.body.errors?.[0]?.message).toMatch(/^The query's cost is \d+; at most 30000 is allowed/);
+      expect(response.body.data?.clinics ?? null).toBeNull();
+      expect(sql).toBe(0);
+    }
+  });
+
+  it('passes a page of 500 interactions with their clinic and campaign, in a few SQL statements', async () => {
+    const { response, sql } = await measure(
+      appOn(),
+      key,
+      'query($id: ID) { interactions(limit: 500, clinicId: $id) { nodes { id clinic { name } campaign { name } } pageInfo { total } } }',
+      { id: clinicId },
+    );
+    expectNoErrors(response);
+    const page = response.body.data?.interactions as { nodes: Array<{ clinic: { name: string }; campaign: { name: string } }>; pageInfo: { total: number } };
+    expect(page.pageInfo.total).toBe(PAGE_SIZE);
+    expect(page.nodes).toHaveLength(PAGE_SIZE);
+    for (const node of page.nodes) {
+      expect(node.clinic.name).toBeTypeOf('string');
+      expect(node.campaign.name).toBe('Test campaign');
+    }
+    expect(sql).toBeLessThanOrEqual(6);
+  });
+
+  it('prices a list as its page size times its selection: just under the limit passes, just over is refused', async () => {
+    const app = appOn();
+    // clinics(limit: L) { nodes { interactions(limit: 499) { id } } } costs 1 + L x (1 + 499).
+    const largest = Math.floor((QUERY_LIMITS.complexity - 1) / 500);
+    const query = (l: number) => `{ clinics(limit: ${l}) { nodes { interactions(limit: 499) { id } } } }`;
+    const under = await measure(app, key, query(largest));
+    expectNoErrors(under.response);
+    const over = await measure(app, key, query(largest + 1));
+    expect(codesOf(over.response)).toEqual(['QUERY_TOO_COMPLEX']);
+    expect(over.response.body.errors?.[0]?.message).toContain(`cost is ${1 + (largest + 1) * 500};`);
+    expect(over.sql).toBe(0);
+  });
+
+  it(`refuses a selection of more than ${QUERY_LIMITS.breadth} fields with QUERY_TOO_BROAD, passes ${QUERY_LIMITS.breadth}`, async () => {
+    const app = appOn();
+    // clinic + n x id selects n + 1 fields.
+    const query = (n: number) => `query($id: ID!) { clinic(id: $id) { ${Array.from({ length: n }, () => 'id').join(' ')} } }`;
+    const atLimit = await measure(app, key, query(QUERY_LIMITS.breadth - 1), { id: clinicId });
+    expectNoErrors(atLimit.response);
+    const over = await measure(app, key, query(QUERY_LIMITS.breadth), { id: clinicId });
+    expect(codesOf(over.response)).toEqual(['QUERY_TOO_BROAD']);
+    expect(over.sql).toBe(0);
+  });
+});
+
+describe('per-field rate limits (FIELD_RATE_LIMITS, per API key)', () => {
+  // The limiter keeps call timestamps from Date.now() in a sliding window of one second. Freezing
+  // Date (timers stay real) makes every burst fall in one window, so counts are exact.
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date(Date.UTC(2026, 2, 10, 12, 0, 0)));
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+  afterEach(() => {
+    vi.setSystemTime(Date.now() + 60_000);
+  });
+
+  const metricsLimit = FIELD_RATE_LIMITS.find((l) => l.field === 'metricsSummary')!;
+  const manySummaries = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `m${i}: metricsSummary { totalInteractions }`).join(' ')} }`;
+  const resolved = (response: GraphQLResponse<unknown>) => Object.values((response.body.data ?? {}) as Record<string, unknown>).filter((v) => v !== null).length;
+
+  it('are what the module says: metrics fields 10 per second', () => {
+    expect(metricsLimit).toEqual({ type: 'Query', field: 'metricsSummary', max: 10, window: '1s' });
+  });
+
+  it('one query with 12 aliased metricsSummary is refused with RATE_LIMITED; at most 10 resolve; no SQL runs', async () => {
+    const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS });
+    const own = await createKey(db, { clinicIds: [clinicId] });
+    const { response, sql } = await measure(app, own, manySummaries(12));
+    expect(codesOf(response)).toContain('RATE_LIMITED');
+    expect(response.body.errors?.find((e) => e.extensions?.code === 'RATE_LIMITED')?.message).toBe(
+      'Too many metricsSummary executions: at most 10 per second per API key',
+    );
+    expect(resolved(response)).toBeLessThanOrEqual(metricsLimit.max);
+    expect(sql).toBe(0);
+
+    // Per key: another key on the same instance is not affected.
+    const other = await createKey(db, { clinicIds: [clinicId] });
+    expectNoErrors((await measure(app, other, manySummaries(1))).response);
+    // The window is per second: a second later the key may run its 10 again.
+    vi.setSystemTime(Date.now() + 1_001);
+    const later = await measure(app, own, manySummaries(10));
+    expectNoErrors(later.response);
+    expect(resolved(later.response)).toBe(10);
+  });
+
+  it('passes 10 aliased metricsSummary, and 8 metricsSummary with 7 metricsDaily (each field has its own limit)', async () => {
+    const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS });
+    const own = await createKey(db, { clinicIds: [clinicId] });
+    const ten = await measure(app, own, manySummaries(10));
+    expectNoErrors(ten.response);
+    expect(resolved(ten.response)).toBe(10);
+    // The 11th metricsSummary within the second is refused.
+    expect(codesOf((await measure(app, own, manySummaries(1))).response)).toEqual(['RATE_LIMITED']);
+
+    const another = await createKey(db, { clinicIds: [clinicId] });
+    const mixed = `{ ${Array.from({ length: 8 }, (_, i) => `s${i}: metricsSummary { totalInteractions }`).join(' ')} ${Array.from({ length: 7 }, (_, i) => `d${i}: metricsDaily { date }`).join(' ')} }`;
+    const both = await measure(app, another, mixed);
+    expectNoErrors(both.response);
+    expect(resolved(both.response)).toBe(15);
+  });
+
+  it('through REST: concurrent requests beyond 10 in a second get 429 RATE_LIMITED with Retry-After, never a 5xx', async () => {
+    const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS });
+    const own = await createKey(db, { clinicIds: [clinicId] });
+    const responses = await Promise.all(Array.from({ length: 30 }, () => get(app, '/api/v1/metrics/summary', own)));
+    expect(statuses(responses)).toEqual({ 200: 10, 429: 20 });
+    for (const refused of responses.filter((r) => r.status === 429)) {
+      expectError(refused, 429, 'RATE_LIMITED', 'Rate limit exceeded');
+      expect(refused.headers.get('retry-after')).toBe('1');
+    }
+    // interactions: 20 per second.
+    const pages = await Promise.all(Array.from({ length: 25 }, () => get(app, '/api/v1/interactions?limit=1', own)));
+    expect(statuses(pages)).toEqual({ 200: 20, 429: 5 });
+  });
+
+  it('off for an app built with fieldRateLimits: [] (what testApp does by default)', async () => {
+    const app = appOn();
+    const own = await createKey(db, { clinicIds: [clinicId] });
+    const responses = await Promise.all(Array.from({ length: 15 }, () => get(app, '/api/v1/metrics/summary', own)));
+    expect(statuses(responses)).toEqual({ 200: 15 });
+  });
+});
+
+const redisAvailable = await requireRedis('per-field GraphQL rate limits in Redis');
+
+describe.skipIf(!redisAvailable)('per-field rate limits shared through Redis (as server.ts configures them)', () => {
+  let redis: Redis;
+  beforeAll(async () => {
+    redis = createRedisClient(redisUrl);
+    expect(await whenReady(redis, 5_000)).toBe(true);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date(Date.UTC(2026, 2, 10, 13, 0, 0)));
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+    redis.disconnect();
+  });
+
+  it('refuses the 11th sequential metrics request within a second (REST 429)', async () => {
+    const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS, redis });
+    const own = await createKey(db, { clinicIds: [clinicId] });
+    const responses = [];
+    for (let i = 0; i < 12; i++) responses.push(await get(app, '/api/v1/metrics/summary', own));
+    expect(responses.map((r) => r.status)).toEqual([...Array.from({ length: 10 }, () => 200), 429, 429]);
+  });
+
+  // The limiter reads an identity's timestamps and writes them back separately; the reserving Redis
+  // store (src/graphql/field-limit-store.ts) records each call atomically when it is read, so every
+  // field of one query, and concurrent requests on several instances, see each other.
+  it('30 concurrent REST requests over two instances sharing Redis: exactly 10 succeed, 20 are 429', async () => {
+    const first = appOn({ fieldRateLimits: FIELD_RATE_LIMITS, redis });
+    const second = appOn({ fieldRateLimits: FIELD_RATE_LIMITS, redis });
+    const own = await createKey(db, { clinicIds: [clinicId] });
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => get(i % 2 ? first : second, '/api/v1/metrics/summary', own)));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+  });
+
+  it('one query with 12 aliased metricsSummary resolves at most 10', async () => {
+    const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS, redis });
+    const own = await createKey(db, { clinicIds: [clinicId] });
+    const response = await graphql(app, {
+      key: own,
+      query: `{ ${Array.from({ length: 12 }, (_, i) => `m${i}: metricsSummary { totalInteractions }`).join(' ')} }`,
+    });
+    const resolvedCount = Object.values((response.body.data ?? {}) as Record<string, unknown>).filter((v) => v !== null).length;
+    expect(resolvedCount).toBeLessThanOrEqual(10);
+    expect(codesOf(response)).toContain('RATE_LIMITED');
+  });
+});
