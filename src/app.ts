@@ -1,6 +1,7 @@
 // Builds the HTTP application: GraphQL (and GraphiQL) at /graphql, the REST facade under /api/v1,
 // its OpenAPI document and reference page, and health checks. It is only listened to in server.ts,
 // so tests call `app.fetch(...)` in-process.
+import { randomUUID } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { type ApiKeyResolver, createApiKeyResolver } from './auth/key-resolver.js';
@@ -91,8 +92,8 @@ export function createApp(options: AppOptions): App {
     graphqlEndpoint: '/graphql',
     // Yoga's built-in health check answers every URL that ENDS with this string (query included),
     // e.g. /api/v1/interactions/health, bypassing keys and the REST 404; it cannot be turned off.
-    // A parsed URL never ends with a space, so this disables it; use-health.ts serves /health/*.
-    healthCheckEndpoint: ' ',
+    // An unguessable random ending disables it in effect; use-health.ts serves /health/*.
+    healthCheckEndpoint: `/unused-${randomUUID()}`,
     landingPage: false,
     logging: createYogaLogger(logger, metrics),
     // No CORS: API keys are secrets for servers, not browsers, and decisions section 1 answers
