@@ -1,0 +1,671 @@
+// `npm run bench [-- options]`: builds (or reuses) the datasets, starts the service and the baseline
+// (bench/baseline) as child processes, checks that both answer every scenario identically, then
+// measures each scenario on both with autocannon over loopback and writes a markdown report to
+// bench/results/<date>-<sizes>.md. See bench/README.md.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { projectRoot } from '../src/config.js';
+import { listMigrations } from '../src/db/migrate.js';
+import { summarizeProfile } from './profile.js';
+import { createBenchKeys, type Dataset, describeDataset, ensureDataset, openCluster, parseSize, serverVersion, type Size } from './datasets.js';
+import { checkAnswers, request, type Scenario, scenariosFor } from './scenarios.js';
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+interface Options {
+  sizes: Size[];
+  duration: number;
+  warmup: number;
+  connections: number;
+  keys: number;
+  scenarios: string[];
+  rebuild: boolean;
+  buildOnly: boolean;
+  profile: boolean;
+  out?: string;
+}
+
+const HELP = `npm run bench -- [options]
+  --sizes LIST        dataset sizes, e.g. 100k,1m,10m (default 100k,1m)
+  --duration S        seconds measured per scenario and server (default 10)
+  --warmup S          seconds of unmeasured load before each measurement (default 2)
+  --connections N     concurrent connections (default 10)
+  --keys N            unlimited-tier API keys used in turn (default 200; see README)
+  --scenarios LIST    groups (interactions, metrics, graphql) or parts of scenario names (default all)
+  --rebuild           rebuild the datasets even when they can be reused
+  --build-only        build (or check) the datasets, measure nothing
+  --profile           instead of comparing: CPU-profile the service per scenario (slower under the profiler)
+  --out FILE          report path (default bench/results/<date>-<sizes>[-<scenarios>].md)
+Environment: BENCH_DATABASE_URL (default: embedded PostgreSQL in .data/bench), WORKERS (passed to both servers).`;
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { sizes: ['100k', '1m'].map(parseSize), duration: 10, warmup: 2, connections: 10, keys: 200, scenarios: [], rebuild: false, buildOnly: false, profile: false };
+  const number = (name: string, value: string | undefined, min: number, max: number) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${name} must be a number from ${min} to ${max}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === '--sizes') options.sizes = value().split(',').map(parseSize);
+    else if (arg === '--duration') options.duration = number(arg, value(), 1, 600);
+    else if (arg === '--warmup') options.warmup = number(arg, value(), 0, 120);
+    else if (arg === '--connections') options.connections = Math.round(number(arg, value(), 1, 1000));
+    else if (arg === '--keys') options.keys = Math.round(number(arg, value(), 1, 5000));
+    else if (arg === '--scenarios') options.scenarios = value().split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    else if (arg === '--rebuild') options.rebuild = true;
+    else if (arg === '--build-only') options.buildOnly = true;
+    else if (arg === '--profile') options.profile = true;
+    else if (arg === '--out') options.out = value();
+    else if (arg === '--help' || arg === '-h') {
+      console.log(HELP);
+      process.exit(0);
+    } else throw new Error(`Unknown option ${arg}\n${HELP}`);
+  }
+  return options;
+}
+
+const selected = (options: Options, scenario: Scenario) =>
+  options.scenarios.length === 0 || options.scenarios.some((s) => s === scenario.group || scenario.name.toLowerCase().includes(s));
+
+const log = (message: string) => console.log(message);
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Server {
+  name: string;
+  base: string;
+  child: ChildProcess;
+  logFile: string;
+}
+
+async function startServer(name: string, script: string, databaseUrl: string, nodeFlags: string[] = []): Promise<Server> {
+  const port = await freePort();
+  const logDir = path.join(projectRoot, '.data', 'bench', 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+  const logFile = path.join(logDir, `${name}.log`);
+  const out = fs.openSync(logFile, 'w');
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  // Quotas and field limits in memory, as on a single instance: a REDIS_URL of the caller's shell is not passed on.
+  delete env.REDIS_URL;
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], { cwd: projectRoot, env, stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} while starting:\n${tail(logFile)}`);
+    try {
+      const response = await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not become ready in 90 s:\n${tail(logFile)}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { name, base, child, logFile };
+}
+
+const tail = (file: string) => {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n').slice(-30).join('\n');
+  } catch {
+    return '';
+  }
+};
+
+async function stopServer(server: Server): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()));
+  server.child.kill('SIGTERM');
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resident memory of a server: its process and its node descendants (cluster workers), from /proc
+
+function children(pid: number): number[] {
+  const result: number[] = [];
+  let tasks: string[] = [];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return result;
+  }
+  for (const tid of tasks) {
+    try {
+      for (const child of fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/)) if (child) result.push(Number(child));
+    } catch {}
+  }
+  return result;
+}
+
+function rssOfTree(root: number): { totalKb: number; processes: number } {
+  let totalKb = 0;
+  let processes = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      const name = /^Name:\s+(\S+)/m.exec(status)?.[1];
+      // tsx's esbuild service is the loader's, not the server's; count node processes only.
+      if (pid === root || name === 'node') {
+        totalKb += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+        processes++;
+      }
+    } catch {}
+    stack.push(...children(pid));
+  }
+  return { totalKb, processes };
+}
+
+function sampleRss(pid: number): { stop(): { peakMb: number; processes: number } } {
+  let peak = 0;
+  let processes = 0;
+  const sample = () => {
+    const r = rssOfTree(pid);
+    if (r.totalKb > peak) {
+      peak = r.totalKb;
+      processes = r.processes;
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return { peakMb: Math.round(peak / 1024), processes };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU used by processes that are not part of the measurement (other work on the machine)
+
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** Busy jiffies of the whole machine (all cores). */
+function machineBusy(): number {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
+  return user + nice + system + irq + softirq + steal;
+}
+
+/** utime + stime of a process tree in jiffies; with `reaped`, also what its exited children used (cutime + cstime). */
+function treeCpu(root: number, reaped: boolean): number {
+  let total = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+      // fields[0] is the state (field 3): utime is field 14, stime 15, cutime 16, cstime 17.
+      total += fields[11]! + fields[12]! + (reaped && pid === root ? fields[13]! + fields[14]! : 0);
+    } catch {}
+    stack.push(...children(pid));
+  }
+  return total;
+}
+
+/** Share of the machine's CPU (0-100) used meanwhile by anything but the bench, its server and its PostgreSQL. */
+function foreignCpu(postmaster: number | undefined): { stop(): number | undefined } {
+  if (postmaster === undefined) return { stop: () => undefined };
+  // The servers are this process's children; the embedded postmaster is a daemon of its own.
+  const ours = () => treeCpu(process.pid, true) + treeCpu(postmaster, true);
+  const startedAt = Date.now();
+  const busy0 = machineBusy();
+  const ours0 = ours();
+  return {
+    stop() {
+      const seconds = (Date.now() - startedAt) / 1000;
+      const foreign = machineBusy() - busy0 - (ours() - ours0);
+      return Math.max(0, Math.round((100 * foreign) / CLOCK_TICKS / seconds / os.cpus().length));
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  /** 2xx answers that were not a success (`success: true`, or GraphQL without `errors`). */
+  mismatches: number;
+  errors: number;
+  peakRssMb: number;
+  processes: number;
+  /** % of the machine's CPU used by other processes during the run (undefined: unknown, external database). */
+  foreignCpu?: number;
+  /** Statements of requests still in flight at the end of the run, cancelled after a grace period. */
+  cancelled: number;
+}
+
+function load(server: Server, scenario: Scenario, keys: string[], seconds: number, connections: number) {
+  let next = 0;
+  const graphql = scenario.group === 'graphql';
+  return autocannon({
+    url: server.base,
+    connections,
+    duration: seconds,
+    timeout: 120,
+    requests: [
+      {
+        method: scenario.method,
+        path: scenario.path,
+        body: scenario.body,
+        headers: scenario.body ? { 'content-type': 'application/json' } : {},
+        setupRequest: (req) => {
+          next = (next + 1) % keys.length;
+          return { ...req, headers: { ...req.headers, authorization: `Bearer ${keys[next]}` } };
+        },
+      },
+    ],
+    verifyBody: (body) => (graphql ? !String(body).includes('"errors"') : String(body).startsWith('{"success":true')),
+  });
+}
+
+/**
+ * Waits until no statement of the bench database is running, so that one run's load does not spill
+ * into the next: autocannon stops at the end of its run, but the statements of the requests still in
+ * flight go on in PostgreSQL (seconds each on the large datasets). After `graceMs` they are cancelled
+ * (nobody will read their answers). Returns how many were cancelled.
+ */
+async function settle(monitor: pg.Client | undefined, graceMs = 3_000): Promise<number> {
+  if (!monitor) return 0;
+  const active = async () =>
+    (
+      await monitor.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+      )
+    ).rows.map((r) => r.pid);
+  const deadline = Date.now() + graceMs;
+  let pids = await active();
+  while (pids.length && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    pids = await active();
+  }
+  if (!pids.length) return 0;
+  await monitor.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+  const cancelled = pids.length;
+  for (let i = 0; i < 100 && (await active()).length; i++) await new Promise((r) => setTimeout(r, 100));
+  return cancelled;
+}
+
+async function measure(server: Server, scenario: Scenario, keys: string[], options: Options, postmaster?: number, monitor?: pg.Client): Promise<Measurement> {
+  if (options.warmup > 0) {
+    await load(server, scenario, keys, options.warmup, options.connections);
+    await settle(monitor);
+  }
+  const rss = sampleRss(server.child.pid!);
+  const foreign = foreignCpu(postmaster);
+  const result = await load(server, scenario, keys, options.duration, options.connections);
+  const foreignPercent = foreign.stop();
+  const { peakMb, processes } = rss.stop();
+  const cancelled = await settle(monitor);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    mismatches: result.mismatches,
+    errors: result.errors,
+    peakRssMb: peakMb,
+    processes,
+    foreignCpu: foreignPercent,
+    cancelled,
+  };
+}
+
+/** The service alone under the profiler for one scenario: the summary of its CPU profile. */
+async function profileScenario(dataset: Dataset, scenario: Scenario, keys: string[], options: Options): Promise<string> {
+  // One folder per scenario: Node writes a profile per thread (tsx's loader hooks run in a thread of
+  // their own), named CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; the main thread's is 0.
+  const dir = path.join(projectRoot, '.data', 'bench', 'profiles', `${dataset.size.label}-${scenario.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const server = await startServer('service-profiled', 'src/server.ts', dataset.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  let m: Measurement;
+  try {
+    m = await measure(server, scenario, keys, options);
+  } finally {
+    await stopServer(server);
+  }
+  log(`  ${scenario.name}: ${f1(m.rps)} req/s under the profiler`);
+  const main = fs.readdirSync(dir).find((f) => new RegExp(`^CPU\\.\\d+\\.\\d+\\.${server.child.pid}\\.0\\.`).test(f));
+  if (!main) return `(no profile of the main thread in ${path.relative(projectRoot, dir)})`;
+  return `${f1(m.rps)} req/s, p50 ${f1(m.p50)} ms under the profiler; ${summarizeProfile(path.join(dir, main))}`;
+}
+
+/** How many of 40 back-to-back requests with one key the service admits (the per-key field limits). */
+async function probeSingleKey(server: Server, scenario: Scenario, key: string): Promise<{ ok: number; limited: number }> {
+  let ok = 0;
+  let limited = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let i = 0; i < 10; i++) {
+        const answer = await request(server.base, scenario, key);
+        if (answer.status === 200) ok++;
+        else if (answer.status === 429) limited++;
+      }
+    }),
+  );
+  return { ok, limited };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+interface Row {
+  scenario: Scenario;
+  ours: Measurement;
+  baseline?: Measurement;
+}
+
+interface SizeReport {
+  dataset: Dataset;
+  durationSeconds: number;
+  facts: Awaited<ReturnType<typeof describeDataset>>;
+  rows: Row[];
+  probe?: { ok: number; limited: number; scenario: string };
+}
+
+const f1 = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}x` : '-');
+
+function sizeTable(report: SizeReport): string {
+  const lines = [
+    '| Scenario | ours req/s | ours p50 ms | ours p99 ms | base req/s | base p50 ms | base p99 ms | req/s ours/base | p50 ours/base | non-2xx or failed ours/base | peak RSS MB ours/base | other CPU % ours/base |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const { scenario, ours, baseline: b } of report.rows) {
+    const bad = (m: Measurement) => m.non2xx + m.mismatches + m.errors;
+    // Fewer than 20 answers make the percentiles rough; none at all means every request took longer than the run.
+    const rps = (m: Measurement) => (m.requests === 0 ? '0 (none answered)' : m.requests < 20 ? `${f1(m.rps)} (n=${m.requests})` : f1(m.rps));
+    const ms = (m: Measurement, v: number) => (m.requests === 0 ? `> ${report.durationSeconds * 1000}` : f1(v));
+    const cells = (m: Measurement | undefined) => (m ? [rps(m), ms(m, m.p50), ms(m, m.p99)] : ['-', '-', '-']);
+    const answered = (m: Measurement | undefined) => (m && m.requests > 0 ? m : undefined);
+    lines.push(
+      `| ${[
+        scenario.name,
+        ...cells(ours),
+        ...cells(b),
+        answered(b) ? ratio(ours.rps, b!.rps) : '-',
+        answered(b) && answered(ours) ? ratio(ours.p50, b!.p50) : '-',
+        `${bad(ours)}/${b ? bad(b) : '-'}`,
+        `${ours.peakRssMb}/${b ? b.peakRssMb : '-'}`,
+        `${ours.foreignCpu ?? '?'}/${b ? (b.foreignCpu ?? '?') : '-'}`,
+      ].join(' | ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+interface Verdict {
+  target: string;
+  status: 'met' | 'missed' | 'not measured';
+  detail: string;
+}
+
+/** p50 of a run, infinite when nothing was answered during it. */
+const p50 = (m: Measurement) => (m.requests > 0 ? m.p50 : Number.POSITIVE_INFINITY);
+
+function verdicts(reports: SizeReport[]): Verdict[] {
+  const out: Verdict[] = [];
+  const bySize = (rows: number) => reports.find((r) => r.dataset.size.rows === rows);
+  const largest = reports.reduce<SizeReport | undefined>((a, r) => (!a || r.dataset.size.rows > a.dataset.size.rows ? r : a), undefined);
+  const at10m = bySize(10_000_000);
+  const at100k = bySize(100_000);
+  const find = (report: SizeReport | undefined, name: string) => report?.rows.find((r) => r.scenario.name === name);
+  const label = (r: SizeReport) => r.dataset.size.label;
+
+  // Metrics at 10M: p50 <= 10 ms and within 1.5x of the 100k figure.
+  const metricNames = largest?.rows.filter((r) => r.scenario.target === 'metrics').map((r) => r.scenario.name) ?? [];
+  for (const name of metricNames) {
+    const big = find(at10m, name);
+    const small = find(at100k, name);
+    if (!big) {
+      const l = find(largest, name)!;
+      const base = small ? `, ${(p50(l.ours) / p50(small.ours)).toFixed(1)}x the 100k p50` : '';
+      out.push({ target: `${name}: p50 <= 10 ms at 10m and <= 1.5x its 100k p50`, status: 'not measured', detail: `10m not run; at ${label(largest!)}: p50 ${f1(p50(l.ours))} ms${base}` });
+      continue;
+    }
+    const growth = small ? p50(big.ours) / p50(small.ours) : undefined;
+    const met = p50(big.ours) <= 10 && (growth === undefined || growth <= 1.5);
+    out.push({
+      target: `${name}: p50 <= 10 ms at 10m and <= 1.5x its 100k p50`,
+      status: growth === undefined && met ? 'not measured' : met ? 'met' : 'missed',
+      detail: `p50 ${f1(p50(big.ours))} ms at 10m${growth === undefined ? ' (100k not run)' : `, ${growth.toFixed(1)}x the 100k p50 (${f1(p50(small!.ours))} ms)`}`,
+    });
+  }
+
+  // First pages: >= 0.8x the baseline's req/s and p50 <= 10 ms, at every size measured.
+  for (const report of reports) {
+    for (const row of report.rows.filter((r) => r.scenario.target === 'first-page')) {
+      const b = row.baseline;
+      const r = b ? (b.requests > 0 ? row.ours.rps / b.rps : Number.POSITIVE_INFINITY) : undefined;
+      const met = p50(row.ours) <= 10 && r !== undefined && r >= 0.8;
+      const versus = r === undefined ? 'no baseline' : Number.isFinite(r) ? `${r.toFixed(2)}x baseline req/s` : `baseline answered nothing in ${report.durationSeconds} s`;
+      out.push({
+        target: `${row.scenario.name} at ${label(report)}: >= 0.8x baseline req/s and p50 <= 10 ms`,
+        status: met ? 'met' : 'missed',
+        detail: `${versus}, p50 ${f1(p50(row.ours))} ms`,
+      });
+    }
+  }
+
+  // Search and deep page at 10M: p50 <= 50 ms.
+  for (const target of ['search', 'deep-page'] as const) {
+    const report = at10m ?? largest;
+    const row = report?.rows.find((r) => r.scenario.target === target);
+    if (!report || !row) continue;
+    out.push({
+      target: `${row.scenario.name}: p50 <= 50 ms at 10m`,
+      status: at10m ? (p50(row.ours) <= 50 ? 'met' : 'missed') : 'not measured',
+      detail: `${at10m ? '' : `10m not run; at ${label(report)}: `}p50 ${f1(p50(row.ours))} ms`,
+    });
+  }
+
+  // Memory.
+  const peak = Math.max(0, ...reports.flatMap((r) => r.rows.map((row) => row.ours.peakRssMb)));
+  if (reports.length) out.push({ target: 'Service RSS < 250 MB under load', status: peak < 250 ? 'met' : 'missed', detail: `peak ${peak} MB (all scenarios, all sizes run)` });
+  return out;
+}
+
+function machineFacts(pgVersion: string, where: string): string[] {
+  const cpus = os.cpus();
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot, encoding: 'utf8' }).trim();
+  } catch {}
+  return [
+    `- CPU: ${cpus.length} cores (${cpus[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB memory, ${os.platform()} ${os.release()}`,
+    `- Node.js ${process.version}; PostgreSQL ${pgVersion} (${where})`,
+    `- Commit ${commit} (plus the working tree's uncommitted changes); migrations: ${listMigrations().migrationDirectories.map((m) => m.path).join(', ')}`,
+    `- Load generator: autocannon in the bench process on the same machine (loopback), so client, service and PostgreSQL share the ${cpus.length} cores.`,
+    `- WORKERS=${process.env.WORKERS ?? '(unset)'}; pool size ${process.env.DATABASE_POOL_SIZE ?? '10 (default)'} on both servers.`,
+  ];
+}
+
+const commandLine = () => `npm run bench -- ${process.argv.slice(2).map((a) => (/\s/.test(a) ? `'${a}'` : a)).join(' ')}`;
+
+function renderReport(options: Options, reports: SizeReport[], facts: string[], started: Date): string {
+  const parts = [
+    `# Bench ${started.toISOString().slice(0, 10)}: ${reports.map((r) => r.dataset.size.label).join(', ')}`,
+    '',
+    `\`${commandLine()}\` (started ${started.toISOString()})`,
+    '',
+    ...facts,
+    `- Each scenario: ${options.warmup} s warm-up, then ${options.duration} s at ${options.connections} connection${options.connections === 1 ? '' : 's'}, service then baseline; ${options.keys} unlimited-tier keys used in turn.`,
+    '- Latencies in milliseconds; "non-2xx or failed" counts non-2xx answers, 2xx answers that were not a success, and connection errors/timeouts.',
+    '- Peak RSS: VmRSS of the server process (and its node worker processes) sampled every 200 ms during the measured run.',
+    "- After each run (warm-up included), the statements of requests still in flight are given 3 s, then cancelled, so that no run inherits the previous one's load; their numbers are listed below a table when there were any.",
+    '- Other CPU %: share of the machine\'s CPU used during the measured run by processes other than the bench, the server and its PostgreSQL (other work on the machine; figures with a high value are disturbed). `?` when unknown (BENCH_DATABASE_URL).',
+    '',
+  ];
+  for (const report of reports) {
+    const d = report.dataset;
+    parts.push(
+      `## ${d.size.label}: ${d.size.rows.toLocaleString('en-US')} interactions`,
+      '',
+      `Database \`${d.database}\`: ${d.meta.firstDay} to ${d.meta.lastDay}, ${report.facts.transcripts.toLocaleString('en-US')} transcripts, ` +
+        `interactions table ${report.facts.tableMb} MB + indexes ${report.facts.indexMb} MB; ` +
+        `${d.built ? `built in this run in ${d.meta.buildSeconds} s` : `reused (built ${d.meta.builtAt} in ${d.meta.buildSeconds} s)`}; ` +
+        `other tables: ${report.facts.rollupTables.length ? report.facts.rollupTables.join(', ') : 'none (no rollup tables)'}.`,
+      '',
+      sizeTable(report),
+      '',
+    );
+    const cancelled = report.rows.filter((r) => r.ours.cancelled || r.baseline?.cancelled);
+    if (cancelled.length) {
+      parts.push(`Cancelled after the run (ours/base): ${cancelled.map((r) => `${r.scenario.name} ${r.ours.cancelled}/${r.baseline?.cancelled ?? '-'}`).join('; ')}.`, '');
+    }
+    if (report.probe) {
+      parts.push(
+        `Single-key probe (${report.probe.scenario}, 40 requests back to back with one unlimited-tier key): ${report.probe.ok} answered 200, ${report.probe.limited} answered 429.`,
+        '',
+      );
+    }
+  }
+  const v = verdicts(reports);
+  if (v.length) {
+    parts.push('## Targets', '');
+    if (options.connections !== 10) parts.push(`The targets are stated for 10 connections; this run used ${options.connections}, so these verdicts are only indicative.`, '');
+    parts.push('| Target | Status | Detail |', '|---|---|---|', ...v.map((x) => `| ${x.target} | ${x.status} | ${x.detail} |`), '');
+  }
+  return parts.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const started = new Date();
+  const suffix = options.scenarios.length ? `-${options.scenarios.join('+').replace(/[^a-z0-9+]+/g, '_')}` : '';
+  const out = options.out ?? path.join(projectRoot, 'bench', 'results', `${started.toISOString().slice(0, 10)}-${options.sizes.map((s) => s.label).join('-')}${suffix}.md`);
+  log(`Bench: sizes ${options.sizes.map((s) => s.label).join(', ')}; ${options.duration} s per scenario and server at ${options.connections} connections`);
+
+  const cluster = await openCluster(log);
+  const reports: SizeReport[] = [];
+  const profiles: string[] = [];
+  let facts: string[] = [];
+  let failed = false;
+  try {
+    for (const size of options.sizes) {
+      log(`\n== ${size.label} ==`);
+      const dataset = await ensureDataset(cluster, size, { rebuild: options.rebuild, log });
+      if (options.buildOnly) continue;
+      if (!facts.length) facts = machineFacts(await serverVersion(dataset.url), cluster.describe);
+      const datasetFacts = await describeDataset(dataset.url);
+      const keys = await createBenchKeys(dataset.url, options.keys);
+      const scenarios = scenariosFor(dataset.meta).filter((s) => selected(options, s));
+      if (!scenarios.length) throw new Error(`No scenario matches --scenarios ${options.scenarios.join(',')}`);
+
+      if (options.profile) {
+        profiles.push(`## ${size.label}`, '');
+        for (const scenario of scenarios) profiles.push(`### ${scenario.name}`, '', await profileScenario(dataset, scenario, keys, options), '');
+        continue;
+      }
+
+      const servers: Server[] = [];
+      const monitor = new pg.Client({ connectionString: dataset.url, application_name: 'bench monitor' });
+      await monitor.connect();
+      try {
+        servers.push(await startServer('service', 'src/server.ts', dataset.url));
+        servers.push(await startServer('baseline', 'bench/baseline/server.ts', dataset.url));
+        const [ours, baseline] = servers as [Server, Server];
+
+        // Both must answer every scenario, and identically, before anything is measured.
+        log('  checking that the service and the baseline answer identically');
+        let k = 0;
+        const problems: string[] = [];
+        for (const scenario of scenarios) {
+          const a = await request(ours.base, scenario, keys[k++ % keys.length]!);
+          const b = await request(baseline.base, scenario, keys[k++ % keys.length]!);
+          for (const p of checkAnswers(scenario, a, b)) problems.push(`${scenario.name}: ${p}`);
+        }
+        if (problems.length) {
+          failed = true;
+          throw new Error(`The service and the baseline disagree; nothing was measured.\n  ${problems.join('\n  ')}`);
+        }
+
+        const report: SizeReport = { dataset, durationSeconds: options.duration, facts: datasetFacts, rows: [] };
+        reports.push(report);
+        const probeScenario = scenarios.find((s) => s.group === 'metrics') ?? scenarios[0]!;
+        report.probe = { ...(await probeSingleKey(ours, probeScenario, keys[0]!)), scenario: probeScenario.name };
+        await new Promise((r) => setTimeout(r, 1_100)); // let the probe's one-second window pass
+
+        for (const scenario of scenarios) {
+          const row: Row = { scenario, ours: await measure(ours, scenario, keys, options, cluster.postmasterPid(), monitor) };
+          row.baseline = await measure(baseline, scenario, keys, options, cluster.postmasterPid(), monitor);
+          report.rows.push(row);
+          const b = row.baseline;
+          log(
+            `  ${scenario.name.padEnd(46)} ours ${f1(row.ours.rps).padStart(7)} req/s p50 ${f1(row.ours.p50).padStart(6)} ms p99 ${f1(row.ours.p99).padStart(6)} ms` +
+              ` | base ${f1(b.rps).padStart(7)} req/s p50 ${f1(b.p50).padStart(6)} ms | RSS ${row.ours.peakRssMb}/${b.peakRssMb} MB | other CPU ${row.ours.foreignCpu ?? '?'}/${b.foreignCpu ?? '?'}%` +
+              (row.ours.non2xx + row.ours.mismatches + row.ours.errors ? ` | FAILED ours ${row.ours.non2xx + row.ours.mismatches + row.ours.errors}` : ''),
+          );
+        }
+      } finally {
+        for (const server of servers) await stopServer(server);
+        await monitor.end();
+      }
+      fs.mkdirSync(path.dirname(out), { recursive: true });
+      fs.writeFileSync(out, renderReport(options, reports, facts, started));
+      fs.writeFileSync(out.replace(/\.md$/, '.json'), `${JSON.stringify({ options, facts, reports }, null, 1)}\n`);
+    }
+  } finally {
+    await cluster.release();
+  }
+  if (options.buildOnly) return;
+  if (options.profile) {
+    const file = out.replace(/\.md$/, '-profile.md');
+    const text = [`# CPU profiles of the service, ${started.toISOString().slice(0, 10)}`, '', `\`${commandLine()}\``, '', ...facts, `- Each scenario: a fresh service under \`node --cpu-prof\`, ${options.warmup} s + ${options.duration} s at ${options.connections} connections; self time of the service process, idle excluded.`, '', ...profiles].join('\n');
+    fs.writeFileSync(file, text);
+    log(`\n${text}\nWritten to ${path.relative(projectRoot, file)}`);
+    return;
+  }
+  const text = renderReport(options, reports, facts, started);
+  fs.writeFileSync(out, text);
+  log(`\n${text}`);
+  log(`Written to ${path.relative(projectRoot, out)}`);
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(`\nBench failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
