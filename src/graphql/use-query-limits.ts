@@ -46,7 +46,7 @@ export function useQueryLimits(options: { redis?: Redis; fieldRateLimits?: reado
           ),
       ],
     }) as Plugin,
-    stopOnRateLimit(
+    limitFreeFormQueries(
       useRateLimiter({
         identifyFn: (context) => `key:${(context as GraphQLContext).key.id}`,
         configByField: fieldRateLimits.map((limit) => ({ ...limit, message: `Too many ${limit.field} executions: at most ${limit.max} per second per API key` })),
@@ -69,18 +69,25 @@ function windowToMs(window: string): number {
 
 const isRateLimited = (error: unknown): error is GraphQLError => error instanceof GraphQLError && error.extensions.code === 'RATE_LIMITED';
 
+/** Marks the GraphQL context of a REST facade execution (see rest/use-rest.ts). */
+export const REST_EXECUTION = Symbol('rest-execution');
+
 /**
- * The limiter throws `transformError`'s error out of its onExecute hook (synchronously with the
- * in-memory store, as a rejection with Redis). Yoga's /graphql handler turns a throw into an error
- * response, but the REST facade calls `execute` itself, where the throw escaped as an exception
- * instead of a result it maps to 429. Here the throw becomes the operation's result: `{ errors }`.
+ * Per-field limits bound what one free-form GraphQL query can fan out to. They do not apply to the
+ * REST facade's fixed documents (one field per request, already bounded by the per-key quotas) nor
+ * to Unlimited keys, which decisions section 5 says are never limited.
+ *
+ * The limiter also throws its error out of its onExecute hook (synchronously with an in-memory
+ * store, as a rejection with Redis); that throw becomes the operation's result, `{ errors }`.
  */
-function stopOnRateLimit(plugin: Plugin): Plugin {
+function limitFreeFormQueries(plugin: Plugin): Plugin {
   const onExecute = plugin.onExecute;
   if (!onExecute) return plugin;
   return {
     ...plugin,
     onExecute(payload) {
+      const context = payload.args.contextValue as Partial<GraphQLContext> & { [REST_EXECUTION]?: boolean };
+      if (context[REST_EXECUTION] || context.key?.tier === 'unlimited') return undefined;
       const stop = (error: unknown) => {
         if (!isRateLimited(error)) throw error;
         payload.setResultAndStopExecution({ errors: [error] });

@@ -7,6 +7,7 @@ import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yog
 import type { Admitter } from '../limits/admission.js';
 import type { Problems } from '../filters/parameters.js';
 import type { GraphQLContext } from '../graphql/context.js';
+import { REST_EXECUTION } from '../graphql/use-query-limits.js';
 import { failure, success } from './envelope.js';
 import { readQuery } from './query-params.js';
 import { matchRoute, type Route, routes } from './routes.js';
@@ -96,7 +97,12 @@ export function useRest(options: RestOptions): Plugin {
       return failure(request, 400, { code: 'VALIDATION_ERROR', message: 'Invalid query parameters', details: problems });
     }
 
-    const initialContext = { ...serverContext, request, params: { variables: variables as Record<string, unknown> } } as YogaInitialContext;
+    const initialContext = {
+      ...serverContext,
+      request,
+      params: { variables: variables as Record<string, unknown> },
+      [REST_EXECUTION]: true,
+    } as unknown as YogaInitialContext;
     const { execute, contextFactory, schema } = yoga!.getEnveloped(initialContext);
     const result = (await execute({
       schema,

@@ -254,7 +254,7 @@ describe('per-field rate limits (FIELD_RATE_LIMITS, per API key)', () => {
 
   it('one query with 12 aliased metricsSummary is refused with RATE_LIMITED; at most 10 resolve; no SQL runs', async () => {
     const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS });
-    const own = await createKey(db, { clinicIds: [clinicId] });
+    const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
     const { response, sql } = await measure(app, own, manySummaries(12));
     expect(codesOf(response)).toContain('RATE_LIMITED');
     expect(response.body.errors?.find((e) => e.extensions?.code === 'RATE_LIMITED')?.message).toBe(
@@ -264,7 +264,7 @@ describe('per-field rate limits (FIELD_RATE_LIMITS, per API key)', () => {
     expect(sql).toBe(0);
 
     // Per key: another key on the same instance is not affected.
-    const other = await createKey(db, { clinicIds: [clinicId] });
+    const other = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
     expectNoErrors((await measure(app, other, manySummaries(1))).response);
     // The window is per second: a second later the key may run its 10 again.
     vi.setSystemTime(Date.now() + 1_001);
@@ -275,37 +275,47 @@ describe('per-field rate limits (FIELD_RATE_LIMITS, per API key)', () => {
 
   it('passes 10 aliased metricsSummary, and 8 metricsSummary with 7 metricsDaily (each field has its own limit)', async () => {
     const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS });
-    const own = await createKey(db, { clinicIds: [clinicId] });
+    const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
     const ten = await measure(app, own, manySummaries(10));
     expectNoErrors(ten.response);
     expect(resolved(ten.response)).toBe(10);
     // The 11th metricsSummary within the second is refused.
     expect(codesOf((await measure(app, own, manySummaries(1))).response)).toEqual(['RATE_LIMITED']);
 
-    const another = await createKey(db, { clinicIds: [clinicId] });
+    const another = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
     const mixed = `{ ${Array.from({ length: 8 }, (_, i) => `s${i}: metricsSummary { totalInteractions }`).join(' ')} ${Array.from({ length: 7 }, (_, i) => `d${i}: metricsDaily { date }`).join(' ')} }`;
     const both = await measure(app, another, mixed);
     expectNoErrors(both.response);
     expect(resolved(both.response)).toBe(15);
   });
 
-  it('through REST: concurrent requests beyond 10 in a second get 429 RATE_LIMITED with Retry-After, never a 5xx', async () => {
+  it('hold for concurrent GraphQL requests: exactly 10 metricsSummary run in a second', async () => {
     const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS });
-    const own = await createKey(db, { clinicIds: [clinicId] });
+    const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
+    const responses = await Promise.all(Array.from({ length: 30 }, () => measure(app, own, manySummaries(1))));
+    const codes = responses.map((r) => (r.response.body.errors?.length ? codesOf(r.response).join() : 'ok'));
+    expect(codes.filter((c) => c === 'ok')).toHaveLength(10);
+    expect(codes.filter((c) => c === 'RATE_LIMITED')).toHaveLength(20);
+  });
+
+  it('do not apply to the REST facade (one field per request, bounded by the quotas): 30 concurrent summaries all succeed', async () => {
+    const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS });
+    const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
     const responses = await Promise.all(Array.from({ length: 30 }, () => get(app, '/api/v1/metrics/summary', own)));
-    expect(statuses(responses)).toEqual({ 200: 10, 429: 20 });
-    for (const refused of responses.filter((r) => r.status === 429)) {
-      expectError(refused, 429, 'RATE_LIMITED', 'Rate limit exceeded');
-      expect(refused.headers.get('retry-after')).toBe('1');
-    }
-    // interactions: 20 per second.
-    const pages = await Promise.all(Array.from({ length: 25 }, () => get(app, '/api/v1/interactions?limit=1', own)));
-    expect(statuses(pages)).toEqual({ 200: 20, 429: 5 });
+    expect(statuses(responses)).toEqual({ 200: 30 });
+  });
+
+  it('do not apply to Unlimited keys, which are never limited', async () => {
+    const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS });
+    const unlimited = await createKey(db, { clinicIds: [clinicId], tier: 'unlimited' });
+    const { response } = await measure(app, unlimited, manySummaries(12));
+    expectNoErrors(response);
+    expect(resolved(response)).toBe(12);
   });
 
   it('off for an app built with fieldRateLimits: [] (what testApp does by default)', async () => {
     const app = appOn();
-    const own = await createKey(db, { clinicIds: [clinicId] });
+    const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
     const responses = await Promise.all(Array.from({ length: 15 }, () => get(app, '/api/v1/metrics/summary', own)));
     expect(statuses(responses)).toEqual({ 200: 15 });
   });
@@ -326,30 +336,32 @@ describe.skipIf(!redisAvailable)('per-field rate limits shared through Redis (as
     redis.disconnect();
   });
 
-  it('refuses the 11th sequential metrics request within a second (REST 429)', async () => {
+  const oneSummary = '{ metricsSummary { totalInteractions } }';
+  const outcome = (response: GraphQLResponse<unknown>) => (response.body.errors?.length ? codesOf(response).join() : 'ok');
+
+  it('refuses the 11th sequential metrics query within a second', async () => {
     const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS, redis });
-    const own = await createKey(db, { clinicIds: [clinicId] });
-    const responses = [];
-    for (let i = 0; i < 12; i++) responses.push(await get(app, '/api/v1/metrics/summary', own));
-    expect(responses.map((r) => r.status)).toEqual([...Array.from({ length: 10 }, () => 200), 429, 429]);
+    const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
+    const outcomes = [];
+    for (let i = 0; i < 12; i++) outcomes.push(outcome(await graphql(app, { key: own, query: oneSummary })));
+    expect(outcomes).toEqual([...Array.from({ length: 10 }, () => 'ok'), 'RATE_LIMITED', 'RATE_LIMITED']);
   });
 
   // The limiter reads an identity's timestamps and writes them back separately; the reserving Redis
   // store (src/graphql/field-limit-store.ts) records each call atomically when it is read, so every
   // field of one query, and concurrent requests on several instances, see each other.
-  it('30 concurrent REST requests over two instances sharing Redis: exactly 10 succeed, 20 are 429', async () => {
+  it('30 concurrent queries over two instances sharing Redis: exactly 10 run, 20 are RATE_LIMITED', async () => {
     const first = appOn({ fieldRateLimits: FIELD_RATE_LIMITS, redis });
     const second = appOn({ fieldRateLimits: FIELD_RATE_LIMITS, redis });
-    const own = await createKey(db, { clinicIds: [clinicId] });
-    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => get(i % 2 ? first : second, '/api/v1/metrics/summary', own)));
-    const statuses = responses.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+    const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
+    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, i) => graphql(i % 2 ? first : second, { key: own, query: oneSummary }).then(outcome)));
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(10);
+    expect(outcomes.filter((o) => o === 'RATE_LIMITED')).toHaveLength(20);
   });
 
   it('one query with 12 aliased metricsSummary resolves at most 10', async () => {
     const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS, redis });
-    const own = await createKey(db, { clinicIds: [clinicId] });
+    const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
     const response = await graphql(app, {
       key: own,
       query: `{ ${Array.from({ length: 12 }, (_, i) => `m${i}: metricsSummary { totalInteractions }`).join(' ')} }`,
