@@ -17,7 +17,7 @@ import { createKey, type GraphQLResponse, graphql, testApp } from '../helpers/ap
 import { databaseUrl, testDb } from '../helpers/db.js';
 import { createCampaign, createClinic } from '../helpers/factories.js';
 import { redisUrl, requireRedis } from '../helpers/redis.js';
-import { expectError, get } from '../rest/client.js';
+import { get } from '../rest/client.js';
 import { statuses } from './support.js';
 
 const db = testDb();
