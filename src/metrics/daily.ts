@@ -2,7 +2,7 @@
 import type { Db } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
-import { AGGREGATES, DERIVED, type DerivedRow, instant, interactionsWhere, num, UTC_DAY } from './sql.js';
+import { AGGREGATES, countedRows, DERIVED, type DerivedRow, instant, num } from './sql.js';
 
 export interface DailyMetric {
   /** YYYY-MM-DD, UTC. */
@@ -21,17 +21,18 @@ export function dailyQuery(filter: MetricsFilter): Prisma.Sql {
   const firstDay = Prisma.sql`(${instant(filter.from, 'from')} AT TIME ZONE 'UTC')::date`;
   const lastDay = Prisma.sql`(${instant(filter.to, 'to')} AT TIME ZONE 'UTC')::date`;
   // Days are generated as date + integer (not a timestamp series), so no time zone is involved.
+  // Full days come from the rollup, partial days from the raw table (sql.ts).
   return Prisma.sql`
     WITH days AS (
       SELECT b.first_day + i AS day
       FROM (SELECT ${firstDay} AS first_day, ${lastDay} AS last_day) AS b,
            generate_series(0, b.last_day - b.first_day) AS i
     ),
+    counted AS (${countedRows(filter)}),
     per_day AS (
-      SELECT ${UTC_DAY} AS day, ${AGGREGATES}
-      FROM interactions
-      WHERE ${interactionsWhere(filter)}
-      GROUP BY 1
+      SELECT day, ${AGGREGATES}
+      FROM counted
+      GROUP BY day
     )
     SELECT to_char(days.day, 'YYYY-MM-DD') AS date, ${DERIVED}
     FROM days LEFT JOIN per_day AS a ON a.day = days.day

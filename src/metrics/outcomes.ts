@@ -3,7 +3,7 @@ import type { Db } from '../db/client.js';
 import { outcomeLabel } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
-import { interactionsWhere, num } from './sql.js';
+import { countedRows, num } from './sql.js';
 
 export interface OutcomeBreakdown {
   outcome: string;
@@ -15,13 +15,15 @@ export interface OutcomeBreakdown {
 export function outcomesQuery(filter: MetricsFilter): Prisma.Sql {
   // Ties are ordered by the outcome's bytes (COLLATE "C"), not by the database's linguistic
   // collation, so the order is the same on every server and equals JavaScript's string order.
+  // Full days from the rollup, partial days raw (sql.ts); '' is "no outcome" there.
   return Prisma.sql`
-    SELECT o.outcome, o.count, o.total::bigint AS total,
+    WITH counted AS (${countedRows(filter)})
+    SELECT o.outcome, o.count, o.total,
            round(o.count * 100::numeric / o.total, 2)::float8 AS percentage
     FROM (
-      SELECT outcome, count(*) AS count, sum(count(*)) OVER () AS total
-      FROM interactions
-      WHERE ${interactionsWhere(filter)} AND outcome IS NOT NULL
+      SELECT outcome, sum(n)::bigint AS count, (sum(sum(n)) OVER ())::bigint AS total
+      FROM counted
+      WHERE outcome <> ''
       GROUP BY outcome
     ) AS o
     ORDER BY o.count DESC, o.outcome COLLATE "C" ASC`;

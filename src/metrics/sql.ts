@@ -1,6 +1,12 @@
 // SQL shared by the metrics queries. Everything is aggregated by PostgreSQL; JavaScript only renames
 // columns and converts bigint / numeric results to numbers.
 //
+// Sources: a window's full UTC days are read from the daily rollup table `interaction_daily_rollups`
+// (one row per day, clinic, channel, type, direction and outcome, kept exact by triggers on
+// `interactions`: see prisma/migrations/*_daily_rollups/migration.sql), and only its partial days at
+// the edges from the raw `interactions` table (window.ts). Both are read, in one statement and so one
+// snapshot, as COUNTED rows: the rollup's rows as they are, and each raw row as a row counting 1.
+//
 // Rounding is done in SQL with numeric round(), which rounds half away from zero (binary floating
 // point in JavaScript would turn 10.005 into 10.00).
 //
@@ -8,9 +14,10 @@
 // instants are bound as ISO 8601 strings with `Z`, so nothing depends on the session's TimeZone.
 // (A JS Date bound directly is sent by the pg driver adapter as a wall-clock string without an offset,
 // which `::timestamptz` would read in the session's time zone.)
-import { SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../domain/values.js';
+import { type ChannelValue, type InteractionTypeValue, SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
+import { type RawRange, splitWindow, type WindowSplit } from './window.js';
 
 /** A timestamptz parameter for an instant, independent of the session's TimeZone. */
 export function instant(value: Date, name: string): Prisma.Sql {
@@ -20,50 +27,106 @@ export function instant(value: Date, name: string): Prisma.Sql {
   return Prisma.sql`${value.toISOString()}::timestamptz`;
 }
 
-/**
- * The WHERE condition (on unqualified columns of "interactions") selecting the filter's rows. Plain
- * comparisons on the bare columns, so the (clinic_id, started_at), (channel, type, started_at) and
- * (started_at) indexes apply; absent restrictions add no predicate at all.
- */
-export function interactionsWhere(filter: MetricsFilter): Prisma.Sql {
-  const conditions: Prisma.Sql[] = [
-    Prisma.sql`started_at >= ${instant(filter.from, 'from')}`,
-    Prisma.sql`started_at <= ${instant(filter.to, 'to')}`,
-  ];
-  if (filter.clinicIds !== undefined) {
-    conditions.push(
-      filter.clinicIds.length === 0
-        ? Prisma.sql`FALSE` // no clinic: the planner answers without reading the table
-        : Prisma.sql`clinic_id = ANY(${[...filter.clinicIds]}::uuid[])`,
-    );
-  }
-  if (filter.channel !== undefined) conditions.push(Prisma.sql`channel = ${filter.channel}::"Channel"`);
-  if (filter.type !== undefined) conditions.push(Prisma.sql`type = ${filter.type}::"InteractionType"`);
-  return Prisma.join(conditions, ' AND ');
-}
-
-/** The UTC calendar day of an interaction. */
+/** The UTC calendar day of an interaction (the rollup's `day`). */
 export const UTC_DAY = Prisma.sql`(started_at AT TIME ZONE 'UTC')::date`;
 
-/**
- * Raw aggregates over a set of interactions (a SELECT list, to be used with GROUP BY or without).
- * Every column is bigint (count, or sum of int4).
- */
-export const AGGREGATES = Prisma.sql`
-  count(*) AS total,
-  count(*) FILTER (WHERE channel = 'voice') AS calls,
-  count(*) FILTER (WHERE channel = 'whatsapp') AS conversations,
-  count(*) FILTER (WHERE direction = 'inbound') AS inbound,
-  count(*) FILTER (WHERE direction = 'outbound') AS outbound,
-  count(*) FILTER (WHERE outcome = ${SCHEDULED_OUTCOME}::text) AS appointments_scheduled,
-  count(outcome) AS with_outcome,
-  count(*) FILTER (WHERE outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[])) AS successful,
-  count(duration_seconds) FILTER (WHERE channel = 'voice') AS timed_calls,
-  sum(duration_seconds) FILTER (WHERE channel = 'voice') AS duration_sum`;
+/** Restrictions on columns that `interactions` and `interaction_daily_rollups` both have. */
+export interface Dimensions {
+  /** undefined = every clinic; [] = none. */
+  clinicIds?: readonly string[];
+  channel?: ChannelValue;
+  type?: InteractionTypeValue;
+  /** Any of these (non-empty) outcomes; never matches a null outcome (the rollup's ''). */
+  outcomes?: readonly string[];
+}
 
 /**
- * The metrics derived from a row `a` of AGGREGATES columns, which may all be NULL (a day without
- * interactions, LEFT JOINed): counts as bigint, rates as float8 rounded to 2 decimals.
+ * Conditions (on unqualified columns) for the restrictions given; absent ones add no predicate, so
+ * the (clinic_id, ...) and (channel, type, ...) indexes of either table apply.
+ */
+export function dimensionConditions(d: Dimensions): Prisma.Sql[] {
+  const conditions: Prisma.Sql[] = [];
+  if (d.clinicIds !== undefined) {
+    conditions.push(
+      d.clinicIds.length === 0
+        ? Prisma.sql`FALSE` // no clinic: the planner answers without reading the table
+        : Prisma.sql`clinic_id = ANY(${[...d.clinicIds]}::uuid[])`,
+    );
+  }
+  if (d.channel !== undefined) conditions.push(Prisma.sql`channel = ${d.channel}::"Channel"`);
+  if (d.type !== undefined) conditions.push(Prisma.sql`type = ${d.type}::"InteractionType"`);
+  if (d.outcomes !== undefined) conditions.push(Prisma.sql`outcome = ANY(${[...d.outcomes]}::text[])`);
+  return conditions;
+}
+
+/** The rollup's days of a split (an open bound adds no predicate). */
+export function rollupDayConditions(days: NonNullable<WindowSplit['days']>): Prisma.Sql[] {
+  return [
+    ...(days.first !== undefined ? [Prisma.sql`day >= ${days.first}::date`] : []),
+    ...(days.last !== undefined ? [Prisma.sql`day <= ${days.last}::date`] : []),
+  ];
+}
+
+/** A raw range of started_at, as plain comparisons so the started_at indexes apply. */
+export function rawRangeConditions(range: RawRange): Prisma.Sql[] {
+  return [
+    ...(range.from ? [Prisma.sql`started_at >= ${instant(range.from, 'from')}`] : []),
+    ...(range.before ? [Prisma.sql`started_at < ${instant(range.before, 'before')}`] : []),
+    ...(range.to ? [Prisma.sql`started_at <= ${instant(range.to, 'to')}`] : []),
+  ];
+}
+
+export function and(conditions: Prisma.Sql[]): Prisma.Sql {
+  return conditions.length ? Prisma.join(conditions, ' AND ') : Prisma.sql`TRUE`;
+}
+
+/**
+ * The interactions of the filter as COUNTED rows `(day, channel, direction, outcome, n, timed_calls,
+ * duration_sum)`: for each full day the rollup's rows (n interactions), for the partial days one row
+ * per raw interaction (n = 1), with the rollup's definitions: outcome '' for none, timed_calls
+ * and duration_sum only for voice calls with a duration. Meant for `WITH counted AS (...)`.
+ */
+export function countedRows(filter: MetricsFilter): Prisma.Sql {
+  const split = splitWindow(filter.from, filter.to);
+  const dimensions = dimensionConditions(filter);
+  const parts: Prisma.Sql[] = [];
+  if (split.days) {
+    parts.push(Prisma.sql`
+      SELECT day, channel, direction, outcome, interactions AS n, timed_calls, duration_sum
+      FROM interaction_daily_rollups
+      WHERE ${and([...rollupDayConditions(split.days), ...dimensions])}`);
+  }
+  for (const range of split.raw) {
+    parts.push(Prisma.sql`
+      SELECT ${UTC_DAY} AS day, channel, direction, coalesce(outcome, '') AS outcome, 1::bigint AS n,
+             (channel = 'voice' AND duration_seconds IS NOT NULL)::int::bigint AS timed_calls,
+             (CASE WHEN channel = 'voice' THEN coalesce(duration_seconds, 0) ELSE 0 END)::bigint AS duration_sum
+      FROM interactions
+      WHERE ${and([...rawRangeConditions(range), ...dimensions])}`);
+  }
+  return Prisma.join(parts, '\n      UNION ALL');
+}
+
+/**
+ * Aggregates over COUNTED rows (a SELECT list, to be used with GROUP BY or without). Every column is
+ * a sum, so NULL over no rows (DERIVED turns that into 0). timed_calls and duration_sum of COUNTED
+ * rows are already restricted to voice calls.
+ */
+export const AGGREGATES = Prisma.sql`
+  sum(n) AS total,
+  sum(n) FILTER (WHERE channel = 'voice') AS calls,
+  sum(n) FILTER (WHERE channel = 'whatsapp') AS conversations,
+  sum(n) FILTER (WHERE direction = 'inbound') AS inbound,
+  sum(n) FILTER (WHERE direction = 'outbound') AS outbound,
+  sum(n) FILTER (WHERE outcome = ${SCHEDULED_OUTCOME}::text) AS appointments_scheduled,
+  sum(n) FILTER (WHERE outcome <> '') AS with_outcome,
+  sum(n) FILTER (WHERE outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[])) AS successful,
+  sum(timed_calls) AS timed_calls,
+  sum(duration_sum) AS duration_sum`;
+
+/**
+ * The metrics derived from a row `a` of AGGREGATES columns, any of which may be NULL (no rows, or a
+ * day without interactions, LEFT JOINed): counts as bigint, rates as float8 rounded to 2 decimals.
  */
 export const DERIVED = Prisma.sql`
   coalesce(a.total, 0)::bigint AS total,
@@ -74,9 +137,9 @@ export const DERIVED = Prisma.sql`
   coalesce(a.appointments_scheduled, 0)::bigint AS appointments_scheduled,
   coalesce(a.duration_sum, 0)::bigint AS total_duration_seconds,
   (CASE WHEN coalesce(a.with_outcome, 0) = 0 THEN 0
-        ELSE round(a.successful * 100::numeric / a.with_outcome, 2) END)::float8 AS success_rate,
+        ELSE round(coalesce(a.successful, 0) * 100 / a.with_outcome, 2) END)::float8 AS success_rate,
   (CASE WHEN coalesce(a.timed_calls, 0) = 0 THEN 0
-        ELSE round(a.duration_sum::numeric / a.timed_calls, 2) END)::float8 AS avg_duration_seconds`;
+        ELSE round(coalesce(a.duration_sum, 0) / a.timed_calls, 2) END)::float8 AS avg_duration_seconds`;
 
 /** The row shape of DERIVED as the driver adapter returns it. */
 export interface DerivedRow {

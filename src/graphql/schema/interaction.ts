@@ -2,6 +2,7 @@
 import { checkFilters, checkPaging, type Filters, GRAPHQL_NAMES, hasControlCharacter, type Paging } from '../../filters/parameters.js';
 import { clinicCondition, interactionWhere } from '../../filters/visibility.js';
 import type { Prisma } from '../../generated/prisma/client.js';
+import { countInteractions } from '../../metrics/count.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
@@ -125,7 +126,8 @@ builder.queryFields((t) => ({
       const where = interactionWhere(filters, visibleClinics);
       return {
         args: { where, orderBy: ORDER_INTERACTIONS, skip: (page - 1) * limit, take: limit },
-        pageInfo: { page, limit, total: lazyCount(() => db.interaction.count({ where })) },
+        // Exact, from the daily rollup for full days unless a filter needs the raw table (metrics/count.ts).
+        pageInfo: { page, limit, total: lazyCount(() => countInteractions(db, filters, visibleClinics)) },
       };
     },
   }),

@@ -1,0 +1,155 @@
+// Checks of the daily rollup against the raw table, restricted to a test's own clinics, and the
+// bulk write paths of the importer and the seeder, as the rollup's triggers see them.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, expect } from 'vitest';
+import { directionOfType } from '../../src/domain/values.js';
+import type { InteractionRecord } from '../../src/importer/records.js';
+import { BatchWriter } from '../../src/importer/write.js';
+import { databaseUrl } from '../helpers/db.js';
+
+let pool: pg.Pool | undefined;
+
+/** The file's node-postgres pool on the test database; closed after the file's tests. */
+export function testPool(): pg.Pool {
+  if (!pool) {
+    const current = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    pool = current;
+    afterAll(async () => {
+      await current.end();
+      pool = undefined;
+    });
+  }
+  return pool;
+}
+
+const KEY = `day, clinic_id, channel, type, direction, outcome`;
+
+/** The rollup's rows of these clinics, as comparable strings in byte (JavaScript) order. */
+export async function rollupRows(q: pg.Pool | pg.ClientBase, clinicIds: readonly string[]): Promise<string[]> {
+  const { rows } = await q.query<{ row: string }>(
+    `SELECT concat_ws('|', ${KEY}, interactions, timed_calls, duration_sum) AS row
+     FROM interaction_daily_rollups WHERE clinic_id = ANY($1::uuid[])`,
+    [clinicIds],
+  );
+  return rows.map((r) => r.row).sort();
+}
+
+/** What the rollup must hold for these clinics: a GROUP BY over the raw table. */
+export async function groupedRows(q: pg.Pool | pg.ClientBase, clinicIds: readonly string[]): Promise<string[]> {
+  const { rows } = await q.query<{ row: string }>(
+    `SELECT concat_ws('|', day, clinic_id, channel, type, direction, outcome, interactions, timed_calls, duration_sum) AS row
+     FROM (
+       SELECT (started_at AT TIME ZONE 'UTC')::date AS day, clinic_id, channel, type, direction, coalesce(outcome, '') AS outcome,
+              count(*) AS interactions,
+              count(duration_seconds) FILTER (WHERE channel = 'voice') AS timed_calls,
+              coalesce(sum(duration_seconds) FILTER (WHERE channel = 'voice'), 0) AS duration_sum
+       FROM interactions WHERE clinic_id = ANY($1::uuid[])
+       GROUP BY 1, 2, 3, 4, 5, 6
+     ) AS g`,
+    [clinicIds],
+  );
+  return rows.map((r) => r.row).sort();
+}
+
+/** Asserts that the rollup of these clinics equals the GROUP BY of their raw rows; returns the rows. */
+export async function expectRollupExact(q: pg.Pool | pg.ClientBase, clinicIds: readonly string[]): Promise<string[]> {
+  const [rollup, grouped] = await Promise.all([rollupRows(q, clinicIds), groupedRows(q, clinicIds)]);
+  expect(rollup).toEqual(grouped);
+  return rollup;
+}
+
+/** Clinics created with plain SQL (ids only matter here). */
+export async function createClinics(q: pg.Pool | pg.ClientBase, n: number): Promise<string[]> {
+  const ids = Array.from({ length: n }, () => randomUUID());
+  await q.query(
+    `INSERT INTO clinics (id, name, address, phone, email, timezone)
+     SELECT id, 'Rollup test clinic', '1 Test Street', '+1 555 0100', 'rollup@example.test', 'UTC' FROM unnest($1::uuid[]) AS id`,
+    [ids],
+  );
+  return ids;
+}
+
+export interface Row {
+  id: string;
+  clinicId: string;
+  channel: 'voice' | 'whatsapp';
+  type: 'INBOUND' | 'FORM_OUTBOUND' | 'CAMPAIGN_OUTBOUND' | 'CAMPAIGN_CALLBACK' | 'APPOINTMENT_REMINDER';
+  startedAt: Date;
+  durationSeconds: number | null;
+  outcome: string | null;
+}
+
+export function newId(): string {
+  return `int_rollup_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+}
+
+/** The importer's representation of a row. */
+export function toRecord(row: Row): InteractionRecord {
+  return {
+    id: row.id,
+    channel: row.channel,
+    type: row.type,
+    direction: directionOfType(row.type),
+    phone_number: '+34 600 000 000',
+    clinic_id: row.clinicId,
+    campaign_id: null,
+    started_at: row.startedAt.toISOString(),
+    ended_at: null,
+    duration_seconds: row.durationSeconds,
+    outcome: row.outcome,
+    summary: 'Rollup test',
+    recording_url: null,
+  };
+}
+
+/** Upserts rows exactly as `cli import` does: multi-row INSERT ... ON CONFLICT (id) DO UPDATE, in one transaction. */
+export async function importRows(p: pg.Pool, rows: readonly Row[], batchSize = 500): Promise<void> {
+  const client = await p.connect();
+  try {
+    await client.query('BEGIN');
+    const writer = new BatchWriter(client, 'interactions', batchSize);
+    for (const row of rows) {
+      writer.push(toRecord(row));
+      if (writer.full) await writer.send();
+    }
+    await writer.finish();
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** One plain multi-row INSERT (no ON CONFLICT). */
+export async function insertRows(q: pg.Pool | pg.ClientBase, rows: readonly Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  await q.query(
+    `INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, duration_seconds, outcome)
+     SELECT id, channel, type, CASE WHEN type = 'INBOUND' THEN 'inbound' ELSE 'outbound' END::"Direction", '+34 600 000 001', clinic_id,
+            started_at, duration_seconds, outcome
+     FROM unnest($1::text[], $2::"Channel"[], $3::"InteractionType"[], $4::uuid[], $5::timestamptz[], $6::int[], $7::text[])
+       AS t(id, channel, type, clinic_id, started_at, duration_seconds, outcome)`,
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.channel),
+      rows.map((r) => r.type),
+      rows.map((r) => r.clinicId),
+      rows.map((r) => r.startedAt.toISOString()),
+      rows.map((r) => r.durationSeconds),
+      rows.map((r) => r.outcome),
+    ],
+  );
+}
+
+/** Waits until the backend `pid` waits for a lock (so a test knows a statement is blocked). */
+export async function waitUntilBlocked(q: pg.Pool, pid: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await q.query<{ wait: string | null }>('SELECT wait_event_type AS wait FROM pg_stat_activity WHERE pid = $1', [pid]);
+    if (rows[0]?.wait === 'Lock') return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`backend ${pid} never waited for a lock`);
+}
