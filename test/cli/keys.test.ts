@@ -1,37 +1,16 @@
 // `keys create | list | revoke` run as an operator runs them: a child process on the test database.
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { type CliRun, runCli } from '../helpers/cli.js';
 import { hashApiKey, lookupApiKey } from '../../src/auth/api-keys.js';
 import { sql, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 
 const db = testDb();
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+const cli = (...args: string[]) => runCli(args);
 
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: projectRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, timeout: 120_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-function json<T = Record<string, unknown>>(run: Run): T {
+function json<T = Record<string, unknown>>(run: CliRun): T {
   try {
     return JSON.parse(run.stdout) as T;
   } catch {

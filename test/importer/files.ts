@@ -1,12 +1,11 @@
 // Import files for tests: lines in the REST representation with fresh random ids, written to a
 // temporary directory of the test file (removed after its tests).
-import { execFile } from 'node:child_process';
+import { type CliRun, runCli as runSharedCli } from '../helpers/cli.js';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { projectRoot } from '../../src/config.js';
 import { uniqueId } from '../helpers/factories.js';
 
 let dir: string | undefined;
@@ -91,23 +90,9 @@ export function whatsappLine(clinicId: string, overrides: Record<string, unknown
   };
 }
 
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliRun };
 
 /** Runs the real CLI as a user would (`node --import tsx src/cli/main.ts ...`) against `databaseUrl`. */
 export function runCli(args: string[], databaseUrl: string): Promise<CliRun> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: projectRoot, env: { ...process.env, DATABASE_URL: databaseUrl, DEBUG: '' }, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
+  return runSharedCli(args, databaseUrl);
 }

@@ -1,34 +1,13 @@
 // `seed` run as an operator runs it: a child process on the test database.
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { type CliRun, runCli } from '../helpers/cli.js';
 import { generateDemoData } from '../../src/seed/generate.js';
 import { sql } from '../helpers/db.js';
 
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+const cli = (...args: string[]) => runCli(args);
 
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: projectRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, timeout: 120_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-function json(run: Run): Record<string, unknown> {
+function json(run: CliRun): Record<string, unknown> {
   try {
     return JSON.parse(run.stdout) as Record<string, unknown>;
   } catch {
