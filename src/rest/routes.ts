@@ -210,9 +210,13 @@ export const routes: readonly Route[] = [
   }),
 ];
 
-/** The route for a path and its path parameters, or undefined. */
+/**
+ * The route for a path and its path parameters, or undefined. Paths match exactly: a trailing slash
+ * is another path (404), so `/interactions/.` - which URL parsing turns into `/interactions/` - is
+ * never mistaken for the list.
+ */
 export function matchRoute(pathname: string): { route: Route; pathParams: Record<string, string> } | undefined {
-  const segments = pathname.replace(/\/+$/, '').split('/');
+  const segments = pathname.split('/');
   for (const route of routes) {
     const pattern = route.path.split('/');
     if (pattern.length !== segments.length) continue;

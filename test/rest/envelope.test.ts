@@ -190,3 +190,17 @@ describe('OPTIONS', () => {
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
+
+describe('paths match exactly', () => {
+  it('a trailing slash, or an id that is a dot segment, is a 404, not the list', async () => {
+    const db = testDb();
+    const clinic = await createClinic(db);
+    const key = await createKey(db, { clinicIds: [clinic.id] });
+    const app = testApp(db);
+    for (const path of ['/api/v1/interactions/', '/api/v1/interactions/.', '/api/v1/clinics/', '/api/v1/interactions/..']) {
+      const response = await app.fetch(`http://localhost${path}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status, path).toBe(404);
+      expect((await response.json()).error.code, path).toBe('NOT_FOUND');
+    }
+  });
+});
