@@ -74,6 +74,7 @@ class EngineConnections implements SqlMigrationAwareDriverAdapterFactory {
 
   private track(adapter: SqlDriverAdapter): SqlDriverAdapter {
     this.open.add(adapter);
+    sendScriptWhole(adapter);
     const dispose = adapter.dispose.bind(adapter);
     let disposed = false;
     adapter.dispose = async () => {
@@ -94,6 +95,32 @@ class EngineConnections implements SqlMigrationAwareDriverAdapterFactory {
       await client.end();
     }
   }
+}
+
+/** What @prisma/adapter-pg's adapter has beyond the SqlDriverAdapter interface. */
+interface PgAdapterInternals {
+  underlyingDriver(): pg.Pool;
+  /** Converts a pg error into the DriverAdapterError the engine understands, and throws it. */
+  onError(error: unknown): never;
+}
+
+/**
+ * Makes the adapter send a migration script to PostgreSQL as ONE simple-protocol query, as Prisma's
+ * native engine does. The adapter's own executeScript cuts the script at every `;` character (inside
+ * function bodies, strings and comments too) and runs the pieces one by one outside a transaction.
+ * Sent whole, a script runs in one implicit transaction: a failing migration leaves nothing behind.
+ * (Statements that cannot run in a transaction, like CREATE INDEX CONCURRENTLY, cannot be used in a
+ * migration; the same holds for `prisma migrate deploy`.)
+ */
+function sendScriptWhole(adapter: SqlDriverAdapter): void {
+  const internals = adapter as unknown as PgAdapterInternals;
+  adapter.executeScript = async (script: string) => {
+    try {
+      await internals.underlyingDriver().query(script);
+    } catch (error) {
+      internals.onError(error);
+    }
+  };
 }
 
 /** Runs `fn` with a schema engine connected to `url` and the given Prisma schema as its datamodel. */

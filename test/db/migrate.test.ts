@@ -1,7 +1,10 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { listMigrations, migrate, readSchema, snapshotPath } from '../../src/db/migrate.js';
+import { listMigrations, migrate, migrationsDir, readSchema, snapshotPath } from '../../src/db/migrate.js';
+import { withSchemaEngine } from '../../src/db/schema-engine.js';
 import { pendingMigrations } from '../../src/db/migrations-status.js';
 
 async function withFreshDatabase(fn: (url: string) => Promise<void>): Promise<void> {
@@ -21,6 +24,47 @@ async function withFreshDatabase(fn: (url: string) => Promise<void>): Promise<vo
 }
 
 describe('migrations', () => {
+  it('are sent to PostgreSQL whole: semicolons inside function bodies work, and a failing migration leaves nothing behind', async () => {
+    await withFreshDatabase(async (url) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
+      try {
+        fs.copyFileSync(path.join(migrationsDir, 'migration_lock.toml'), path.join(dir, 'migration_lock.toml'));
+        const add = (name: string, sql: string) => {
+          fs.mkdirSync(path.join(dir, name));
+          fs.writeFileSync(path.join(dir, name, 'migration.sql'), sql);
+        };
+        const apply = () =>
+          withSchemaEngine(url, readSchema(), (engine) =>
+            engine.applyMigrations({ migrationsList: listMigrations(dir), filters: { externalTables: [], externalEnums: [] } }),
+          );
+        add(
+          '20200101000000_function',
+          `CREATE TABLE probe (n int);
+CREATE FUNCTION probe_twice(x int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE y int; -- a semicolon in a comment; and in a string: ';'
+BEGIN y := x * 2; RETURN y; END
+$$;
+INSERT INTO probe VALUES (probe_twice(21));`,
+        );
+        await apply();
+        add('20200102000000_fails', 'CREATE TABLE half_done (n int);\nINSERT INTO probe VALUES (1 / 0);');
+        await expect(apply()).rejects.toThrow(/division by zero/);
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          const { rows } = await client.query<{ n: number }>('SELECT n FROM probe');
+          expect(rows).toEqual([{ n: 42 }]);
+          const { rows: tables } = await client.query("SELECT to_regclass('half_done') AS t");
+          expect(tables[0].t).toBeNull();
+        } finally {
+          await client.end();
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
   it('apply from an empty database, are recorded like `prisma migrate deploy`, and are idempotent', async () => {
     await withFreshDatabase(async (url) => {
       const names = listMigrations().migrationDirectories.map((d) => d.path);
