@@ -2,7 +2,7 @@
 import type { Db } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
-import { AGGREGATES, countedRows, DERIVED, type DerivedRow, instant, num } from './sql.js';
+import { AGGREGATES, countedTotals, DERIVED, type DerivedRow, instant, num } from './sql.js';
 
 export interface DailyMetric {
   /** YYYY-MM-DD, UTC. */
@@ -21,14 +21,15 @@ export function dailyQuery(filter: MetricsFilter): Prisma.Sql {
   const firstDay = Prisma.sql`(${instant(filter.from, 'from')} AT TIME ZONE 'UTC')::date`;
   const lastDay = Prisma.sql`(${instant(filter.to, 'to')} AT TIME ZONE 'UTC')::date`;
   // Days are generated as date + integer (not a timestamp series), so no time zone is involved.
-  // Full days come from the rollup, partial days from the raw table (sql.ts).
+  // Full days come from the daily totals (never the monthly level: every day is an entry), partial
+  // days from the raw table (sql.ts).
   return Prisma.sql`
     WITH days AS (
       SELECT b.first_day + i AS day
       FROM (SELECT ${firstDay} AS first_day, ${lastDay} AS last_day) AS b,
            generate_series(0, b.last_day - b.first_day) AS i
     ),
-    counted AS (${countedRows(filter)}),
+    counted AS (${countedTotals(filter, { months: false })}),
     per_day AS (
       SELECT day, ${AGGREGATES}
       FROM counted

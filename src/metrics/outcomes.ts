@@ -3,7 +3,7 @@ import type { Db } from '../db/client.js';
 import { outcomeLabel } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
-import { countedRows, num } from './sql.js';
+import { countedOutcomes, num } from './sql.js';
 
 export interface OutcomeBreakdown {
   outcome: string;
@@ -15,9 +15,10 @@ export interface OutcomeBreakdown {
 export function outcomesQuery(filter: MetricsFilter): Prisma.Sql {
   // Ties are ordered by the outcome's bytes (COLLATE "C"), not by the database's linguistic
   // collation, so the order is the same on every server and equals JavaScript's string order.
-  // Full days from the rollup, partial days raw (sql.ts); '' is "no outcome" there.
+  // Whole months and other full days from the rollup levels, partial days raw (sql.ts); '' is
+  // "no outcome" there. The monthly level keeps keys whose count fell to 0: HAVING drops them.
   return Prisma.sql`
-    WITH counted AS (${countedRows(filter)})
+    WITH counted AS (${countedOutcomes(filter)})
     SELECT o.outcome, o.count, o.total,
            round(o.count * 100::numeric / o.total, 2)::float8 AS percentage
     FROM (
@@ -25,6 +26,7 @@ export function outcomesQuery(filter: MetricsFilter): Prisma.Sql {
       FROM counted
       WHERE outcome <> ''
       GROUP BY outcome
+      HAVING sum(n) <> 0
     ) AS o
     ORDER BY o.count DESC, o.outcome COLLATE "C" ASC`;
 }

@@ -1,11 +1,14 @@
 // SQL shared by the metrics queries. Everything is aggregated by PostgreSQL; JavaScript only renames
 // columns and converts bigint / numeric results to numbers.
 //
-// Sources: a window's full UTC days are read from the daily rollup table `interaction_daily_rollups`
-// (one row per day, clinic, channel, type, direction and outcome, kept exact by triggers on
-// `interactions`: see prisma/migrations/*_daily_rollups/migration.sql), and only its partial days at
-// the edges from the raw `interactions` table (window.ts). Both are read, in one statement and so one
-// snapshot, as COUNTED rows: the rollup's rows as they are, and each raw row as a row counting 1.
+// Sources: a window's full UTC days are read from rollup tables kept exact by triggers on
+// `interactions` (prisma/migrations/*_daily_rollups and *_rollup_levels): whole calendar months from
+// a monthly level, other full days from a daily level, and only its partial days at the edges from
+// the raw `interactions` table (window.ts). Two grains: TOTALS (day, clinic, channel, type,
+// direction, with the outcome folded into counts; about 70 rows a day at most) for summaries, daily
+// series and counts, and OUTCOMES (the same plus the outcome) for breakdowns and counts filtered by
+// outcome. Everything is read, in one statement and so one snapshot, as COUNTED rows: the rollup's
+// rows as they are, and each raw row as a row counting 1.
 //
 // Rounding is done in SQL with numeric round(), which rounds half away from zero (binary floating
 // point in JavaScript would turn 10.005 into 10.00).
@@ -16,8 +19,7 @@
 // which `::timestamptz` would read in the session's time zone.)
 import { type ChannelValue, type InteractionTypeValue, SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
-import type { MetricsFilter } from './filter.js';
-import { type RawRange, splitWindow, type WindowSplit } from './window.js';
+import { type DayRange, type RawRange, splitDays, splitWindow } from './window.js';
 
 /** A timestamptz parameter for an instant, independent of the session's TimeZone. */
 export function instant(value: Date, name: string): Prisma.Sql {
@@ -40,6 +42,9 @@ export interface Dimensions {
   outcomes?: readonly string[];
 }
 
+/** What COUNTED rows select: restrictions and a window on started_at (a missing bound is open). */
+export type CountedWindow = Dimensions & { from?: Date; to?: Date };
+
 /**
  * Conditions (on unqualified columns) for the restrictions given; absent ones add no predicate, so
  * the (clinic_id, ...) and (channel, type, ...) indexes of either table apply.
@@ -59,14 +64,6 @@ export function dimensionConditions(d: Dimensions): Prisma.Sql[] {
   return conditions;
 }
 
-/** The rollup's days of a split (an open bound adds no predicate). */
-export function rollupDayConditions(days: NonNullable<WindowSplit['days']>): Prisma.Sql[] {
-  return [
-    ...(days.first !== undefined ? [Prisma.sql`day >= ${days.first}::date`] : []),
-    ...(days.last !== undefined ? [Prisma.sql`day <= ${days.last}::date`] : []),
-  ];
-}
-
 /** A raw range of started_at, as plain comparisons so the started_at indexes apply. */
 export function rawRangeConditions(range: RawRange): Prisma.Sql[] {
   return [
@@ -80,25 +77,70 @@ export function and(conditions: Prisma.Sql[]): Prisma.Sql {
   return conditions.length ? Prisma.join(conditions, ' AND ') : Prisma.sql`TRUE`;
 }
 
+/** The rollup tables of one grain: a daily one and a monthly one with the same columns but `month`. */
+interface RollupLevels {
+  day: Prisma.Sql;
+  month: Prisma.Sql;
+}
+
+/** (day, clinic, channel, type, direction) with the outcome folded into counts: summary, daily, counts. */
+const TOTALS: RollupLevels = { day: Prisma.sql`interaction_day_totals`, month: Prisma.sql`interaction_month_totals` };
+/** (day, clinic, channel, type, direction, outcome): outcome breakdowns, counts filtered by outcome. */
+const OUTCOMES: RollupLevels = { day: Prisma.sql`interaction_daily_rollups`, month: Prisma.sql`interaction_month_outcomes` };
+
 /**
- * The interactions of the filter as COUNTED rows `(day, channel, direction, outcome, n, timed_calls,
- * duration_sum)`: for each full day the rollup's rows (n interactions), for the partial days one row
- * per raw interaction (n = 1), with the rollup's definitions: outcome '' for none, timed_calls
- * and duration_sum only for voice calls with a duration. Meant for `WITH counted AS (...)`.
+ * The SELECTs reading a window's full days from the rollup levels: whole calendar months from the
+ * monthly table when `months` is true (their rows carry the month's first day as `day`), the other
+ * full days from the daily table. `columns` is the select list after `day`.
  */
-export function countedRows(filter: MetricsFilter): Prisma.Sql {
+function rollupParts(days: DayRange, levels: RollupLevels, columns: Prisma.Sql, conditions: Prisma.Sql[], months: boolean): Prisma.Sql[] {
+  const split = months ? splitDays(days) : { months: null, days: [days] };
+  const parts: Prisma.Sql[] = [];
+  if (split.months) {
+    parts.push(Prisma.sql`
+      SELECT month AS day, ${columns} FROM ${levels.month}
+      WHERE ${and([...rangeConditions(Prisma.sql`month`, split.months), ...conditions])}`);
+  }
+  for (const range of split.days) {
+    parts.push(Prisma.sql`
+      SELECT day, ${columns} FROM ${levels.day}
+      WHERE ${and([...rangeConditions(Prisma.sql`day`, range), ...conditions])}`);
+  }
+  return parts;
+}
+
+function rangeConditions(column: Prisma.Sql, range: DayRange): Prisma.Sql[] {
+  return [
+    ...(range.first !== undefined ? [Prisma.sql`${column} >= ${range.first}::date`] : []),
+    ...(range.last !== undefined ? [Prisma.sql`${column} <= ${range.last}::date`] : []),
+  ];
+}
+
+/**
+ * The interactions of the filter as COUNTED TOTALS rows `(day, channel, direction, n, with_outcome,
+ * successful, booked, timed_calls, duration_sum)`: the rollup's rows for full days (with `months`,
+ * whole months as one row per key dated the 1st: not for per-day output), and one row per raw
+ * interaction (n = 1) for the partial days, with the rollup's definitions. Meant for
+ * `WITH counted AS (...)`; the filter has no outcome restriction (the totals have no outcome).
+ */
+export function countedTotals(filter: Omit<CountedWindow, 'outcomes'>, options: { months: boolean }): Prisma.Sql {
   const split = splitWindow(filter.from, filter.to);
   const dimensions = dimensionConditions(filter);
-  const parts: Prisma.Sql[] = [];
-  if (split.days) {
-    parts.push(Prisma.sql`
-      SELECT day, channel, direction, outcome, interactions AS n, timed_calls, duration_sum
-      FROM interaction_daily_rollups
-      WHERE ${and([...rollupDayConditions(split.days), ...dimensions])}`);
-  }
+  const parts = split.days
+    ? rollupParts(
+        split.days,
+        TOTALS,
+        Prisma.sql`channel, direction, interactions AS n, with_outcome, successful, booked, timed_calls, duration_sum`,
+        dimensions,
+        options.months,
+      )
+    : [];
   for (const range of split.raw) {
     parts.push(Prisma.sql`
-      SELECT ${UTC_DAY} AS day, channel, direction, coalesce(outcome, '') AS outcome, 1::bigint AS n,
+      SELECT ${UTC_DAY} AS day, channel, direction, 1::bigint AS n,
+             (outcome IS NOT NULL)::int::bigint AS with_outcome,
+             (outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[]))::int::bigint AS successful,
+             (outcome = ${SCHEDULED_OUTCOME}::text)::int::bigint AS booked,
              (channel = 'voice' AND duration_seconds IS NOT NULL)::int::bigint AS timed_calls,
              (CASE WHEN channel = 'voice' THEN coalesce(duration_seconds, 0) ELSE 0 END)::bigint AS duration_sum
       FROM interactions
@@ -108,9 +150,25 @@ export function countedRows(filter: MetricsFilter): Prisma.Sql {
 }
 
 /**
- * Aggregates over COUNTED rows (a SELECT list, to be used with GROUP BY or without). Every column is
- * a sum, so NULL over no rows (DERIVED turns that into 0). timed_calls and duration_sum of COUNTED
- * rows are already restricted to voice calls.
+ * The interactions of the filter as COUNTED OUTCOME rows `(day, outcome, n)`, outcome '' for none:
+ * whole months from the monthly level, other full days from the daily rollup, partial days raw.
+ */
+export function countedOutcomes(filter: CountedWindow): Prisma.Sql {
+  const split = splitWindow(filter.from, filter.to);
+  const dimensions = dimensionConditions(filter);
+  const parts = split.days ? rollupParts(split.days, OUTCOMES, Prisma.sql`outcome, interactions AS n`, dimensions, true) : [];
+  for (const range of split.raw) {
+    parts.push(Prisma.sql`
+      SELECT ${UTC_DAY} AS day, coalesce(outcome, '') AS outcome, 1::bigint AS n
+      FROM interactions
+      WHERE ${and([...rawRangeConditions(range), ...dimensions])}`);
+  }
+  return Prisma.join(parts, '\n      UNION ALL');
+}
+
+/**
+ * Aggregates over COUNTED TOTALS rows (a SELECT list, to be used with GROUP BY or without). Every
+ * column is a sum, so NULL over no rows (DERIVED turns that into 0).
  */
 export const AGGREGATES = Prisma.sql`
   sum(n) AS total,
@@ -118,9 +176,9 @@ export const AGGREGATES = Prisma.sql`
   sum(n) FILTER (WHERE channel = 'whatsapp') AS conversations,
   sum(n) FILTER (WHERE direction = 'inbound') AS inbound,
   sum(n) FILTER (WHERE direction = 'outbound') AS outbound,
-  sum(n) FILTER (WHERE outcome = ${SCHEDULED_OUTCOME}::text) AS appointments_scheduled,
-  sum(n) FILTER (WHERE outcome <> '') AS with_outcome,
-  sum(n) FILTER (WHERE outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[])) AS successful,
+  sum(booked) AS appointments_scheduled,
+  sum(with_outcome) AS with_outcome,
+  sum(successful) AS successful,
   sum(timed_calls) AS timed_calls,
   sum(duration_sum) AS duration_sum`;
 

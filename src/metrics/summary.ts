@@ -2,7 +2,7 @@
 import type { Db } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
-import { AGGREGATES, countedRows, DERIVED, type DerivedRow, num } from './sql.js';
+import { AGGREGATES, countedTotals, DERIVED, type DerivedRow, num } from './sql.js';
 
 export interface SummaryMetrics {
   totalInteractions: number;
@@ -17,10 +17,10 @@ export interface SummaryMetrics {
 }
 
 export function summaryQuery(filter: MetricsFilter): Prisma.Sql {
-  // Full days from the rollup, partial days raw (sql.ts). An aggregate without GROUP BY always
-  // yields exactly one row, also over no rows.
+  // Whole months and other full days from the rollup levels, partial days raw (sql.ts). An
+  // aggregate without GROUP BY always yields exactly one row, also over no rows.
   return Prisma.sql`
-    WITH counted AS (${countedRows(filter)})
+    WITH counted AS (${countedTotals(filter, { months: true })})
     SELECT ${DERIVED}
     FROM (SELECT ${AGGREGATES} FROM counted) AS a`;
 }

@@ -1,6 +1,6 @@
-// How a window on started_at is read: its full UTC days from the daily rollup table
-// (interaction_daily_rollups, kept exact by triggers), and only the partial days at its edges from
-// the raw `interactions` table. A window from 00:00:00.000 of one day to 23:59:59.999 of another is
+// How a window on started_at is read: its full UTC days from the rollup tables (kept exact by
+// triggers), whole UTC calendar months among them from the monthly level where the query allows,
+// and only the partial days at its edges from the raw `interactions` table. A window from 00:00:00.000 of one day to 23:59:59.999 of another is
 // all rollup; a window inside one day is all raw.
 //
 // A day is full when the window holds every instant a row of that day can have. started_at is a
@@ -30,8 +30,11 @@ function checkInstant(value: Date | undefined, name: string): number | undefined
   return value.getTime();
 }
 
+/** YYYY-MM-DD of a day number, as PostgreSQL reads it (toISOString writes `+010000-01-01` after 9999). */
 function utcDate(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  const date = new Date(day * DAY_MS);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${String(date.getUTCFullYear()).padStart(4, '0')}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}`;
 }
 
 /** Splits the window [from, to] (either bound may be open) into rollup days and raw ranges. */
@@ -53,5 +56,60 @@ export function splitWindow(from: Date | undefined, to: Date | undefined): Windo
       ...(Number.isFinite(lastFull) ? { last: utcDate(lastFull) } : {}),
     },
     raw,
+  };
+}
+
+/** An inclusive range of UTC days (YYYY-MM-DD); a missing bound is open. */
+export interface DayRange {
+  first?: string;
+  last?: string;
+}
+
+export interface DaySplit {
+  /** The whole UTC calendar months of the range, as the YYYY-MM-DD of their first days; null when none. */
+  months: DayRange | null;
+  /** The range's days outside those months (at most two ranges); the whole range when no month is whole. */
+  days: DayRange[];
+}
+
+function dayNumber(day: string): number {
+  return Date.parse(`${day}T00:00:00.000Z`) / DAY_MS;
+}
+
+/** Day number of the first day of the month after the one containing `day`. */
+function nextMonthStart(day: number): number {
+  const date = new Date(day * DAY_MS);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / DAY_MS;
+}
+
+/** Day number of the first day of the month containing `day`. */
+function monthStart(day: number): number {
+  const date = new Date(day * DAY_MS);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) / DAY_MS;
+}
+
+/**
+ * Splits a range of full days into whole calendar months and the days around them, so that a year
+ * reads about twelve monthly keys and at most two partial months of daily keys. An open bound makes
+ * the months open on that side.
+ */
+export function splitDays(range: DayRange): DaySplit {
+  const first = range.first === undefined ? -Infinity : dayNumber(range.first);
+  const last = range.last === undefined ? Infinity : dayNumber(range.last);
+  // The first month starting on or after `first`; the last month ending on or before `last`.
+  const firstMonth = Number.isFinite(first) ? (monthStart(first) === first ? first : nextMonthStart(first)) : -Infinity;
+  const afterLastMonth = Number.isFinite(last) ? (nextMonthStart(last) === last + 1 ? last + 1 : monthStart(last)) : Infinity;
+  if (firstMonth >= afterLastMonth) return { months: null, days: [range] };
+
+  const days: DayRange[] = [];
+  if (Number.isFinite(first) && first < firstMonth) days.push({ first: utcDate(first), last: utcDate(firstMonth - 1) });
+  if (Number.isFinite(last) && afterLastMonth <= last) days.push({ first: utcDate(afterLastMonth), last: utcDate(last) });
+  return {
+    months: {
+      ...(Number.isFinite(firstMonth) ? { first: utcDate(firstMonth) } : {}),
+      // The first day of the last whole month.
+      ...(Number.isFinite(afterLastMonth) ? { last: utcDate(monthStart(afterLastMonth - 1)) } : {}),
+    },
+    days,
   };
 }

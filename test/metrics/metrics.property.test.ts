@@ -18,12 +18,17 @@ const db = testDb();
 const DAY = 86_400_000;
 const BASE = Date.UTC(2025, 9, 1); // 2025-10-01T00:00:00.000Z
 
-/** Instants around a few UTC days, biased towards the milliseconds at day boundaries. */
+/** Instants around a few UTC days and months, biased towards the milliseconds at day and month boundaries. */
 const instantArb = fc.oneof(
   fc
     .record({ day: fc.integer({ min: -1, max: 5 }), ms: fc.constantFrom(0, 1, DAY - 1, DAY - 2, DAY / 2) })
     .map(({ day, ms }) => BASE + day * DAY + ms),
   fc.integer({ min: BASE - DAY, max: BASE + 6 * DAY - 1 }),
+  // Months around BASE, and their boundaries: windows then hold whole months (the monthly levels).
+  fc
+    .record({ month: fc.integer({ min: -2, max: 2 }), ms: fc.constantFrom(0, -1, 1, DAY / 2, 10 * DAY) })
+    .map(({ month, ms }) => Date.UTC(2025, 9 + month, 1) + ms),
+  fc.integer({ min: BASE - 70 * DAY, max: BASE + 70 * DAY }),
 );
 
 const PAIRS = CHANNELS.flatMap((channel) => TYPES_BY_CHANNEL[channel].map((type) => ({ channel, type })));
@@ -42,7 +47,7 @@ const fixtureArb = fc.record({
  */
 const edgeArb = fc.oneof(
   instantArb.map((t) => ({ kind: 'at' as const, t })),
-  fc.constantFrom(BASE - DAY, BASE + 6 * DAY - 1).map((t) => ({ kind: 'at' as const, t })),
+  fc.constantFrom(BASE - DAY, BASE + 6 * DAY - 1, Date.UTC(2025, 7, 1), Date.UTC(2025, 11, 1) - 1).map((t) => ({ kind: 'at' as const, t })),
   fc.record({ kind: fc.constant('near' as const), ref: fc.nat(), delta: fc.constantFrom(-1, 0, 1) }),
 );
 

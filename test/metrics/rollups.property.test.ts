@@ -25,12 +25,17 @@ const pool = testPool();
 const DAY = 86_400_000;
 const BASE = Date.UTC(2025, 10, 1); // 2025-11-01T00:00:00.000Z
 
-/** Instants around a few UTC days, biased towards the milliseconds at day boundaries. */
+/** Instants around a few UTC days and months, biased towards the milliseconds at day and month boundaries. */
 const instantArb = fc.oneof(
   fc
     .record({ day: fc.integer({ min: -1, max: 5 }), ms: fc.constantFrom(0, 1, DAY - 1, DAY - 2, DAY / 2) })
     .map(({ day, ms }) => BASE + day * DAY + ms),
   fc.integer({ min: BASE - DAY, max: BASE + 6 * DAY - 1 }),
+  // Months around BASE, and their boundaries: windows then hold whole months (the monthly levels).
+  fc
+    .record({ month: fc.integer({ min: -2, max: 2 }), ms: fc.constantFrom(0, -1, 1, DAY / 2, 10 * DAY) })
+    .map(({ month, ms }) => Date.UTC(2025, 10 + month, 1) + ms),
+  fc.integer({ min: BASE - 70 * DAY, max: BASE + 70 * DAY }),
 );
 
 const PAIRS = CHANNELS.flatMap((channel) => TYPES_BY_CHANNEL[channel].map((type) => ({ channel, type })));
@@ -68,7 +73,7 @@ const opArb = fc.oneof(
 /** A window edge: a free instant, an end of the data's range, or one millisecond around a row. */
 const edgeArb = fc.oneof(
   instantArb.map((t) => ({ kind: 'at' as const, t })),
-  fc.constantFrom(BASE - 3 * DAY, BASE + 8 * DAY - 1).map((t) => ({ kind: 'at' as const, t })),
+  fc.constantFrom(BASE - 3 * DAY, BASE + 8 * DAY - 1, Date.UTC(2025, 8, 1), Date.UTC(2026, 1, 1) - 1).map((t) => ({ kind: 'at' as const, t })),
   fc.record({ kind: fc.constant('near' as const), ref: fc.nat(), delta: fc.constantFrom(-1, 0, 1) }),
 );
 type Edge = typeof edgeArb extends fc.Arbitrary<infer T> ? T : never;
@@ -92,7 +97,7 @@ const countQueryArb = fc.record({
   search: fc.option(fc.constantFrom('600', '+34', 'nothing'), { nil: undefined, freq: 6 }),
 });
 
-describe('metrics and counts from the daily rollup (property-based, after random writes)', () => {
+describe('metrics and counts from the rollups (property-based, after random writes)', () => {
   it('equal the raw-only queries, the JavaScript reference and Prisma counts', { timeout: 300_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -209,18 +209,34 @@ describe('the metrics and count queries', () => {
     return [...names].sort();
   }
 
-  it('read whole days from the rollup only, a window inside a day from the raw table only, and both otherwise', async () => {
+  it('read whole months from the monthly level, other full days from the daily level, a window inside a day raw, and all three otherwise', async () => {
     const clinicIds = [randomUUID()];
-    const days = { from: at('2025-01-01T00:00:00.000Z'), to: at('2025-12-31T23:59:59.999Z'), clinicIds };
+    const year = { from: at('2025-01-01T00:00:00.000Z'), to: at('2025-12-31T23:59:59.999Z'), clinicIds };
+    const days = { from: at('2025-01-02T00:00:00.000Z'), to: at('2025-01-30T23:59:59.999Z'), clinicIds };
     const inside = { from: at('2025-01-01T08:00:00.000Z'), to: at('2025-01-01T20:00:00.000Z'), clinicIds };
     const both = { from: at('2025-01-01T08:00:00.000Z'), to: at('2025-12-31T20:00:00.000Z'), clinicIds };
-    for (const query of [summaryQuery, dailyQuery, outcomesQuery]) {
-      expect(await tablesRead(query(days))).toEqual(['interaction_daily_rollups']);
-      expect(await tablesRead(query(inside))).toEqual(['interactions']);
-      expect(await tablesRead(query(both))).toEqual(['interaction_daily_rollups', 'interactions']);
-    }
-    expect(await tablesRead(countQuery({ from: days.from, to: days.to, outcomes: ['NO_ANSWER'] }, clinicIds)!)).toEqual(['interaction_daily_rollups']);
-    expect(await tablesRead(countQuery({}, null)!)).toEqual(['interaction_daily_rollups']);
+    // Summary: totals grain, with months.
+    expect(await tablesRead(summaryQuery(year))).toEqual(['interaction_month_totals']);
+    expect(await tablesRead(summaryQuery(days))).toEqual(['interaction_day_totals']);
+    expect(await tablesRead(summaryQuery(inside))).toEqual(['interactions']);
+    expect(await tablesRead(summaryQuery(both))).toEqual(['interaction_day_totals', 'interaction_month_totals', 'interactions']);
+    // Daily series: one entry per day, so never the monthly level.
+    expect(await tablesRead(dailyQuery(year))).toEqual(['interaction_day_totals']);
+    expect(await tablesRead(dailyQuery(inside))).toEqual(['interactions']);
+    expect(await tablesRead(dailyQuery(both))).toEqual(['interaction_day_totals', 'interactions']);
+    // Outcomes: outcome grain.
+    expect(await tablesRead(outcomesQuery(year))).toEqual(['interaction_month_outcomes']);
+    expect(await tablesRead(outcomesQuery(days))).toEqual(['interaction_daily_rollups']);
+    expect(await tablesRead(outcomesQuery(both))).toEqual(['interaction_daily_rollups', 'interaction_month_outcomes', 'interactions']);
+    // Counts: the outcome grain only when outcomes are filtered; an undated list reads the monthly level only.
+    expect(await tablesRead(countQuery({ from: year.from, to: year.to, outcomes: ['NO_ANSWER'] }, clinicIds)!)).toEqual(['interaction_month_outcomes']);
+    expect(await tablesRead(countQuery({ from: both.from, to: both.to, channel: 'voice' }, clinicIds)!)).toEqual([
+      'interaction_day_totals',
+      'interaction_month_totals',
+      'interactions',
+    ]);
+    expect(await tablesRead(countQuery({}, null)!)).toEqual(['interaction_month_totals']);
+    expect(await tablesRead(countQuery({ outcomes: ['NO_ANSWER'] }, null)!)).toEqual(['interaction_month_outcomes']);
     expect(await tablesRead(countQuery({ from: inside.from, to: inside.to, channel: 'voice' }, clinicIds)!)).toEqual(['interactions']);
     expect(countQuery({ search: '600' }, clinicIds)).toBeNull(); // not a rollup column: Prisma counts the raw rows
   });
@@ -302,7 +318,7 @@ describe('interaction_daily_rollups on a database of its own', () => {
     }
   }
 
-  it('is backfilled by its migration, emptied by TRUNCATE, recomputed by rebuild(), and refuses an outcome of ""', async () => {
+  it('is backfilled by its migrations (every level), emptied by TRUNCATE, recomputed by rebuild(), and refuses an outcome of ""', async () => {
     await withFreshDatabase(async (url, client) => {
       // Only the migrations before the rollup, then data, then the rest: the backfill sees the data.
       const all = listMigrations().migrationDirectories.map((d) => d.path);
@@ -331,17 +347,23 @@ describe('interaction_daily_rollups on a database of its own', () => {
       const backfilled = await expectRollupExact(client, clinics);
       expect(backfilled.length).toBeGreaterThan(100);
 
-      // TRUNCATE (CASCADE: transcripts refer to interactions) empties the rollup.
+      // TRUNCATE (CASCADE: transcripts refer to interactions) empties every level.
       await client.query('TRUNCATE interactions CASCADE');
       expect(await rollupRows(client, clinics)).toEqual([]);
+      const { rows: levels } = await client.query<{ n: string }>(
+        `SELECT ((SELECT count(*) FROM interaction_day_totals) + (SELECT count(*) FROM interaction_month_totals)
+                + (SELECT count(*) FROM interaction_month_outcomes))::text AS n`,
+      );
+      expect(levels[0]?.n).toBe('0');
 
       // A load with the triggers disabled leaves the rollup behind; rebuild() recomputes it.
       await client.query('ALTER TABLE interactions DISABLE TRIGGER USER');
       await insertRows(client, rows);
       await client.query('ALTER TABLE interactions ENABLE TRIGGER USER');
       expect(await rollupRows(client, clinics)).toEqual([]);
-      const { rows: rebuilt } = await client.query<{ n: string }>('SELECT interaction_daily_rollups_rebuild()::text AS n');
-      expect(Number(rebuilt[0]?.n)).toBe(backfilled.length);
+      // interaction_rollups_rebuild() recomputes every level (the daily rollup, then the coarser ones).
+      const { rows: rebuilt } = await client.query<{ n: string }>('SELECT interaction_rollups_rebuild()::text AS n');
+      expect(Number(rebuilt[0]?.n)).toBeGreaterThan(backfilled.length);
       expect(await expectRollupExact(client, clinics)).toEqual(backfilled);
 
       // '' would be indistinguishable from "no outcome" in the rollup.

@@ -1,7 +1,7 @@
-// Which parts of a window the metrics read from the daily rollup (full UTC days) and which from the
+// Which parts of a window the metrics read from the rollups (full UTC days, whole months) and which from the
 // raw table (the partial days at its edges).
 import { describe, expect, it } from 'vitest';
-import { splitWindow } from '../../src/metrics/window.js';
+import { splitDays, splitWindow } from '../../src/metrics/window.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -56,5 +56,31 @@ describe('splitWindow', () => {
       raw: [],
     });
     expect(() => splitWindow(new Date('nope'), undefined)).toThrow(/from is not a valid date/);
+  });
+});
+
+describe('splitDays', () => {
+  it('reads whole calendar months from the monthly level and the days around them from the daily one', () => {
+    expect(splitDays({ first: '2025-03-01', last: '2025-03-31' })).toEqual({ months: { first: '2025-03-01', last: '2025-03-01' }, days: [] });
+    // A year ending yesterday: eleven whole months and two partial ones.
+    expect(splitDays({ first: '2025-11-21', last: '2026-11-20' })).toEqual({
+      months: { first: '2025-12-01', last: '2026-10-01' },
+      days: [
+        { first: '2025-11-21', last: '2025-11-30' },
+        { first: '2026-11-01', last: '2026-11-20' },
+      ],
+    });
+    // Leap years: February 2024 ends on the 29th.
+    expect(splitDays({ last: '2024-02-28' })).toEqual({ months: { last: '2024-01-01' }, days: [{ first: '2024-02-01', last: '2024-02-28' }] });
+    expect(splitDays({ last: '2024-02-29' })).toEqual({ months: { last: '2024-02-01' }, days: [] });
+  });
+
+  it('reads no month when none is whole, and opens the months on an open side', () => {
+    expect(splitDays({ first: '2025-03-02', last: '2025-03-31' })).toEqual({ months: null, days: [{ first: '2025-03-02', last: '2025-03-31' }] });
+    expect(splitDays({ first: '2025-12-31', last: '2026-01-01' })).toEqual({ months: null, days: [{ first: '2025-12-31', last: '2026-01-01' }] });
+    expect(splitDays({})).toEqual({ months: {}, days: [] });
+    expect(splitDays({ first: '2025-02-15' })).toEqual({ months: { first: '2025-03-01' }, days: [{ first: '2025-02-15', last: '2025-02-28' }] });
+    // The last day a date parameter can name: the next month is in year 10000, written as PostgreSQL reads it.
+    expect(splitDays({ first: '9999-12-31' })).toEqual({ months: { first: '10000-01-01' }, days: [{ first: '9999-12-31', last: '9999-12-31' }] });
   });
 });

@@ -173,6 +173,8 @@ const CASES: Record<string, Case> = {
     valid: () => [
       ...PAGING_VALID,
       ...WINDOW_VALID,
+      'date_from=9999-12-31', // the last valid day: the month after it (counts read months) is in year 10000
+      'date_from=0001-01-01&date_to=9999-12-31',
       ...CHANNEL_VALID,
       ...TYPE_VALID,
       ...CLINIC_VALID(),
