@@ -77,24 +77,39 @@ export function and(conditions: Prisma.Sql[]): Prisma.Sql {
   return conditions.length ? Prisma.join(conditions, ' AND ') : Prisma.sql`TRUE`;
 }
 
-/** The rollup tables of one grain: a daily one and a monthly one with the same columns but `month`. */
+/**
+ * The rollup tables of one grain: a daily one, the same summed over every clinic (no clinic_id
+ * column: for queries without a clinic restriction), and a monthly one with `month` for `day`.
+ */
 interface RollupLevels {
   day: Prisma.Sql;
+  dayAllClinics: Prisma.Sql;
   month: Prisma.Sql;
 }
 
 /** (day, clinic, channel, type, direction) with the outcome folded into counts: summary, daily, counts. */
-const TOTALS: RollupLevels = { day: Prisma.sql`interaction_day_totals`, month: Prisma.sql`interaction_month_totals` };
+const TOTALS: RollupLevels = {
+  day: Prisma.sql`interaction_day_totals`,
+  dayAllClinics: Prisma.sql`interaction_day_totals_all_clinics`,
+  month: Prisma.sql`interaction_month_totals`,
+};
 /** (day, clinic, channel, type, direction, outcome): outcome breakdowns, counts filtered by outcome. */
-const OUTCOMES: RollupLevels = { day: Prisma.sql`interaction_daily_rollups`, month: Prisma.sql`interaction_month_outcomes` };
+const OUTCOMES: RollupLevels = {
+  day: Prisma.sql`interaction_daily_rollups`,
+  dayAllClinics: Prisma.sql`interaction_day_outcomes_all_clinics`,
+  month: Prisma.sql`interaction_month_outcomes`,
+};
 
 /**
  * The SELECTs reading a window's full days from the rollup levels: whole calendar months from the
  * monthly table when `months` is true (their rows carry the month's first day as `day`), the other
- * full days from the daily table. `columns` is the select list after `day`.
+ * full days from the daily table, or from its all-clinics sum when there is no clinic restriction.
+ * `columns` is the select list after `day`.
  */
-function rollupParts(days: DayRange, levels: RollupLevels, columns: Prisma.Sql, conditions: Prisma.Sql[], months: boolean): Prisma.Sql[] {
+function rollupParts(days: DayRange, levels: RollupLevels, columns: Prisma.Sql, dimensions: Dimensions, months: boolean): Prisma.Sql[] {
   const split = months ? splitDays(days) : { months: null, days: [days] };
+  const conditions = dimensionConditions(dimensions);
+  const dayTable = dimensions.clinicIds === undefined ? levels.dayAllClinics : levels.day;
   const parts: Prisma.Sql[] = [];
   if (split.months) {
     parts.push(Prisma.sql`
@@ -103,7 +118,7 @@ function rollupParts(days: DayRange, levels: RollupLevels, columns: Prisma.Sql, 
   }
   for (const range of split.days) {
     parts.push(Prisma.sql`
-      SELECT day, ${columns} FROM ${levels.day}
+      SELECT day, ${columns} FROM ${dayTable}
       WHERE ${and([...rangeConditions(Prisma.sql`day`, range), ...conditions])}`);
   }
   return parts;
@@ -131,7 +146,7 @@ export function countedTotals(filter: Omit<CountedWindow, 'outcomes'>, options: 
         split.days,
         TOTALS,
         Prisma.sql`channel, direction, interactions AS n, with_outcome, successful, booked, timed_calls, duration_sum`,
-        dimensions,
+        filter,
         options.months,
       )
     : [];
@@ -156,7 +171,7 @@ export function countedTotals(filter: Omit<CountedWindow, 'outcomes'>, options: 
 export function countedOutcomes(filter: CountedWindow): Prisma.Sql {
   const split = splitWindow(filter.from, filter.to);
   const dimensions = dimensionConditions(filter);
-  const parts = split.days ? rollupParts(split.days, OUTCOMES, Prisma.sql`outcome, interactions AS n`, dimensions, true) : [];
+  const parts = split.days ? rollupParts(split.days, OUTCOMES, Prisma.sql`outcome, interactions AS n`, filter, true) : [];
   for (const range of split.raw) {
     parts.push(Prisma.sql`
       SELECT ${UTC_DAY} AS day, coalesce(outcome, '') AS outcome, 1::bigint AS n

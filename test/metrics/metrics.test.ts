@@ -154,6 +154,35 @@ describe('metricsSummary', () => {
     expect(await metricsOutcomes(db, filter)).toEqual(referenceOutcomes(fixtures, filter));
   });
 
+  it('every clinic over whole days and months (the all-clinics and monthly levels), in a window no other test uses', async () => {
+    const clinicA = await createClinic(db);
+    const clinicB = await createClinic(db);
+    // A random month of the 24th century: only this test writes there. The window is that month
+    // and the day on either side of it, with partial edges.
+    const year = 2300 + Math.floor(Math.random() * 90);
+    const month = Math.floor(Math.random() * 12);
+    const start = Date.UTC(year, month, 1);
+    const end = Date.UTC(year, month + 1, 1);
+    const hour = 3_600_000;
+    const fixtures = await insertAll(db, [
+      { clinicId: clinicA.id, startedAt: new Date(start - 20 * hour), outcome: 'APPOINTMENT_BOOKED', durationSeconds: 30 },
+      { clinicId: clinicA.id, startedAt: new Date(start - 2 * hour), outcome: null },
+      { clinicId: clinicB.id, startedAt: new Date(start + 5 * hour), channel: 'whatsapp', outcome: 'NO_ANSWER' },
+      { clinicId: clinicB.id, startedAt: new Date(start + 9 * 24 * hour), outcome: 'APPOINTMENT_CANCELLED', durationSeconds: 61 },
+      { clinicId: clinicA.id, startedAt: new Date(end - 1), outcome: 'APPOINTMENT_BOOKED', durationSeconds: 7 },
+      { clinicId: clinicB.id, startedAt: new Date(end + 3 * hour), outcome: 'OPT_OUT' },
+      { clinicId: clinicB.id, startedAt: new Date(end + 30 * hour), outcome: 'OPT_OUT' },
+    ]);
+    const wide: MetricsFilter = { from: new Date(start - 21 * hour), to: new Date(end + 4 * hour) };
+    const days: MetricsFilter = { from: new Date(start), to: new Date(start + 10 * 24 * hour - 1) };
+    for (const filter of [wide, days]) {
+      expect(await metricsSummary(db, filter)).toEqual(referenceSummary(fixtures, filter));
+      expect(await metricsDaily(db, filter)).toEqual(referenceDaily(fixtures, filter));
+      expect(await metricsOutcomes(db, filter)).toEqual(referenceOutcomes(fixtures, filter));
+    }
+    expect((await metricsSummary(db, wide)).totalInteractions).toBe(6);
+  });
+
   it('rejects an invalid date instead of querying with it', async () => {
     await expect(metricsSummary(db, { from: new Date('nope'), to: new Date(), clinicIds: [] })).rejects.toThrow(/from is not a valid date/);
   });

@@ -108,8 +108,54 @@ async function groupedLevelRows(q: pg.Pool | pg.ClientBase, clinicIds: readonly 
 }
 
 /**
- * Asserts that every rollup level of these clinics equals the GROUP BY of their raw rows; returns
- * the daily rollup's rows.
+ * Asserts that the all-clinics levels (interaction_day_totals_all_clinics,
+ * interaction_day_outcomes_all_clinics) equal GROUP BYs over the whole raw table. Other test files
+ * write concurrently, so both sides are read in one REPEATABLE READ snapshot (the triggers write
+ * in the writer's transaction: every snapshot must agree).
+ */
+async function expectAllClinicsLevelsExact(q: pg.Pool | pg.ClientBase): Promise<void> {
+  const client = q instanceof pg.Pool ? await q.connect() : q;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    const read = async (sql: string, values: unknown[] = []) => (await client.query<{ row: string }>(sql, values)).rows.map((r) => r.row).sort();
+    const totals = await read(
+      `SELECT concat_ws('|', day, channel, type, direction, interactions, with_outcome, successful, booked, timed_calls, duration_sum) AS row
+       FROM interaction_day_totals_all_clinics WHERE interactions <> 0 OR timed_calls <> 0 OR duration_sum <> 0`,
+    );
+    const groupedTotals = await read(
+      `SELECT concat_ws('|', day, channel, type, direction, n, with_outcome, successful, booked, timed, duration) AS row
+       FROM (
+         SELECT (started_at AT TIME ZONE 'UTC')::date AS day, channel, type, direction, count(*) AS n, count(outcome) AS with_outcome,
+                count(*) FILTER (WHERE outcome = ANY($1::text[])) AS successful,
+                count(*) FILTER (WHERE outcome = $2) AS booked,
+                count(duration_seconds) FILTER (WHERE channel = 'voice') AS timed,
+                coalesce(sum(duration_seconds) FILTER (WHERE channel = 'voice'), 0) AS duration
+         FROM interactions GROUP BY 1, 2, 3, 4
+       ) AS g`,
+      [[...SUCCESSFUL_OUTCOMES], SCHEDULED_OUTCOME],
+    );
+    const outcomes = await read(
+      `SELECT concat_ws('|', day, channel, type, direction, outcome, interactions) AS row
+       FROM interaction_day_outcomes_all_clinics WHERE interactions <> 0`,
+    );
+    const groupedOutcomes = await read(
+      `SELECT concat_ws('|', (started_at AT TIME ZONE 'UTC')::date, channel, type, direction, coalesce(outcome, ''), count(*)) AS row
+       FROM interactions GROUP BY (started_at AT TIME ZONE 'UTC')::date, channel, type, direction, coalesce(outcome, '')`,
+    );
+    await client.query('COMMIT');
+    expect(totals).toEqual(groupedTotals);
+    expect(outcomes).toEqual(groupedOutcomes);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    if (q instanceof pg.Pool) (client as pg.PoolClient).release();
+  }
+}
+
+/**
+ * Asserts that every rollup level of these clinics, and the all-clinics levels, equal GROUP BYs of
+ * the raw rows; returns the daily rollup's rows.
  */
 export async function expectRollupExact(q: pg.Pool | pg.ClientBase, clinicIds: readonly string[]): Promise<string[]> {
   const [rollup, grouped, levels, groupedLevels] = await Promise.all([
@@ -120,6 +166,7 @@ export async function expectRollupExact(q: pg.Pool | pg.ClientBase, clinicIds: r
   ]);
   expect(rollup).toEqual(grouped);
   expect(levels).toEqual(groupedLevels);
+  await expectAllClinicsLevelsExact(q);
   return rollup;
 }
 

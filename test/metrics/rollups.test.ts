@@ -228,6 +228,16 @@ describe('the metrics and count queries', () => {
     expect(await tablesRead(outcomesQuery(year))).toEqual(['interaction_month_outcomes']);
     expect(await tablesRead(outcomesQuery(days))).toEqual(['interaction_daily_rollups']);
     expect(await tablesRead(outcomesQuery(both))).toEqual(['interaction_daily_rollups', 'interaction_month_outcomes', 'interactions']);
+    // Without a clinic restriction, full days come from the all-clinics sums.
+    const everyClinic = { from: days.from, to: days.to };
+    expect(await tablesRead(summaryQuery(everyClinic))).toEqual(['interaction_day_totals_all_clinics']);
+    expect(await tablesRead(dailyQuery({ from: year.from, to: year.to }))).toEqual(['interaction_day_totals_all_clinics']);
+    expect(await tablesRead(outcomesQuery(everyClinic))).toEqual(['interaction_day_outcomes_all_clinics']);
+    expect(await tablesRead(outcomesQuery({ from: both.from, to: both.to }))).toEqual([
+      'interaction_day_outcomes_all_clinics',
+      'interaction_month_outcomes',
+      'interactions',
+    ]);
     // Counts: the outcome grain only when outcomes are filtered; an undated list reads the monthly level only.
     expect(await tablesRead(countQuery({ from: year.from, to: year.to, outcomes: ['NO_ANSWER'] }, clinicIds)!)).toEqual(['interaction_month_outcomes']);
     expect(await tablesRead(countQuery({ from: both.from, to: both.to, channel: 'voice' }, clinicIds)!)).toEqual([
