@@ -1,10 +1,22 @@
 // Environment variables, parsed once. Every problem is reported together so an operator fixes
 // them in one go rather than one restart at a time.
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The folder holding package.json: `src/..` when run from source (tsx), `dist/src/../..` when run
+ * compiled (`npm start` runs the `tsc` output in dist/). prisma/, schema/ and .data/ are found from it.
+ */
+function findProjectRoot(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`No package.json above ${start}: cannot locate the project's files`);
+  }
+}
+
+export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
 
 const postgresUrl = z
   .string()
