@@ -110,7 +110,7 @@ interface Server {
 function compile(): void {
   log('Compiling (tsc -> dist/)');
   const tsc = path.join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: projectRoot, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: projectRoot, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`tsc failed:\n${result.stdout}${result.stderr}`);
 }
 
