@@ -456,6 +456,31 @@ describe('pagination and ordering', () => {
     }
   });
 
+  it('deep pages (offset 1,000 and more, read ids first) keep the order, ties included, and the representation', async () => {
+    const { clinicId, key, prefix } = await scenario();
+    // 1,210 interactions in one statement: started_at ties in threes, ids in plain ASCII.
+    await db.$executeRaw`
+      INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, duration_seconds, outcome, summary)
+      SELECT ${prefix} || '_' || lpad(i::text, 5, '0'), 'voice', 'INBOUND', 'inbound', '+34 600 000 000', ${clinicId}::uuid,
+             '2026-03-01T00:00:00Z'::timestamptz + (i / 3) * interval '1 minute', i, 'NO_ANSWER', 'Deep page test'
+      FROM generate_series(1, 1210) AS i`;
+    const expected = Array.from({ length: 1210 }, (_, k) => 1210 - k).map((i) => `${prefix}_${String(i).padStart(5, '0')}`);
+    expected.sort((a, b) => {
+      const minute = (id: string) => Math.floor(Number(id.slice(-5)) / 3);
+      return minute(b) - minute(a) || (a < b ? 1 : -1);
+    });
+    const shallow = await get(app, '/api/v1/interactions?page=40&limit=25', key); // offset 975: one statement
+    const deep = await get(app, '/api/v1/interactions?page=41&limit=25', key); // offset 1,000: ids first
+    expectStatus(deep, 200);
+    expect(shallow.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected.slice(975, 1000));
+    expect(deep.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected.slice(1000, 1025));
+    expect(deep.body.meta).toEqual({ page: 41, limit: 25, total: 1210, total_pages: 49, has_more: true });
+    expect(deep.body.data.interactions[0]).toMatchObject({ channel: 'voice', clinic_id: clinicId, outcome: 'NO_ANSWER', duration_seconds: Number(expected[1000]!.slice(-5)) });
+    expect(await idsOf(key, 'page=3&limit=500')).toEqual(expected.slice(1000));
+    expect(await idsOf(key, 'page=1211&limit=1')).toEqual([]);
+    expect(await idsOf(key, 'page=1210&limit=1')).toEqual(expected.slice(1209));
+  });
+
   it('the last page, a page beyond the last (200, empty, correct total, has_more false), limit 500 and 501', async () => {
     const { clinicId, key } = await scenario();
     const rows = await insert(Array.from({ length: 5 }, (_, i) => ({ clinicId, startedAt: new Date(Date.UTC(2026, 7, 1, i)) })));

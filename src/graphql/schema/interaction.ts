@@ -13,6 +13,9 @@ const TRANSCRIPT_COST = { field: 1, multiplier: 0 };
 
 export const ORDER_INTERACTIONS: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'desc' }, { id: 'desc' }];
 
+/** From this offset on, a page's ids are found first and its rows read by id (see `nodes`). */
+const DEFERRED_JOIN_FROM = 1_000;
+
 interface TranscriptEntryShape {
   role: string;
   content: string;
@@ -103,7 +106,17 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
       complexity: COST_COUNTED_BY_PARENT,
       type: ['Interaction'],
       description: 'The interactions on this page.',
-      resolve: (query, page, _args, { db }) => db.interaction.findMany({ ...query, ...page.args }),
+      resolve: async (query, page, _args, { db }) => {
+        if ((page.args.skip ?? 0) < DEFERRED_JOIN_FROM) return db.interaction.findMany({ ...query, ...page.args });
+        // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole
+        // rows makes each of those a heap fetch; selecting only the ids lets it walk the
+        // (started_at, id) index alone (an index-only scan when unfiltered). The page's rows are
+        // then read by id. (Between the two statements a row may be deleted: the page is then one
+        // row short, as it would be a moment later anyway.)
+        const ids = await db.interaction.findMany({ ...page.args, select: { id: true } });
+        if (ids.length === 0) return [];
+        return db.interaction.findMany({ ...query, where: { id: { in: ids.map((row) => row.id) } }, orderBy: ORDER_INTERACTIONS });
+      },
     }),
     pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (page) => page.pageInfo }),
   }),
