@@ -16,7 +16,7 @@ import { checkMetricsFilter, MAX_DAILY_DAYS } from '../filters/metrics-window.js
 import { checkFilters, checkPaging, type FilterNames, hasControlCharacter, isUuid, type Problems } from '../filters/parameters.js';
 import type { PaginationMeta } from './envelope.js';
 import { type QueryValues, readInteger } from './query-params.js';
-import { snakeKeys, toCampaign, toClinic, toInteraction, toMeta } from './representation.js';
+import { toCampaign, toClinic, toDailyMetric, toInteraction, toMeta, toSummaryMetrics } from './representation.js';
 
 /** REST names of the shared filters, for error details. */
 export const REST_NAMES: FilterNames = {
@@ -184,7 +184,7 @@ export const routes: readonly Route[] = [
       const { type: _type, ...variables } = metricsVariables(input, problems);
       return variables;
     },
-    shape: (data) => data.metricsSummary && { data: snakeKeys(data.metricsSummary) },
+    shape: (data) => data.metricsSummary && { data: toSummaryMetrics(data.metricsSummary) },
   }),
   define({
     path: '/api/v1/metrics/daily',
@@ -195,7 +195,7 @@ export const routes: readonly Route[] = [
     document: RestMetricsDailyDocument,
     dataSchema: 'DailyMetrics',
     variables: (input, problems) => metricsVariables(input, problems, MAX_DAILY_DAYS),
-    shape: (data) => data.metricsDaily && { data: { daily: data.metricsDaily.map(snakeKeys) } },
+    shape: (data) => data.metricsDaily && { data: { daily: data.metricsDaily.map(toDailyMetric) } },
   }),
   define({
     path: '/api/v1/metrics/outcomes',
