@@ -125,7 +125,16 @@ async function startServer(name: string, script: string, databaseUrl: string, no
   fs.mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}.log`);
   const out = fs.openSync(logFile, 'w');
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  const env: NodeJS.ProcessEnv = {
+    // As `npm start` runs the service (package.json): at most two glibc malloc arenas.
+    MALLOC_ARENA_MAX: '2',
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+  };
   // Quotas and field limits in memory, as on a single instance: a REDIS_URL of the caller's shell is not passed on.
   delete env.REDIS_URL;
   const child = spawn(process.execPath, [...nodeFlags, compiled(script)], { cwd: projectRoot, env, stdio: ['ignore', out, out] });
@@ -533,7 +542,7 @@ function machineFacts(pgVersion: string, where: string): string[] {
     `- Node.js ${process.version}; PostgreSQL ${pgVersion} (${where})`,
     `- Commit ${commit} (plus the working tree's uncommitted changes); migrations: ${listMigrations().migrationDirectories.map((m) => m.path).join(', ')}`,
     `- Load generator: autocannon in the bench process on the same machine (loopback), so client, service and PostgreSQL share the ${cpus.length} cores.`,
-    `- WORKERS=${process.env.WORKERS ?? '(unset)'}; pool size ${process.env.DATABASE_POOL_SIZE ?? '10 (default)'} on both servers.`,
+    `- WORKERS=${process.env.WORKERS ?? '(unset)'}; pool size ${process.env.DATABASE_POOL_SIZE ?? '10 (default)'}; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'} (as \`npm start\` sets it) on both servers.`,
   ];
 }
 

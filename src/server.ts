@@ -3,6 +3,7 @@
 // the port (node:cluster). Stops gracefully on SIGINT/SIGTERM: readiness turns 503 at once, new
 // connections are refused, in-flight requests finish, then the database (if embedded) stops.
 import cluster from 'node:cluster';
+import v8 from 'node:v8';
 import { createServer } from 'node:http';
 import net from 'node:net';
 import type { Redis } from 'ioredis';
@@ -21,6 +22,16 @@ import { MemoryQuotaStore } from './limits/memory-store.js';
 import { createRedisClient, whenReady } from './limits/redis-client.js';
 import { RedisQuotaStore } from './limits/redis-store.js';
 import type { QuotaStore } from './limits/windows.js';
+
+// V8 sizes the old generation for throughput: after each full collection it lets the heap grow to
+// a multiple of what survived (up to 4x when collections are fast), and keeps those pages. Under
+// load the service keeps ~35-60 MB alive but held 150+ MB of heap (350 MB resident). Growing by 20%
+// instead keeps the heap near its live size, for more frequent, small full collections (no
+// measurable loss of requests/s in the bench), with no fixed ceiling to run out of as
+// --max-old-space-size would set. With npm start's MALLOC_ARENA_MAX=2 (package.json) the service
+// stays at 200-235 MB resident under load. The flag is read at every collection, so setting it here
+// works however node was started.
+v8.setFlagsFromString('--heap-growing-percent=20');
 
 const log = (message: string) => console.log(message);
 /** After shutdown begins, how long a just-opened connection has to deliver its request. */
