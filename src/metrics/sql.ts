@@ -78,13 +78,14 @@ export function and(conditions: Prisma.Sql[]): Prisma.Sql {
 }
 
 /**
- * The rollup tables of one grain: a daily one, the same summed over every clinic (no clinic_id
- * column: for queries without a clinic restriction), and a monthly one with `month` for `day`.
+ * The rollup tables of one grain: a daily one and a monthly one (`month` for `day`), each also
+ * summed over every clinic (no clinic_id column: for queries without a clinic restriction).
  */
 interface RollupLevels {
   day: Prisma.Sql;
   dayAllClinics: Prisma.Sql;
   month: Prisma.Sql;
+  monthAllClinics: Prisma.Sql;
 }
 
 /** (day, clinic, channel, type, direction) with the outcome folded into counts: summary, daily, counts. */
@@ -92,28 +93,32 @@ const TOTALS: RollupLevels = {
   day: Prisma.sql`interaction_day_totals`,
   dayAllClinics: Prisma.sql`interaction_day_totals_all_clinics`,
   month: Prisma.sql`interaction_month_totals`,
+  monthAllClinics: Prisma.sql`interaction_month_totals_all_clinics`,
 };
 /** (day, clinic, channel, type, direction, outcome): outcome breakdowns, counts filtered by outcome. */
 const OUTCOMES: RollupLevels = {
   day: Prisma.sql`interaction_daily_rollups`,
   dayAllClinics: Prisma.sql`interaction_day_outcomes_all_clinics`,
   month: Prisma.sql`interaction_month_outcomes`,
+  monthAllClinics: Prisma.sql`interaction_month_outcomes_all_clinics`,
 };
 
 /**
  * The SELECTs reading a window's full days from the rollup levels: whole calendar months from the
  * monthly table when `months` is true (their rows carry the month's first day as `day`), the other
- * full days from the daily table, or from its all-clinics sum when there is no clinic restriction.
+ * full days from the daily table; each from its all-clinics sum when there is no clinic restriction.
  * `columns` is the select list after `day`.
  */
 function rollupParts(days: DayRange, levels: RollupLevels, columns: Prisma.Sql, dimensions: Dimensions, months: boolean): Prisma.Sql[] {
   const split = months ? splitDays(days) : { months: null, days: [days] };
   const conditions = dimensionConditions(dimensions);
-  const dayTable = dimensions.clinicIds === undefined ? levels.dayAllClinics : levels.day;
+  const allClinics = dimensions.clinicIds === undefined;
+  const dayTable = allClinics ? levels.dayAllClinics : levels.day;
+  const monthTable = allClinics ? levels.monthAllClinics : levels.month;
   const parts: Prisma.Sql[] = [];
   if (split.months) {
     parts.push(Prisma.sql`
-      SELECT month AS day, ${columns} FROM ${levels.month}
+      SELECT month AS day, ${columns} FROM ${monthTable}
       WHERE ${and([...rangeConditions(Prisma.sql`month`, split.months), ...conditions])}`);
   }
   for (const range of split.days) {

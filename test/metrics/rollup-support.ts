@@ -108,43 +108,57 @@ async function groupedLevelRows(q: pg.Pool | pg.ClientBase, clinicIds: readonly 
 }
 
 /**
- * Asserts that the all-clinics levels (interaction_day_totals_all_clinics,
- * interaction_day_outcomes_all_clinics) equal GROUP BYs over the whole raw table. Other test files
- * write concurrently, so both sides are read in one REPEATABLE READ snapshot (the triggers write
- * in the writer's transaction: every snapshot must agree).
+ * Asserts that the all-clinics levels (interaction_{day,month}_totals_all_clinics,
+ * interaction_{day,month}_outcomes_all_clinics) equal GROUP BYs over the whole raw table. Other
+ * test files write concurrently, so both sides are read in one REPEATABLE READ snapshot (the
+ * triggers write in the writer's transaction: every snapshot must agree).
  */
 async function expectAllClinicsLevelsExact(q: pg.Pool | pg.ClientBase): Promise<void> {
   const client = q instanceof pg.Pool ? await q.connect() : q;
+  const day = `(started_at AT TIME ZONE 'UTC')::date`;
+  const month = `date_trunc('month', started_at AT TIME ZONE 'UTC')::date`;
+  const levels = [
+    { totals: 'interaction_day_totals_all_clinics', outcomes: 'interaction_day_outcomes_all_clinics', key: 'day', of: day },
+    { totals: 'interaction_month_totals_all_clinics', outcomes: 'interaction_month_outcomes_all_clinics', key: 'month', of: month },
+  ];
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     const read = async (sql: string, values: unknown[] = []) => (await client.query<{ row: string }>(sql, values)).rows.map((r) => r.row).sort();
-    const totals = await read(
-      `SELECT concat_ws('|', day, channel, type, direction, interactions, with_outcome, successful, booked, timed_calls, duration_sum) AS row
-       FROM interaction_day_totals_all_clinics WHERE interactions <> 0 OR timed_calls <> 0 OR duration_sum <> 0`,
-    );
-    const groupedTotals = await read(
-      `SELECT concat_ws('|', day, channel, type, direction, n, with_outcome, successful, booked, timed, duration) AS row
-       FROM (
-         SELECT (started_at AT TIME ZONE 'UTC')::date AS day, channel, type, direction, count(*) AS n, count(outcome) AS with_outcome,
-                count(*) FILTER (WHERE outcome = ANY($1::text[])) AS successful,
-                count(*) FILTER (WHERE outcome = $2) AS booked,
-                count(duration_seconds) FILTER (WHERE channel = 'voice') AS timed,
-                coalesce(sum(duration_seconds) FILTER (WHERE channel = 'voice'), 0) AS duration
-         FROM interactions GROUP BY 1, 2, 3, 4
-       ) AS g`,
-      [[...SUCCESSFUL_OUTCOMES], SCHEDULED_OUTCOME],
-    );
-    const outcomes = await read(
-      `SELECT concat_ws('|', day, channel, type, direction, outcome, interactions) AS row
-       FROM interaction_day_outcomes_all_clinics WHERE interactions <> 0`,
-    );
-    const groupedOutcomes = await read(
-      `SELECT concat_ws('|', (started_at AT TIME ZONE 'UTC')::date, channel, type, direction, coalesce(outcome, ''), count(*)) AS row
-       FROM interactions GROUP BY (started_at AT TIME ZONE 'UTC')::date, channel, type, direction, coalesce(outcome, '')`,
-    );
+    const compared: Array<{ level: string; stored: string[]; grouped: string[] }> = [];
+    for (const level of levels) {
+      compared.push({
+        level: level.totals,
+        stored: await read(
+          `SELECT concat_ws('|', ${level.key}, channel, type, direction, interactions, with_outcome, successful, booked, timed_calls, duration_sum) AS row
+           FROM ${level.totals} WHERE interactions <> 0 OR timed_calls <> 0 OR duration_sum <> 0`,
+        ),
+        grouped: await read(
+          `SELECT concat_ws('|', k, channel, type, direction, n, with_outcome, successful, booked, timed, duration) AS row
+           FROM (
+             SELECT ${level.of} AS k, channel, type, direction, count(*) AS n, count(outcome) AS with_outcome,
+                    count(*) FILTER (WHERE outcome = ANY($1::text[])) AS successful,
+                    count(*) FILTER (WHERE outcome = $2) AS booked,
+                    count(duration_seconds) FILTER (WHERE channel = 'voice') AS timed,
+                    coalesce(sum(duration_seconds) FILTER (WHERE channel = 'voice'), 0) AS duration
+             FROM interactions GROUP BY 1, 2, 3, 4
+           ) AS g`,
+          [[...SUCCESSFUL_OUTCOMES], SCHEDULED_OUTCOME],
+        ),
+      });
+      compared.push({
+        level: level.outcomes,
+        stored: await read(
+          `SELECT concat_ws('|', ${level.key}, channel, type, direction, outcome, interactions) AS row
+           FROM ${level.outcomes} WHERE interactions <> 0`,
+        ),
+        grouped: await read(
+          `SELECT concat_ws('|', ${level.of}, channel, type, direction, coalesce(outcome, ''), count(*)) AS row
+           FROM interactions GROUP BY ${level.of}, channel, type, direction, coalesce(outcome, '')`,
+        ),
+      });
+    }
     await client.query('COMMIT');
-    expect(totals).toEqual(groupedTotals);
-    expect(outcomes).toEqual(groupedOutcomes);
+    for (const { level, stored, grouped } of compared) expect(stored, level).toEqual(grouped);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;

@@ -235,9 +235,10 @@ describe('the metrics and count queries', () => {
     expect(await tablesRead(outcomesQuery(everyClinic))).toEqual(['interaction_day_outcomes_all_clinics']);
     expect(await tablesRead(outcomesQuery({ from: both.from, to: both.to }))).toEqual([
       'interaction_day_outcomes_all_clinics',
-      'interaction_month_outcomes',
+      'interaction_month_outcomes_all_clinics',
       'interactions',
     ]);
+    expect(await tablesRead(summaryQuery({ from: year.from, to: year.to }))).toEqual(['interaction_month_totals_all_clinics']);
     // Counts: the outcome grain only when outcomes are filtered; an undated list reads the monthly level only.
     expect(await tablesRead(countQuery({ from: year.from, to: year.to, outcomes: ['NO_ANSWER'] }, clinicIds)!)).toEqual(['interaction_month_outcomes']);
     expect(await tablesRead(countQuery({ from: both.from, to: both.to, channel: 'voice' }, clinicIds)!)).toEqual([
@@ -245,8 +246,9 @@ describe('the metrics and count queries', () => {
       'interaction_month_totals',
       'interactions',
     ]);
-    expect(await tablesRead(countQuery({}, null)!)).toEqual(['interaction_month_totals']);
-    expect(await tablesRead(countQuery({ outcomes: ['NO_ANSWER'] }, null)!)).toEqual(['interaction_month_outcomes']);
+    expect(await tablesRead(countQuery({}, null)!)).toEqual(['interaction_month_totals_all_clinics']);
+    expect(await tablesRead(countQuery({ outcomes: ['NO_ANSWER'] }, null)!)).toEqual(['interaction_month_outcomes_all_clinics']);
+    expect(await tablesRead(countQuery({}, clinicIds)!)).toEqual(['interaction_month_totals']);
     expect(await tablesRead(countQuery({ from: inside.from, to: inside.to, channel: 'voice' }, clinicIds)!)).toEqual(['interactions']);
     expect(countQuery({ search: '600' }, clinicIds)).toBeNull(); // not a rollup column: Prisma counts the raw rows
   });
@@ -362,7 +364,9 @@ describe('interaction_daily_rollups on a database of its own', () => {
       expect(await rollupRows(client, clinics)).toEqual([]);
       const { rows: levels } = await client.query<{ n: string }>(
         `SELECT ((SELECT count(*) FROM interaction_day_totals) + (SELECT count(*) FROM interaction_month_totals)
-                + (SELECT count(*) FROM interaction_month_outcomes))::text AS n`,
+                + (SELECT count(*) FROM interaction_month_outcomes) + (SELECT count(*) FROM interaction_day_totals_all_clinics)
+                + (SELECT count(*) FROM interaction_day_outcomes_all_clinics) + (SELECT count(*) FROM interaction_month_totals_all_clinics)
+                + (SELECT count(*) FROM interaction_month_outcomes_all_clinics))::text AS n`,
       );
       expect(levels[0]?.n).toBe('0');
 
