@@ -3,6 +3,7 @@
 // restricted to its own clinics.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { SEARCH_EXACT_MAX } from '../../src/graphql/search-page.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction, type InteractionInput } from '../helpers/factories.js';
@@ -479,6 +480,55 @@ describe('pagination and ordering', () => {
     expect(await idsOf(key, 'page=3&limit=500')).toEqual(expected.slice(1000));
     expect(await idsOf(key, 'page=1211&limit=1')).toEqual([]);
     expect(await idsOf(key, 'page=1210&limit=1')).toEqual(expected.slice(1209));
+  });
+
+  it('search pages: order, ties, totals and pages beyond the last, up to SEARCH_EXACT_MAX matches (one statement) and past it (page and count apart)', async () => {
+    const { clinicId, key, prefix } = await scenario();
+    // SEARCH_EXACT_MAX + 5 rows whose numbers contain "777", in threes per minute, and 20 that do not.
+    const matching = SEARCH_EXACT_MAX + 5;
+    await db.$executeRaw`
+      INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, duration_seconds, outcome, summary)
+      SELECT ${prefix} || '_' || lpad(i::text, 5, '0'), 'voice', 'INBOUND', 'inbound',
+             CASE WHEN i <= ${matching} THEN '+34 777 ' || lpad(i::text, 6, '0') ELSE '+34 600 ' || lpad(i::text, 6, '0') END,
+             ${clinicId}::uuid, '2026-04-01T00:00:00Z'::timestamptz + (i / 3) * interval '1 minute', i, 'NO_ANSWER', 'Search test'
+      FROM generate_series(1, ${matching + 20}) AS i`;
+    const id = (i: number) => `${prefix}_${String(i).padStart(5, '0')}`;
+    const minute = (i: number) => Math.floor(i / 3);
+    // Newest first; within a minute, ids descending.
+    const expected = (numbers: number[]) => [...numbers].sort((a, b) => minute(b) - minute(a) || b - a).map(id);
+    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
+
+    // Few matches: "777 0001" is in rows 100 to 199 (100 rows), within the bound.
+    const few = expected(range(100, 199));
+    const first = await get(app, '/api/v1/interactions?search=777%200001&limit=30', key);
+    expectStatus(first, 200);
+    expect(first.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(few.slice(0, 30));
+    expect(first.body.meta).toEqual({ page: 1, limit: 30, total: 100, total_pages: 4, has_more: true });
+    expect(first.body.data.interactions[0]).toMatchObject({ channel: 'voice', clinic_id: clinicId, phone_number: '+34 777 000199', duration_seconds: 199 });
+    expect(await idsOf(key, 'search=777%200001&limit=30&page=4')).toEqual(few.slice(90));
+    expectSuccess(await get(app, '/api/v1/interactions?search=777%200001&limit=30&page=5', key), { interactions: [] }, {
+      page: 5,
+      limit: 30,
+      total: 100,
+      total_pages: 4,
+      has_more: false,
+    });
+    // Combined with other filters: only the first minute-ties of the window.
+    const windowed = await get(app, '/api/v1/interactions?search=777%200001&date_from=2026-04-01T00:40:00Z&date_to=2026-04-01T00:45:59Z', key);
+    expect(windowed.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected(range(120, 137)));
+    expect(windowed.body.meta.total).toBe(18);
+
+    // Past the bound: "777" matches SEARCH_EXACT_MAX + 5 rows; paged and counted the usual way.
+    const all = expected(range(1, matching));
+    const many = await get(app, '/api/v1/interactions?search=777&limit=25&page=2', key);
+    expectStatus(many, 200);
+    expect(many.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(all.slice(25, 50));
+    expect(many.body.meta).toEqual({ page: 2, limit: 25, total: matching, total_pages: Math.ceil(matching / 25), has_more: true });
+    // Exactly at the bound (clinic rows 6 to SEARCH_EXACT_MAX + 5): still one statement, same answers.
+    const atBound = await get(app, `/api/v1/interactions?search=777&date_to=${encodeURIComponent(new Date(Date.UTC(2026, 3, 1) + minute(matching) * 60_000 + 59_999).toISOString())}&date_from=2026-04-01T00:02:00Z&limit=500&page=20`, key);
+    expectStatus(atBound, 200);
+    expect(atBound.body.meta.total).toBe(matching - 5);
+    expect(atBound.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected(range(6, matching)).slice(9500, 10000));
   });
 
   it('the last page, a page beyond the last (200, empty, correct total, has_more false), limit 500 and 501', async () => {

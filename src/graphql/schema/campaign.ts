@@ -8,7 +8,7 @@ import { CampaignChannelEnum, CampaignStatusEnum, CampaignTypeEnum } from './enu
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
 import { ORDER_CAMPAIGNS } from './order.js';
-import { COST_COUNTED_BY_PARENT, costByLimit, lazyCount, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
+import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
 
 export const Campaign = builder.prismaObject('Campaign', {
   description: 'An outreach campaign of a clinic.',
@@ -81,7 +81,7 @@ builder.queryFields((t) => ({
         return checkPaging(args, PAGING_NAMES, problems);
       });
       const where = campaignWhere({ clinicId: clinicId?.toLowerCase(), status: args.status ?? undefined }, visibleClinics);
-      return { where, skip: (page - 1) * limit, take: limit, pageInfo: { page, limit, total: lazyCount(() => db.campaign.count({ where })) } };
+      return { where, skip: (page - 1) * limit, take: limit, pageInfo: { page, limit, total: lazy(() => db.campaign.count({ where })) } };
     },
   }),
   campaign: t.prismaField({

@@ -7,7 +7,7 @@ import { Campaign } from './campaign.js';
 import { CampaignStatusEnum } from './enums.js';
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
-import { checkedPaging, COST_COUNTED_BY_PARENT, costByLimit, lazyCount, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
+import { checkedPaging, COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
 import { ORDER_CAMPAIGNS } from './order.js';
 
 export const Clinic = builder.prismaObject('Clinic', {
@@ -96,7 +96,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, { db, visibleClinics }) => {
       const { page, limit } = checkedPaging(args);
       const where = clinicWhere(visibleClinics);
-      return { where, skip: (page - 1) * limit, take: limit, pageInfo: { page, limit, total: lazyCount(() => db.clinic.count({ where })) } };
+      return { where, skip: (page - 1) * limit, take: limit, pageInfo: { page, limit, total: lazy(() => db.clinic.count({ where })) } };
     },
   }),
   clinic: t.prismaField({

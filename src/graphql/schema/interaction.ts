@@ -5,8 +5,9 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { countInteractions } from '../../metrics/count.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
+import { type SearchPage, searchPage } from '../search-page.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
-import { COST_COUNTED_BY_PARENT, costByLimit, lazyCount, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
+import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
 
 /** A transcript is read whole with its interaction: one unit, not one per entry. */
 const TRANSCRIPT_COST = { field: 1, multiplier: 0 };
@@ -97,6 +98,8 @@ export function checkedPageAndFilters(args: FilterArgs & { page?: number | null;
 interface InteractionPageShape {
   args: Prisma.InteractionFindManyArgs & { where: Prisma.InteractionWhereInput };
   pageInfo: PageInfoShape;
+  /** With `search`: the page's ids and total in one statement, or null past its bound (search-page.ts). */
+  search?: () => Promise<SearchPage | null>;
 }
 
 const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage').implement({
@@ -107,6 +110,11 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
       type: ['Interaction'],
       description: 'The interactions on this page.',
       resolve: async (query, page, _args, { db }) => {
+        const found = await page.search?.();
+        if (found) {
+          if (found.ids.length === 0) return [];
+          return db.interaction.findMany({ ...query, where: { id: { in: found.ids } }, orderBy: ORDER_INTERACTIONS });
+        }
         if ((page.args.skip ?? 0) < DEFERRED_JOIN_FROM) return db.interaction.findMany({ ...query, ...page.args });
         // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole
         // rows makes each of those a heap fetch; selecting only the ids lets it walk the
@@ -137,10 +145,19 @@ builder.queryFields((t) => ({
     resolve: (_root, args, { db, visibleClinics }) => {
       const { page, limit, filters } = checkedPageAndFilters({ ...args, clinicId: args.clinicId?.toString() });
       const where = interactionWhere(filters, visibleClinics);
+      const skip = (page - 1) * limit;
+      const { search } = filters;
+      // Shared by `nodes` and `pageInfo`: one statement for both, when the matches are few enough.
+      const found = search === undefined ? undefined : lazy(() => searchPage(db, { ...filters, search }, visibleClinics, { skip, take: limit }));
       return {
-        args: { where, orderBy: ORDER_INTERACTIONS, skip: (page - 1) * limit, take: limit },
-        // Exact, from the daily rollup for full days unless a filter needs the raw table (metrics/count.ts).
-        pageInfo: { page, limit, total: lazyCount(() => countInteractions(db, filters, visibleClinics)) },
+        args: { where, orderBy: ORDER_INTERACTIONS, skip, take: limit },
+        search: found,
+        // Exact: from the rollups for full days unless a filter needs the raw table (metrics/count.ts).
+        pageInfo: {
+          page,
+          limit,
+          total: lazy(async () => (await found?.())?.total ?? countInteractions(db, filters, visibleClinics)),
+        },
       };
     },
   }),

@@ -36,11 +36,14 @@ export function checkedPaging(args: { page?: number | null; limit?: number | nul
   return checked((problems) => checkPaging(args, PAGING_NAMES, problems));
 }
 
-/** Memoises a count so that total, totalPages and hasMore cost one query together. */
-export function lazyCount(count: () => Promise<number>): () => Promise<number> {
-  let result: Promise<number> | undefined;
+/**
+ * Runs `load` once, when first asked, for every field that needs it: total, totalPages and hasMore
+ * cost one count together.
+ */
+export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
   return () => {
-    result ??= count();
+    result ??= load();
     return result;
   };
 }

@@ -1,0 +1,43 @@
+// A page of interactions filtered by `search` (a substring of the phone number) and its total, in
+// one statement. Neither can come from the rollups or from an ordered index walk that stops early:
+// both need every match, which only the trigram index finds, and searching it is most of the cost.
+// Asked separately (Prisma's findMany and count), PostgreSQL searches it twice per request; here
+// once. The matches are materialized (id and started_at only), so the statement is bounded: past
+// SEARCH_EXACT_MAX matches it gives up and the caller pages and counts the usual way.
+import type { Db } from '../db/client.js';
+import type { Filters } from '../filters/parameters.js';
+import type { VisibleClinics } from '../filters/visibility.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { num } from '../metrics/sql.js';
+import { interactionConditions } from './loaders.js';
+
+/** Most matches read into one statement; beyond it, a search is paged and counted separately. */
+export const SEARCH_EXACT_MAX = 10_000;
+
+export interface SearchPage {
+  /** The page's ids (in no particular order: the caller reads and orders the rows). */
+  ids: string[];
+  total: number;
+}
+
+/** The page and total of a search, or null when more than SEARCH_EXACT_MAX rows match. */
+export async function searchPage(
+  db: Db,
+  filters: Filters & { search: string },
+  visible: VisibleClinics,
+  { skip, take }: { skip: number; take: number },
+): Promise<SearchPage | null> {
+  const conditions = interactionConditions(filters, visible);
+  const [row] = await db.$queryRaw<Array<{ matched: bigint; ids: string[] }>>`
+    WITH matches AS MATERIALIZED (
+      SELECT i.id, i.started_at FROM interactions i
+      WHERE ${Prisma.join(conditions, ' AND ')}
+      LIMIT ${SEARCH_EXACT_MAX + 1}
+    )
+    SELECT (SELECT count(*) FROM matches) AS matched,
+           coalesce((SELECT array_agg(p.id)
+                     FROM (SELECT id FROM matches ORDER BY started_at DESC, id DESC LIMIT ${take} OFFSET ${skip}) AS p),
+                    '{}') AS ids`;
+  const matched = num(row?.matched);
+  return matched > SEARCH_EXACT_MAX ? null : { ids: row?.ids ?? [], total: matched };
+}
