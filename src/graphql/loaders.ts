@@ -7,6 +7,7 @@ import type { Db } from '../db/client.js';
 import type { Filters } from '../filters/parameters.js';
 import type { VisibleClinics } from '../filters/visibility.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';
+import { instant } from '../metrics/sql.js';
 
 export interface ChildPage {
   filters: Filters;
@@ -29,8 +30,8 @@ export function interactionConditions(filters: Filters, visible: VisibleClinics)
   const conditions: Prisma.Sql[] = [];
   if (visible !== null) conditions.push(Prisma.sql`i.clinic_id = ANY(${[...visible]}::uuid[])`);
   if (filters.clinicId) conditions.push(Prisma.sql`i.clinic_id = ${filters.clinicId}::uuid`);
-  if (filters.from) conditions.push(Prisma.sql`i.started_at >= ${filters.from}`);
-  if (filters.to) conditions.push(Prisma.sql`i.started_at <= ${filters.to}`);
+  if (filters.from) conditions.push(Prisma.sql`i.started_at >= ${instant(filters.from, 'from')}`);
+  if (filters.to) conditions.push(Prisma.sql`i.started_at <= ${instant(filters.to, 'to')}`);
   if (filters.channel) conditions.push(Prisma.sql`i.channel = ${filters.channel}::"Channel"`);
   if (filters.type) conditions.push(Prisma.sql`i.type = ${filters.type}::"InteractionType"`);
   if (filters.outcomes) conditions.push(Prisma.sql`i.outcome = ANY(${filters.outcomes}::text[])`);
