@@ -110,20 +110,19 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
       type: ['Interaction'],
       description: 'The interactions on this page.',
       resolve: async (query, page, _args, { db }) => {
+        // (Between finding a page's ids and reading its rows a row may be deleted: the page is then
+        // one row short, as it would be a moment later anyway.)
+        const rowsOf = async (ids: string[]) =>
+          ids.length === 0 ? [] : db.interaction.findMany({ ...query, where: { id: { in: ids } }, orderBy: ORDER_INTERACTIONS });
         const found = await page.search?.();
-        if (found) {
-          if (found.ids.length === 0) return [];
-          return db.interaction.findMany({ ...query, where: { id: { in: found.ids } }, orderBy: ORDER_INTERACTIONS });
-        }
+        if (found) return rowsOf(found.ids);
         if ((page.args.skip ?? 0) < DEFERRED_JOIN_FROM) return db.interaction.findMany({ ...query, ...page.args });
         // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole
         // rows makes each of those a heap fetch; selecting only the ids lets it walk the
         // (started_at, id) index alone (an index-only scan when unfiltered). The page's rows are
-        // then read by id. (Between the two statements a row may be deleted: the page is then one
-        // row short, as it would be a moment later anyway.)
+        // then read by id.
         const ids = await db.interaction.findMany({ ...page.args, select: { id: true } });
-        if (ids.length === 0) return [];
-        return db.interaction.findMany({ ...query, where: { id: { in: ids.map((row) => row.id) } }, orderBy: ORDER_INTERACTIONS });
+        return rowsOf(ids.map((row) => row.id));
       },
     }),
     pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (page) => page.pageInfo }),
