@@ -72,6 +72,11 @@ const isRateLimited = (error: unknown): error is GraphQLError => error instanceo
 /** Marks the GraphQL context of a REST facade execution (see rest/use-rest.ts). */
 export const REST_EXECUTION = Symbol('rest-execution');
 
+/** Whether a GraphQL context is that of a REST facade execution. */
+export function isRestExecution(context: unknown): boolean {
+  return (context as { [REST_EXECUTION]?: boolean } | undefined)?.[REST_EXECUTION] === true;
+}
+
 /**
  * Per-field limits bound what one free-form GraphQL query can fan out to. They do not apply to the
  * REST facade's fixed documents (one field per request, already bounded by the per-key quotas) nor
@@ -86,8 +91,8 @@ function limitFreeFormQueries(plugin: Plugin): Plugin {
   return {
     ...plugin,
     onExecute(payload) {
-      const context = payload.args.contextValue as Partial<GraphQLContext> & { [REST_EXECUTION]?: boolean };
-      if (context[REST_EXECUTION] || context.key?.tier === 'unlimited') return undefined;
+      const context = payload.args.contextValue as Partial<GraphQLContext>;
+      if (isRestExecution(context) || context.key?.tier === 'unlimited') return undefined;
       const stop = (error: unknown) => {
         if (!isRateLimited(error)) throw error;
         payload.setResultAndStopExecution({ errors: [error] });

@@ -9,7 +9,7 @@ import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yog
 import type { Admitter } from '../limits/admission.js';
 import type { Problems } from '../filters/parameters.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { REST_EXECUTION } from '../graphql/use-query-limits.js';
+import { isRestExecution, REST_EXECUTION } from '../graphql/use-query-limits.js';
 import { failure, success } from './envelope.js';
 import { readQuery } from './query-params.js';
 import { matchRoute, type Route, routes } from './routes.js';
@@ -47,9 +47,7 @@ export function useRest(options: RestOptions): Plugin {
       // request: a year of daily metrics is 365 objects of 9 fields, which graphql-js resolves one
       // field at a time. Free-form /graphql queries keep the reference executor: each new document
       // would be a compilation, and its behaviour there is what GraphiQL users see.
-      addPlugin(
-        useGraphQlJit({}, { enableIf: ({ contextValue }) => (contextValue as { [REST_EXECUTION]?: boolean })[REST_EXECUTION] === true }) as Plugin,
-      );
+      addPlugin(useGraphQlJit({}, { enableIf: ({ contextValue }) => isRestExecution(contextValue) }) as Plugin);
     },
     onYogaInit({ yoga: instance }) {
       yoga = instance as unknown as YogaServerInstance<Record<string, never>, GraphQLContext>;
