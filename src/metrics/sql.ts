@@ -1,5 +1,5 @@
-// SQL shared by the metrics queries. Everything is aggregated by PostgreSQL; JavaScript only renames
-// columns and converts bigint / numeric results to numbers.
+// SQL shared by the metrics queries. Everything is counted and summed by PostgreSQL; JavaScript
+// derives the rates from those integer sums (totals.ts) and converts bigint results to numbers.
 //
 // Sources: a window's full UTC days are read from rollup tables kept exact by triggers on
 // `interactions` (prisma/migrations/*_daily_rollups and *_rollup_levels): whole calendar months from
@@ -9,9 +9,6 @@
 // series and counts, and OUTCOMES (the same plus the outcome) for breakdowns and counts filtered by
 // outcome. Everything is read, in one statement and so one snapshot, as COUNTED rows: the rollup's
 // rows as they are, and each raw row as a row counting 1.
-//
-// Rounding is done in SQL with numeric round(), which rounds half away from zero (binary floating
-// point in JavaScript would turn 10.005 into 10.00).
 //
 // The day boundaries are UTC: days are `(started_at AT TIME ZONE 'UTC')::date`, and the window's
 // instants are bound as ISO 8601 strings with `Z`, so nothing depends on the session's TimeZone.
@@ -184,52 +181,6 @@ export function countedOutcomes(filter: CountedWindow): Prisma.Sql {
       WHERE ${and([...rawRangeConditions(range), ...dimensions])}`);
   }
   return Prisma.join(parts, '\n      UNION ALL');
-}
-
-/**
- * Aggregates over COUNTED TOTALS rows (a SELECT list, to be used with GROUP BY or without). Every
- * column is a sum, so NULL over no rows (DERIVED turns that into 0).
- */
-export const AGGREGATES = Prisma.sql`
-  sum(n) AS total,
-  sum(n) FILTER (WHERE channel = 'voice') AS calls,
-  sum(n) FILTER (WHERE channel = 'whatsapp') AS conversations,
-  sum(n) FILTER (WHERE direction = 'inbound') AS inbound,
-  sum(n) FILTER (WHERE direction = 'outbound') AS outbound,
-  sum(booked) AS appointments_scheduled,
-  sum(with_outcome) AS with_outcome,
-  sum(successful) AS successful,
-  sum(timed_calls) AS timed_calls,
-  sum(duration_sum) AS duration_sum`;
-
-/**
- * The metrics derived from a row `a` of AGGREGATES columns, any of which may be NULL (no rows, or a
- * day without interactions, LEFT JOINed): counts as bigint, rates as float8 rounded to 2 decimals.
- */
-export const DERIVED = Prisma.sql`
-  coalesce(a.total, 0)::bigint AS total,
-  coalesce(a.calls, 0)::bigint AS calls,
-  coalesce(a.conversations, 0)::bigint AS conversations,
-  coalesce(a.inbound, 0)::bigint AS inbound,
-  coalesce(a.outbound, 0)::bigint AS outbound,
-  coalesce(a.appointments_scheduled, 0)::bigint AS appointments_scheduled,
-  coalesce(a.duration_sum, 0)::bigint AS total_duration_seconds,
-  (CASE WHEN coalesce(a.with_outcome, 0) = 0 THEN 0
-        ELSE round(coalesce(a.successful, 0) * 100 / a.with_outcome, 2) END)::float8 AS success_rate,
-  (CASE WHEN coalesce(a.timed_calls, 0) = 0 THEN 0
-        ELSE round(coalesce(a.duration_sum, 0) / a.timed_calls, 2) END)::float8 AS avg_duration_seconds`;
-
-/** The row shape of DERIVED as the driver adapter returns it. */
-export interface DerivedRow {
-  total: bigint;
-  calls: bigint;
-  conversations: bigint;
-  inbound: bigint;
-  outbound: bigint;
-  appointments_scheduled: bigint;
-  total_duration_seconds: bigint;
-  success_rate: number;
-  avg_duration_seconds: number;
 }
 
 /** A bigint / numeric / float result as a JS number (counts stay exact up to 2^53). */

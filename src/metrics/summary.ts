@@ -2,7 +2,8 @@
 import type { Db } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
-import { AGGREGATES, countedTotals, DERIVED, type DerivedRow, num } from './sql.js';
+import { countedTotals } from './sql.js';
+import { SUMS, type SumsRow, totalsOf } from './totals.js';
 
 export interface SummaryMetrics {
   totalInteractions: number;
@@ -21,22 +22,22 @@ export function summaryQuery(filter: MetricsFilter): Prisma.Sql {
   // aggregate without GROUP BY always yields exactly one row, also over no rows.
   return Prisma.sql`
     WITH counted AS (${countedTotals(filter, { months: true })})
-    SELECT ${DERIVED}
-    FROM (SELECT ${AGGREGATES} FROM counted) AS a`;
+    SELECT ${SUMS} FROM counted`;
 }
 
 export async function metricsSummary(db: Db, filter: MetricsFilter): Promise<SummaryMetrics> {
-  const [row] = await db.$queryRaw<DerivedRow[]>(summaryQuery(filter));
+  const [row] = await db.$queryRaw<SumsRow[]>(summaryQuery(filter));
   if (!row) throw new Error('metrics summary: the aggregate query returned no row');
+  const totals = totalsOf(row);
   return {
-    totalInteractions: num(row.total),
-    totalCalls: num(row.calls),
-    totalConversations: num(row.conversations),
-    inboundCount: num(row.inbound),
-    outboundCount: num(row.outbound),
-    avgDurationSeconds: num(row.avg_duration_seconds),
-    totalDurationSeconds: num(row.total_duration_seconds),
-    successRate: num(row.success_rate),
-    appointmentsScheduled: num(row.appointments_scheduled),
+    totalInteractions: totals.total,
+    totalCalls: totals.calls,
+    totalConversations: totals.conversations,
+    inboundCount: totals.inbound,
+    outboundCount: totals.outbound,
+    avgDurationSeconds: totals.avgDurationSeconds,
+    totalDurationSeconds: totals.totalDurationSeconds,
+    successRate: totals.successRate,
+    appointmentsScheduled: totals.appointmentsScheduled,
   };
 }

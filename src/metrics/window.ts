@@ -37,6 +37,15 @@ function utcDate(day: number): string {
   return `${String(date.getUTCFullYear()).padStart(4, '0')}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}`;
 }
 
+/** Every UTC day (YYYY-MM-DD) from the one containing `from` to the one containing `to`, in order. */
+export function utcDays(from: Date, to: Date): string[] {
+  const first = Math.floor(checkInstant(from, 'from')! / DAY_MS);
+  const last = Math.floor(checkInstant(to, 'to')! / DAY_MS);
+  const days: string[] = [];
+  for (let day = first; day <= last; day++) days.push(utcDate(day));
+  return days;
+}
+
 /** Splits the window [from, to] (either bound may be open) into rollup days and raw ranges. */
 export function splitWindow(from: Date | undefined, to: Date | undefined): WindowSplit {
   const fromMs = checkInstant(from, 'from');

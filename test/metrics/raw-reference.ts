@@ -7,7 +7,7 @@ import { Prisma } from '../../src/generated/prisma/client.js';
 import type { DailyMetric } from '../../src/metrics/daily.js';
 import type { MetricsFilter } from '../../src/metrics/filter.js';
 import type { OutcomeBreakdown } from '../../src/metrics/outcomes.js';
-import { type DerivedRow, instant, num } from '../../src/metrics/sql.js';
+import { instant, num } from '../../src/metrics/sql.js';
 import type { SummaryMetrics } from '../../src/metrics/summary.js';
 
 function rawWhere(filter: MetricsFilter): Prisma.Sql {
@@ -34,6 +34,19 @@ const RAW_AGGREGATES = Prisma.sql`
   count(*) FILTER (WHERE outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[])) AS successful,
   count(duration_seconds) FILTER (WHERE channel = 'voice') AS timed_calls,
   sum(duration_seconds) FILTER (WHERE channel = 'voice') AS duration_sum`;
+
+/** The row shape of RAW_DERIVED as the driver adapter returns it. */
+interface DerivedRow {
+  total: bigint;
+  calls: bigint;
+  conversations: bigint;
+  inbound: bigint;
+  outbound: bigint;
+  appointments_scheduled: bigint;
+  total_duration_seconds: bigint;
+  success_rate: number;
+  avg_duration_seconds: number;
+}
 
 const RAW_DERIVED = Prisma.sql`
   coalesce(a.total, 0)::bigint AS total,

@@ -1,0 +1,92 @@
+// The totals of a set of COUNTED TOTALS rows (sql.ts), shared by the summary and the daily series:
+// PostgreSQL returns integer sums only; the counts and the two rates are derived here.
+//
+// Why not in SQL: a year of daily metrics is 365 rows, and deriving them in the query (numeric
+// division and round(), zero-filled days joined from generate_series, then sorted) took about
+// half of its execution time. Integer sums grouped by day are all PostgreSQL has to produce.
+// The rates are computed from those integers exactly (BigInt), rounded half away from zero as
+// numeric round() does (binary floating point would turn 10.005 into 10.00).
+import { Prisma } from '../generated/prisma/client.js';
+import { num } from './sql.js';
+
+/** Sums over COUNTED TOTALS rows, as bigint, 0 over no rows (a SELECT list, with GROUP BY or without). */
+export const SUMS = Prisma.sql`
+  coalesce(sum(n), 0)::bigint AS total,
+  coalesce(sum(n) FILTER (WHERE channel = 'voice'), 0)::bigint AS calls,
+  coalesce(sum(n) FILTER (WHERE channel = 'whatsapp'), 0)::bigint AS conversations,
+  coalesce(sum(n) FILTER (WHERE direction = 'inbound'), 0)::bigint AS inbound,
+  coalesce(sum(n) FILTER (WHERE direction = 'outbound'), 0)::bigint AS outbound,
+  coalesce(sum(booked), 0)::bigint AS appointments_scheduled,
+  coalesce(sum(with_outcome), 0)::bigint AS with_outcome,
+  coalesce(sum(successful), 0)::bigint AS successful,
+  coalesce(sum(timed_calls), 0)::bigint AS timed_calls,
+  coalesce(sum(duration_sum), 0)::bigint AS duration_sum`;
+
+/** A row of SUMS as the driver adapter returns it. */
+export interface SumsRow {
+  total: bigint;
+  calls: bigint;
+  conversations: bigint;
+  inbound: bigint;
+  outbound: bigint;
+  appointments_scheduled: bigint;
+  with_outcome: bigint;
+  successful: bigint;
+  timed_calls: bigint;
+  duration_sum: bigint;
+}
+
+export interface Totals {
+  total: number;
+  calls: number;
+  conversations: number;
+  inbound: number;
+  outbound: number;
+  appointmentsScheduled: number;
+  totalDurationSeconds: number;
+  /** Successful outcomes per 100 interactions with an outcome, 2 decimals; 0 when none has one. */
+  successRate: number;
+  /** Mean duration of the calls that have one, 2 decimals; 0 when none has. */
+  avgDurationSeconds: number;
+}
+
+/** The totals of no interactions (a day without any). */
+export const NO_TOTALS: Totals = {
+  total: 0,
+  calls: 0,
+  conversations: 0,
+  inbound: 0,
+  outbound: 0,
+  appointmentsScheduled: 0,
+  totalDurationSeconds: 0,
+  successRate: 0,
+  avgDurationSeconds: 0,
+};
+
+/**
+ * numerator / denominator to 2 decimals, half away from zero, exactly; 0 when the denominator is 0.
+ * The result is the double nearest to that decimal, as PostgreSQL's round(...)::float8 gives it.
+ */
+export function ratio2(numerator: bigint, denominator: bigint): number {
+  if (denominator === 0n) return 0;
+  const negative = numerator < 0n !== denominator < 0n;
+  const n = numerator < 0n ? -numerator : numerator;
+  const d = denominator < 0n ? -denominator : denominator;
+  // floor(n / d * 100 + 1/2): hundredths, the half rounded up (away from zero, the sign aside).
+  const hundredths = (n * 200n + d) / (2n * d);
+  return Number(negative ? -hundredths : hundredths) / 100;
+}
+
+export function totalsOf(row: SumsRow): Totals {
+  return {
+    total: num(row.total),
+    calls: num(row.calls),
+    conversations: num(row.conversations),
+    inbound: num(row.inbound),
+    outbound: num(row.outbound),
+    appointmentsScheduled: num(row.appointments_scheduled),
+    totalDurationSeconds: num(row.duration_sum),
+    successRate: ratio2(BigInt(row.successful) * 100n, BigInt(row.with_outcome)),
+    avgDurationSeconds: ratio2(BigInt(row.duration_sum), BigInt(row.timed_calls)),
+  };
+}
