@@ -22,18 +22,38 @@ export const SUMS = Prisma.sql`
   coalesce(sum(timed_calls), 0)::bigint AS timed_calls,
   coalesce(sum(duration_sum), 0)::bigint AS duration_sum`;
 
-/** A row of SUMS as the driver adapter returns it. */
+/** A row of SUMS: bigint as the driver adapter returns a column, number when read from JSON. */
 export interface SumsRow {
-  total: bigint;
-  calls: bigint;
-  conversations: bigint;
-  inbound: bigint;
-  outbound: bigint;
-  appointments_scheduled: bigint;
-  with_outcome: bigint;
-  successful: bigint;
-  timed_calls: bigint;
-  duration_sum: bigint;
+  total: bigint | number;
+  calls: bigint | number;
+  conversations: bigint | number;
+  inbound: bigint | number;
+  outbound: bigint | number;
+  appointments_scheduled: bigint | number;
+  with_outcome: bigint | number;
+  successful: bigint | number;
+  timed_calls: bigint | number;
+  duration_sum: bigint | number;
+}
+
+/** The columns of SUMS, in order. */
+export const SUM_COLUMNS = [
+  'total',
+  'calls',
+  'conversations',
+  'inbound',
+  'outbound',
+  'appointments_scheduled',
+  'with_outcome',
+  'successful',
+  'timed_calls',
+  'duration_sum',
+] as const satisfies ReadonlyArray<keyof SumsRow>;
+
+/** A SumsRow from its values in SUM_COLUMNS order (a row read as a JSON array). */
+export function sumsRow(values: readonly number[]): SumsRow {
+  if (values.length !== SUM_COLUMNS.length) throw new TypeError(`metrics: expected ${SUM_COLUMNS.length} sums, got ${values.length}`);
+  return Object.fromEntries(SUM_COLUMNS.map((column, i) => [column, values[i]])) as unknown as SumsRow;
 }
 
 export interface Totals {
