@@ -17,7 +17,14 @@ if (!name || !/^[a-z0-9_]+$/.test(name)) {
 const database = await locateDatabase(loadDatabaseConfig());
 const sql = await diffAgainstSnapshot(database.url).finally(() => database.release());
 if (!sql.trim() || sql.includes('This is an empty migration')) {
-  console.error('prisma/schema.prisma matches the committed migrations: nothing to write.');
+  // A change outside the data model (a generator setting, a comment) needs no migration, but the
+  // snapshot is the schema the migrations were last written for: it follows.
+  if (fs.readFileSync(snapshotPath, 'utf8') !== readSchema().content) {
+    fs.writeFileSync(snapshotPath, readSchema().content);
+    console.log('prisma/schema.prisma changed outside the database schema: no migration needed; the snapshot was updated (commit it).');
+  } else {
+    console.error('prisma/schema.prisma matches the committed migrations: nothing to write.');
+  }
 } else {
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   const dir = path.join(migrationsDir, `${stamp}_${name}`);
