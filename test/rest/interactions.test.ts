@@ -3,7 +3,7 @@
 // restricted to its own clinics.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SEARCH_EXACT_MAX } from '../../src/graphql/search-page.js';
+import { MATCHES_PAGE_MAX } from '../../src/graphql/matches-page.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction, type InteractionInput } from '../helpers/factories.js';
@@ -482,10 +482,10 @@ describe('pagination and ordering', () => {
     expect(await idsOf(key, 'page=1210&limit=1')).toEqual(expected.slice(1209));
   });
 
-  it('search pages: order, ties, totals and pages beyond the last, up to SEARCH_EXACT_MAX matches (one statement) and past it (page and count apart)', async () => {
+  it('search pages: order, ties, totals and pages beyond the last, up to MATCHES_PAGE_MAX matches (one statement) and past it (page and count apart)', async () => {
     const { clinicId, key, prefix } = await scenario();
-    // SEARCH_EXACT_MAX + 5 rows whose numbers contain "777", in threes per minute, and 20 that do not.
-    const matching = SEARCH_EXACT_MAX + 5;
+    // MATCHES_PAGE_MAX + 5 rows whose numbers contain "777", in threes per minute, and 20 that do not.
+    const matching = MATCHES_PAGE_MAX + 5;
     await db.$executeRaw`
       INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, duration_seconds, outcome, summary)
       SELECT ${prefix} || '_' || lpad(i::text, 5, '0'), 'voice', 'INBOUND', 'inbound',
@@ -518,17 +518,71 @@ describe('pagination and ordering', () => {
     expect(windowed.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected(range(120, 137)));
     expect(windowed.body.meta.total).toBe(18);
 
-    // Past the bound: "777" matches SEARCH_EXACT_MAX + 5 rows; paged and counted the usual way.
+    // Past the bound: "777" matches MATCHES_PAGE_MAX + 5 rows; paged and counted the usual way.
     const all = expected(range(1, matching));
     const many = await get(app, '/api/v1/interactions?search=777&limit=25&page=2', key);
     expectStatus(many, 200);
     expect(many.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(all.slice(25, 50));
     expect(many.body.meta).toEqual({ page: 2, limit: 25, total: matching, total_pages: Math.ceil(matching / 25), has_more: true });
-    // Exactly at the bound (clinic rows 6 to SEARCH_EXACT_MAX + 5): still one statement, same answers.
+    // Exactly at the bound (clinic rows 6 to MATCHES_PAGE_MAX + 5): still one statement, same answers.
     const atBound = await get(app, `/api/v1/interactions?search=777&date_to=${encodeURIComponent(new Date(Date.UTC(2026, 3, 1) + minute(matching) * 60_000 + 59_999).toISOString())}&date_from=2026-04-01T00:02:00Z&limit=500&page=20`, key);
     expectStatus(atBound, 200);
     expect(atBound.body.meta.total).toBe(matching - 5);
     expect(atBound.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected(range(6, matching)).slice(9500, 10000));
+  });
+
+  it('pages of channel, type and outcome filters: few matches (found among the matches), none, and more than MATCHES_PAGE_MAX (walked in order)', async () => {
+    const { clinicId, key, prefix } = await scenario();
+    // MATCHES_PAGE_MAX + 25 voice calls in threes per minute; those of every 32nd minute are OPT_OUT
+    // (ties of three, cut by pages of 25), the others NO_ANSWER.
+    const count = MATCHES_PAGE_MAX + 25;
+    await db.$executeRaw`
+      INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, duration_seconds, outcome, summary)
+      SELECT ${prefix} || '_' || lpad(i::text, 5, '0'), 'voice', 'INBOUND', 'inbound', '+34 600 ' || lpad(i::text, 6, '0'),
+             ${clinicId}::uuid, '2026-04-01T00:00:00Z'::timestamptz + (i / 3) * interval '1 minute', i,
+             CASE WHEN (i / 3) % 32 = 0 THEN 'OPT_OUT' ELSE 'NO_ANSWER' END, 'Filter test'
+      FROM generate_series(1, ${count}) AS i`;
+    const id = (i: number) => `${prefix}_${String(i).padStart(5, '0')}`;
+    const minute = (i: number) => Math.floor(i / 3);
+    const expected = (numbers: number[]) => [...numbers].sort((a, b) => minute(b) - minute(a) || b - a).map(id);
+    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
+    const isOptOut = (i: number) => minute(i) % 32 === 0;
+
+    // Few: 314 OPT_OUT rows (2 in minute 0, then 3 in each of 104 minutes).
+    const optOut = expected(range(1, count).filter(isOptOut));
+    expect(optOut).toHaveLength(314);
+    const first = await get(app, '/api/v1/interactions?outcome=OPT_OUT&channel=voice&limit=25&page=2', key);
+    expectStatus(first, 200);
+    expect(first.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(optOut.slice(25, 50));
+    expect(first.body.meta).toEqual({ page: 2, limit: 25, total: 314, total_pages: 13, has_more: true });
+    expect(first.body.data.interactions[0]).toMatchObject({ outcome: 'OPT_OUT', clinic_id: clinicId, duration_seconds: Number(optOut[25]!.slice(-5)) });
+    expect(await idsOf(key, 'outcome=OPT_OUT&limit=25&page=13')).toEqual(optOut.slice(300));
+    expectSuccess(await get(app, '/api/v1/interactions?outcome=OPT_OUT&limit=25&page=14', key), { interactions: [] }, {
+      page: 14,
+      limit: 25,
+      total: 314,
+      total_pages: 13,
+      has_more: false,
+    });
+    // With a window: minutes 1000 to 2000 (ids 3000 to 6002).
+    const windowed = await get(app, '/api/v1/interactions?outcome=OPT_OUT&date_from=2026-04-01T16:40:00Z&date_to=2026-04-02T09:20:59Z&limit=100', key);
+    expect(windowed.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected(range(3000, 6002).filter(isOptOut)));
+    expect(windowed.body.meta.total).toBe(93);
+    // None: no WhatsApp conversation, no outbound call.
+    expectSuccess(await get(app, '/api/v1/interactions?channel=whatsapp', key), { interactions: [] }, {
+      page: 1,
+      limit: 25,
+      total: 0,
+      total_pages: 0,
+      has_more: false,
+    });
+    expect((await get(app, '/api/v1/interactions?type=CAMPAIGN_OUTBOUND&outcome=NO_ANSWER', key)).body.meta.total).toBe(0);
+    // Many: every row is an inbound call (MATCHES_PAGE_MAX + 25), so the page is walked in order.
+    const all = expected(range(1, count));
+    const many = await get(app, '/api/v1/interactions?type=INBOUND&channel=voice&limit=25&page=3', key);
+    expectStatus(many, 200);
+    expect(many.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(all.slice(50, 75));
+    expect(many.body.meta).toEqual({ page: 3, limit: 25, total: count, total_pages: Math.ceil(count / 25), has_more: true });
   });
 
   it('the last page, a page beyond the last (200, empty, correct total, has_more false), limit 500 and 501', async () => {

@@ -5,7 +5,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { countInteractions } from '../../metrics/count.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
-import { type SearchPage, searchPage } from '../search-page.js';
+import { MATCHES_PAGE_MAX, type MatchesPage, matchesPage } from '../matches-page.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
 import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
 
@@ -98,8 +98,8 @@ export function checkedPageAndFilters(args: FilterArgs & { page?: number | null;
 interface InteractionPageShape {
   args: Prisma.InteractionFindManyArgs & { where: Prisma.InteractionWhereInput };
   pageInfo: PageInfoShape;
-  /** With `search`: the page's ids and total in one statement, or null past its bound (search-page.ts). */
-  search?: () => Promise<SearchPage | null>;
+  /** Where walking the (started_at, id) order is the wrong plan: the page's ids from the matches, or null past their bound (matches-page.ts). */
+  matches?: () => Promise<MatchesPage | null>;
 }
 
 const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage').implement({
@@ -114,7 +114,7 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
         // one row short, as it would be a moment later anyway.)
         const rowsOf = async (ids: string[]) =>
           ids.length === 0 ? [] : db.interaction.findMany({ ...query, where: { id: { in: ids } }, orderBy: ORDER_INTERACTIONS });
-        const found = await page.search?.();
+        const found = await page.matches?.();
         if (found) return rowsOf(found.ids);
         if ((page.args.skip ?? 0) < DEFERRED_JOIN_FROM) return db.interaction.findMany({ ...query, ...page.args });
         // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole
@@ -145,18 +145,26 @@ builder.queryFields((t) => ({
       const { page, limit, filters } = checkedPageAndFilters({ ...args, clinicId: args.clinicId?.toString() });
       const where = interactionWhere(filters, visibleClinics);
       const skip = (page - 1) * limit;
-      const { search } = filters;
-      // Shared by `nodes` and `pageInfo`: one statement for both, when the matches are few enough.
-      const found = search === undefined ? undefined : lazy(() => searchPage(db, { ...filters, search }, visibleClinics, { skip, take: limit }));
+      const paging = { skip, take: limit };
+      let matches: (() => Promise<MatchesPage | null>) | undefined;
+      let total: () => Promise<number>;
+      if (filters.search !== undefined) {
+        // Shared by `nodes` and `pageInfo`: one statement for both, when the matches are few enough.
+        matches = lazy(() => matchesPage(db, filters, visibleClinics, paging));
+        total = lazy(async () => (await matches?.())?.total ?? countInteractions(db, filters, visibleClinics));
+      } else {
+        // Exact: from the rollups for full days (metrics/count.ts).
+        total = lazy(() => countInteractions(db, filters, visibleClinics));
+        // Channel, type and outcome have no index in (started_at, id) order: when they leave few
+        // matches (counted first, from the rollups), the page is found among the matches instead.
+        if (filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined) {
+          matches = lazy(async () => ((await total()) <= MATCHES_PAGE_MAX ? matchesPage(db, filters, visibleClinics, paging) : null));
+        }
+      }
       return {
         args: { where, orderBy: ORDER_INTERACTIONS, skip, take: limit },
-        search: found,
-        // Exact: from the rollups for full days unless a filter needs the raw table (metrics/count.ts).
-        pageInfo: {
-          page,
-          limit,
-          total: lazy(async () => (await found?.())?.total ?? countInteractions(db, filters, visibleClinics)),
-        },
+        matches,
+        pageInfo: { page, limit, total },
       };
     },
   }),
