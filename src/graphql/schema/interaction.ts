@@ -154,11 +154,19 @@ builder.queryFields((t) => ({
         total = lazy(async () => (await matches?.())?.total ?? countInteractions(db, filters, visibleClinics));
       } else {
         // Exact: from the rollups for full days (metrics/count.ts).
-        total = lazy(() => countInteractions(db, filters, visibleClinics));
+        const counted = lazy(() => countInteractions(db, filters, visibleClinics));
+        total = counted;
         // Channel, type and outcome have no index in (started_at, id) order: when they leave few
-        // matches (counted first, from the rollups), the page is found among the matches instead.
-        if (filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined) {
-          matches = lazy(async () => ((await total()) <= MATCHES_PAGE_MAX ? matchesPage(db, filters, visibleClinics, paging) : null));
+        // matches, the page is found among the matches instead of by walking the newest rows.
+        const unordered = filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined;
+        if (unordered || skip > 0) {
+          // Counted first, then: no page to read when nothing matches or the page is past the last
+          // (a walk would read every match only to find none left).
+          matches = lazy(async () => {
+            const n = await counted();
+            if (skip >= n) return { ids: [], total: n };
+            return unordered && n <= MATCHES_PAGE_MAX ? matchesPage(db, filters, visibleClinics, paging) : null;
+          });
         }
       }
       return {
