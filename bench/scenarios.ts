@@ -32,6 +32,9 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
       `/api/v1/interactions?channel=voice&type=CAMPAIGN_OUTBOUND&outcome=APPOINTMENT_BOOKED,CALLBACK_REQUESTED&clinic_id=${CLINIC_IDS[0]}`,
       'first-page',
     ),
+    // A combination no row has (WhatsApp conversations have no NO_ANSWER outcome): the exact count
+    // from the rollups says so, and no page is read.
+    get('interactions filtered, no match', 'interactions', '/api/v1/interactions?channel=whatsapp&outcome=NO_ANSWER'),
     get(`phone search "${meta.search}"`, 'interactions', `/api/v1/interactions?search=${encodeURIComponent(meta.search)}`, 'search'),
     get('deep page (2000 x 25)', 'interactions', '/api/v1/interactions?page=2000&limit=25', 'deep-page'),
     ...metrics,
