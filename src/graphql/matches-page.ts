@@ -1,16 +1,9 @@
-// A page of interactions and the number of matches, from one statement that reads every match
-// (id and started_at only, materialized), bounded: past MATCHES_PAGE_MAX matches it gives up and
-// the caller pages by walking the (started_at, id) order as usual.
-//
-// Used where walking that order is the wrong plan:
-// - `search` (a substring of the phone number): neither the page nor the total can come from the
-//   rollups or from an ordered walk that stops early; only the trigram index finds the matches, and
-//   searching it is most of the cost. Asked separately (Prisma's findMany and count), PostgreSQL
-//   searches it twice per request; here once.
-// - filters on channel, type or outcome that few rows match (the rollups count them first): walking
-//   the newest rows until a page is full then reads most of the table (seconds at 10,000,000 rows
-//   for a combination that matches nothing); planned without ORDER BY ... LIMIT, PostgreSQL reads
-//   only the matches, from the indexes on those columns.
+// A page of interactions filtered by `search` (a substring of the phone number) and its total, in
+// one statement. Neither can come from the rollups or from an ordered index walk that stops early:
+// both need every match, which only the trigram index finds, and searching it is most of the cost.
+// Asked separately (Prisma's findMany and count), PostgreSQL searches it twice per request; here
+// once. The matches are materialized (id and started_at only), so the statement is bounded: past
+// MATCHES_PAGE_MAX matches it gives up and the caller pages and counts the usual way.
 import type { Db } from '../db/client.js';
 import type { Filters } from '../filters/parameters.js';
 import type { VisibleClinics } from '../filters/visibility.js';
@@ -26,7 +19,7 @@ export interface MatchesPage {
   total: number;
 }
 
-/** The page and number of matches of the filters, or null when more than MATCHES_PAGE_MAX rows match. */
+/** The page and number of matches of a search (with any other filters), or null when more than MATCHES_PAGE_MAX rows match. */
 export async function matchesPage(
   db: Db,
   filters: Filters,

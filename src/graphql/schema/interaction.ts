@@ -5,7 +5,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { countInteractions } from '../../metrics/count.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
-import { MATCHES_PAGE_MAX, type MatchesPage, matchesPage } from '../matches-page.js';
+import { type MatchesPage, matchesPage } from '../matches-page.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
 import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
 
@@ -98,7 +98,7 @@ export function checkedPageAndFilters(args: FilterArgs & { page?: number | null;
 interface InteractionPageShape {
   args: Prisma.InteractionFindManyArgs & { where: Prisma.InteractionWhereInput };
   pageInfo: PageInfoShape;
-  /** Where walking the (started_at, id) order is the wrong plan: the page's ids from the matches, or null past their bound (matches-page.ts). */
+  /** The page's ids when known without walking the (started_at, id) order (matches-page.ts, or none left), else null. */
   matches?: () => Promise<MatchesPage | null>;
 }
 
@@ -156,16 +156,14 @@ builder.queryFields((t) => ({
         // Exact: from the rollups for full days (metrics/count.ts).
         const counted = lazy(() => countInteractions(db, filters, visibleClinics));
         total = counted;
-        // Channel, type and outcome have no index in (started_at, id) order: when they leave few
-        // matches, the page is found among the matches instead of by walking the newest rows.
-        const unordered = filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined;
-        if (unordered || skip > 0) {
-          // Counted first, then: no page to read when nothing matches or the page is past the last
-          // (a walk would read every match only to find none left).
+        // Counted first (from the rollups) when the page could be empty at a high price: a filter on
+        // channel, type or outcome has no index in (started_at, id) order, so a combination that
+        // nothing matches would be walked through the whole table (seconds at 10,000,000 rows);
+        // past page 1, a page after the last would be walked through every match to find none left.
+        if (filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined || skip > 0) {
           matches = lazy(async () => {
             const n = await counted();
-            if (skip >= n) return { ids: [], total: n };
-            return unordered && n <= MATCHES_PAGE_MAX ? matchesPage(db, filters, visibleClinics, paging) : null;
+            return skip >= n ? { ids: [], total: n } : null;
           });
         }
       }
