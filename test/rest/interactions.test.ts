@@ -35,6 +35,18 @@ function ordered(rows: Row[]): string[] {
     .map((r) => r.id);
 }
 
+/**
+ * For rows inserted by SQL as `<prefix>_<i, 5 digits>` and started in threes per minute (minute
+ * i / 3): the ids of row numbers in the list's order (newest first; within a minute, ids descending).
+ */
+function rowsInThrees(prefix: string) {
+  const id = (i: number) => `${prefix}_${String(i).padStart(5, '0')}`;
+  const minute = (i: number) => Math.floor(i / 3);
+  const expected = (numbers: number[]) => [...numbers].sort((a, b) => minute(b) - minute(a) || b - a).map(id);
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
+  return { minute, expected, range };
+}
+
 async function idsOf(key: string, query: string): Promise<string[]> {
   const response = await get(app, `/api/v1/interactions?${query}`, key);
   expectStatus(response, 200);
@@ -492,11 +504,7 @@ describe('pagination and ordering', () => {
              CASE WHEN i <= ${matching} THEN '+34 777 ' || lpad(i::text, 6, '0') ELSE '+34 600 ' || lpad(i::text, 6, '0') END,
              ${clinicId}::uuid, '2026-04-01T00:00:00Z'::timestamptz + (i / 3) * interval '1 minute', i, 'NO_ANSWER', 'Search test'
       FROM generate_series(1, ${matching + 20}) AS i`;
-    const id = (i: number) => `${prefix}_${String(i).padStart(5, '0')}`;
-    const minute = (i: number) => Math.floor(i / 3);
-    // Newest first; within a minute, ids descending.
-    const expected = (numbers: number[]) => [...numbers].sort((a, b) => minute(b) - minute(a) || b - a).map(id);
-    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
+    const { minute, expected, range } = rowsInThrees(prefix);
 
     // Few matches: "777 0001" is in rows 100 to 199 (100 rows), within the bound.
     const few = expected(range(100, 199));
@@ -542,10 +550,7 @@ describe('pagination and ordering', () => {
              ${clinicId}::uuid, '2026-04-01T00:00:00Z'::timestamptz + (i / 3) * interval '1 minute', i,
              CASE WHEN (i / 3) % 32 = 0 THEN 'OPT_OUT' ELSE 'NO_ANSWER' END, 'Filter test'
       FROM generate_series(1, ${count}) AS i`;
-    const id = (i: number) => `${prefix}_${String(i).padStart(5, '0')}`;
-    const minute = (i: number) => Math.floor(i / 3);
-    const expected = (numbers: number[]) => [...numbers].sort((a, b) => minute(b) - minute(a) || b - a).map(id);
-    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
+    const { minute, expected, range } = rowsInThrees(prefix);
     const isOptOut = (i: number) => minute(i) % 32 === 0;
 
     // Few: 314 OPT_OUT rows (2 in minute 0, then 3 in each of 104 minutes).
