@@ -3,21 +3,11 @@ import type { Db } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
 import { countedTotals } from './sql.js';
-import { NO_TOTALS, SUM_COLUMNS, SUMS, sumsRow, totalsOf } from './totals.js';
+import { NO_TOTALS, SUM_COLUMNS, SUMS, sumsRow, type Totals, totalsOf } from './totals.js';
 import { utcDays } from './window.js';
 
-export interface DailyMetric {
-  /** YYYY-MM-DD, UTC. */
-  date: string;
-  total: number;
-  calls: number;
-  conversations: number;
-  inbound: number;
-  outbound: number;
-  appointmentsScheduled: number;
-  successRate: number;
-  avgDurationSeconds: number;
-}
+/** The totals of one UTC day (`date`: YYYY-MM-DD); the daily series has no total call duration. */
+export type DailyMetric = { date: string } & Omit<Totals, 'totalDurationSeconds'>;
 
 /**
  * The sums of each UTC day of the window that has interactions (days without any are left out), as
@@ -46,17 +36,7 @@ export async function metricsDaily(db: Db, filter: MetricsFilter): Promise<Daily
   // The days are listed here, not by the query: zero-filling in SQL (generate_series joined to the
   // sums, then sorted) cost more than the sums themselves.
   return utcDays(filter.from, filter.to).map((date) => {
-    const totals = byDate.get(date) ?? NO_TOTALS;
-    return {
-      date,
-      total: totals.total,
-      calls: totals.calls,
-      conversations: totals.conversations,
-      inbound: totals.inbound,
-      outbound: totals.outbound,
-      appointmentsScheduled: totals.appointmentsScheduled,
-      successRate: totals.successRate,
-      avgDurationSeconds: totals.avgDurationSeconds,
-    };
+    const { totalDurationSeconds: _, ...totals } = byDate.get(date) ?? NO_TOTALS;
+    return { date, ...totals };
   });
 }
