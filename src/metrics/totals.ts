@@ -9,46 +9,28 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { num } from './sql.js';
 
-/** Sums over COUNTED TOTALS rows, as bigint, 0 over no rows (a SELECT list, with GROUP BY or without). */
-export const SUMS = Prisma.sql`
-  coalesce(sum(n), 0)::bigint AS total,
-  coalesce(sum(n) FILTER (WHERE channel = 'voice'), 0)::bigint AS calls,
-  coalesce(sum(n) FILTER (WHERE channel = 'whatsapp'), 0)::bigint AS conversations,
-  coalesce(sum(n) FILTER (WHERE direction = 'inbound'), 0)::bigint AS inbound,
-  coalesce(sum(n) FILTER (WHERE direction = 'outbound'), 0)::bigint AS outbound,
-  coalesce(sum(booked), 0)::bigint AS appointments_scheduled,
-  coalesce(sum(with_outcome), 0)::bigint AS with_outcome,
-  coalesce(sum(successful), 0)::bigint AS successful,
-  coalesce(sum(timed_calls), 0)::bigint AS timed_calls,
-  coalesce(sum(duration_sum), 0)::bigint AS duration_sum`;
+/** What each column of SUMS sums over COUNTED TOTALS rows, in the order of the columns. */
+const SUM_OF = {
+  total: 'sum(n)',
+  calls: "sum(n) FILTER (WHERE channel = 'voice')",
+  conversations: "sum(n) FILTER (WHERE channel = 'whatsapp')",
+  inbound: "sum(n) FILTER (WHERE direction = 'inbound')",
+  outbound: "sum(n) FILTER (WHERE direction = 'outbound')",
+  appointments_scheduled: 'sum(booked)',
+  with_outcome: 'sum(with_outcome)',
+  successful: 'sum(successful)',
+  timed_calls: 'sum(timed_calls)',
+  duration_sum: 'sum(duration_sum)',
+} as const;
 
 /** A row of SUMS: bigint as the driver adapter returns a column, number when read from JSON. */
-export interface SumsRow {
-  total: bigint | number;
-  calls: bigint | number;
-  conversations: bigint | number;
-  inbound: bigint | number;
-  outbound: bigint | number;
-  appointments_scheduled: bigint | number;
-  with_outcome: bigint | number;
-  successful: bigint | number;
-  timed_calls: bigint | number;
-  duration_sum: bigint | number;
-}
+export type SumsRow = Record<keyof typeof SUM_OF, bigint | number>;
 
 /** The columns of SUMS, in order. */
-export const SUM_COLUMNS = [
-  'total',
-  'calls',
-  'conversations',
-  'inbound',
-  'outbound',
-  'appointments_scheduled',
-  'with_outcome',
-  'successful',
-  'timed_calls',
-  'duration_sum',
-] as const satisfies ReadonlyArray<keyof SumsRow>;
+export const SUM_COLUMNS = Object.keys(SUM_OF) as ReadonlyArray<keyof SumsRow>;
+
+/** Sums over COUNTED TOTALS rows, as bigint, 0 over no rows (a SELECT list, with GROUP BY or without). */
+export const SUMS = Prisma.raw(SUM_COLUMNS.map((column) => `coalesce(${SUM_OF[column]}, 0)::bigint AS ${column}`).join(',\n  '));
 
 /** A SumsRow from its values in SUM_COLUMNS order (a row read as a JSON array). */
 export function sumsRow(values: readonly number[]): SumsRow {
