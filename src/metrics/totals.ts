@@ -35,7 +35,11 @@ export const SUMS = Prisma.raw(SUM_COLUMNS.map((column) => `coalesce(${SUM_OF[co
 /** A SumsRow from its values in SUM_COLUMNS order (a row read as a JSON array). */
 export function sumsRow(values: readonly number[]): SumsRow {
   if (values.length !== SUM_COLUMNS.length) throw new TypeError(`metrics: expected ${SUM_COLUMNS.length} sums, got ${values.length}`);
-  return Object.fromEntries(SUM_COLUMNS.map((column, i) => [column, values[i]])) as unknown as SumsRow;
+  // A loop rather than Object.fromEntries: this runs for each day of a series (365 for a year), and
+  // the entry arrays cost more than the row.
+  const row: Partial<SumsRow> = {};
+  for (let i = 0; i < SUM_COLUMNS.length; i++) row[SUM_COLUMNS[i]!] = values[i]!;
+  return row as SumsRow;
 }
 
 export interface Totals {
@@ -65,11 +69,38 @@ export const NO_TOTALS: Totals = {
   avgDurationSeconds: 0,
 };
 
+/** Below this, products and sums of integers are exact in binary floating point (2^53 / 256). */
+const EXACT_IN_DOUBLES = 2 ** 45;
+
 /**
  * numerator / denominator to 2 decimals, half away from zero, exactly; 0 when the denominator is 0.
  * The result is the double nearest to that decimal, as PostgreSQL's round(...)::float8 gives it.
  */
-export function ratio2(numerator: bigint, denominator: bigint): number {
+export function ratio2(numerator: bigint | number, denominator: bigint | number): number {
+  if (typeof numerator === 'number' && typeof denominator === 'number' && Math.abs(numerator) < EXACT_IN_DOUBLES && Math.abs(denominator) < EXACT_IN_DOUBLES) {
+    return ratio2OfSmall(numerator, denominator);
+  }
+  return ratio2OfBig(BigInt(numerator), BigInt(denominator));
+}
+
+/**
+ * ratio2 for integers whose magnitudes are under EXACT_IN_DOUBLES, without BigInt (a year of daily
+ * metrics computes 730 rates, and BigInt's allocations were a visible part of the request).
+ */
+function ratio2OfSmall(numerator: number, denominator: number): number {
+  if (denominator === 0) return 0;
+  const negative = numerator < 0 !== denominator < 0;
+  const n = Math.abs(numerator);
+  const d = Math.abs(denominator);
+  // floor((n * 200 + d) / (2 * d)), as in ratio2OfBig. Both operands are exact integers under 2^53,
+  // so the floor of their rounded quotient is exact: a quotient short of an integer k falls short by
+  // at least 1/b, more than its rounding error (under k * 2^-53 <= 1/b only when a >= 2^53).
+  const hundredths = Math.floor((n * 200 + d) / (2 * d));
+  // (-0 would print as 0 but is not PostgreSQL's 0.)
+  return (negative && hundredths !== 0 ? -hundredths : hundredths) / 100;
+}
+
+function ratio2OfBig(numerator: bigint, denominator: bigint): number {
   if (denominator === 0n) return 0;
   const negative = numerator < 0n !== denominator < 0n;
   const n = numerator < 0n ? -numerator : numerator;
@@ -88,7 +119,7 @@ export function totalsOf(row: SumsRow): Totals {
     outbound: num(row.outbound),
     appointmentsScheduled: num(row.appointments_scheduled),
     totalDurationSeconds: num(row.duration_sum),
-    successRate: ratio2(BigInt(row.successful) * 100n, BigInt(row.with_outcome)),
-    avgDurationSeconds: ratio2(BigInt(row.duration_sum), BigInt(row.timed_calls)),
+    successRate: ratio2(typeof row.successful === 'number' ? row.successful * 100 : row.successful * 100n, row.with_outcome),
+    avgDurationSeconds: ratio2(row.duration_sum, row.timed_calls),
   };
 }

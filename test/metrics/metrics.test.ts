@@ -1,10 +1,12 @@
 // The metrics queries against the real test database, compared with hand-computed values and with the
 // JavaScript reference (reference.ts). Every test reads only its own clinics (or a unique window).
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { metricsDaily } from '../../src/metrics/daily.js';
 import type { MetricsFilter } from '../../src/metrics/filter.js';
 import { metricsOutcomes } from '../../src/metrics/outcomes.js';
 import { metricsSummary } from '../../src/metrics/summary.js';
+import { ratio2 } from '../../src/metrics/totals.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
@@ -33,6 +35,28 @@ describe('reference arithmetic', () => {
     expect(div2(-2001, 200)).toBe(-10.01);
     expect(percent2(1, 800)).toBe(0.13);
     expect(percent2(0, 0)).toBe(0);
+  });
+
+  it("ratio2 (the service's rates) agrees with it, as numbers (read from JSON) and as bigints (read as columns)", () => {
+    // Integers from small to past 2^53 / 256, where the service leaves doubles for BigInt.
+    const integer = fc.oneof(
+      fc.integer({ min: -1000, max: 1000 }),
+      fc.integer({ min: -(2 ** 31), max: 2 ** 31 }),
+      fc.integer({ min: 2 ** 44, max: 2 ** 46 }),
+      fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+    );
+    fc.assert(
+      fc.property(integer, integer, (numerator, denominator) => {
+        const expected = div2(numerator, denominator) + 0; // PostgreSQL's numeric has no -0
+        expect(ratio2(numerator, denominator)).toBe(expected);
+        expect(ratio2(BigInt(numerator), BigInt(denominator))).toBe(expected);
+      }),
+      { numRuns: 5000 },
+    );
+    // Halves, where a quotient rounded in binary floating point would fall on the wrong side.
+    for (const [n, d] of [[2001, 200], [-2001, 200], [1, 8], [3, 8], [2 ** 45 - 1, 2], [1, 3], [2 ** 44 + 1, 2 ** 44]]) {
+      expect(ratio2(n!, d!)).toBe(div2(n!, d!) + 0);
+    }
   });
 });
 
