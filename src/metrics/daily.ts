@@ -1,5 +1,5 @@
 // Daily metrics: one entry per UTC date of the window, zero-filled, ascending, in one query.
-import type { Db } from '../db/client.js';
+import { type Db, prepared } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
 import { countedTotals } from './sql.js';
@@ -30,7 +30,7 @@ export function dailyQuery(filter: MetricsFilter): Prisma.Sql {
 }
 
 export async function metricsDaily(db: Db, filter: MetricsFilter): Promise<DailyMetric[]> {
-  const [row] = await db.$queryRaw<Array<{ days: Array<[string, ...number[]]> }>>(dailyQuery(filter));
+  const [row] = await db.$queryRaw<Array<{ days: Array<[string, ...number[]]> }>>(prepared(dailyQuery(filter)));
   if (!row) throw new Error('metrics daily: the aggregate query returned no row');
   const byDate = new Map(row.days.map(([date, ...sums]) => [date, totalsOf(sumsRow(sums))]));
   // The days are listed here, not by the query: zero-filling in SQL (generate_series joined to the

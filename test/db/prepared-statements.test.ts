@@ -1,0 +1,77 @@
+// The metrics SQL is kept prepared on each connection (src/db/client.ts); Prisma's own queries are not.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPrismaClient, statementNames } from '../../src/db/client.js';
+import { countInteractions } from '../../src/metrics/count.js';
+import { metricsDaily } from '../../src/metrics/daily.js';
+import { metricsOutcomes } from '../../src/metrics/outcomes.js';
+import { metricsSummary } from '../../src/metrics/summary.js';
+import { databaseUrl } from '../helpers/db.js';
+import { createClinic } from '../helpers/factories.js';
+import { at, insertAll } from '../metrics/fixtures.js';
+import { referenceSummary } from '../metrics/reference.js';
+
+// One connection, so that the statements it prepared can be listed on it.
+const db = createPrismaClient(databaseUrl, 1);
+afterAll(() => db.$disconnect());
+
+describe('prepared statements', () => {
+  it('keep each metrics statement prepared once per connection, and leave Prisma queries unnamed', async () => {
+    const clinic = await createClinic(db);
+    const window = { from: at('2025-03-01T06:00:00.000Z'), to: at('2025-03-20T18:00:00.000Z'), clinicIds: [clinic.id] };
+    await insertAll(db, [
+      { clinicId: clinic.id, startedAt: at('2025-03-01T07:00:00.000Z'), outcome: 'APPOINTMENT_BOOKED' },
+      { clinicId: clinic.id, startedAt: at('2025-03-10T12:00:00.000Z'), channel: 'whatsapp', type: 'INBOUND', outcome: 'OPT_OUT' },
+    ]);
+    for (let run = 0; run < 3; run++) {
+      await metricsSummary(db, window);
+      await metricsDaily(db, window);
+      await metricsOutcomes(db, window);
+      await countInteractions(db, { from: window.from, to: window.to }, [clinic.id]);
+      await db.interaction.findMany({ where: { clinicId: clinic.id } });
+    }
+    const statements = await db.$queryRaw<Array<{ name: string; statement: string }>>`
+      SELECT name, statement FROM pg_prepared_statements ORDER BY name`;
+    expect(statements).toHaveLength(4);
+    for (const { name, statement } of statements) {
+      expect(name).toMatch(/^prepared_\d+$/);
+      expect(statement.startsWith('/* prepared */')).toBe(true);
+    }
+    expect(statements.some((s) => s.statement.includes('json_agg'))).toBe(true); // the daily series
+  });
+
+  it('give the same answers with generic plans (which PostgreSQL may choose after five runs)', async () => {
+    const clinics = await Promise.all(Array.from({ length: 8 }, () => createClinic(db)));
+    const fixtures = await insertAll(
+      db,
+      clinics.flatMap((clinic, i) =>
+        Array.from({ length: i + 1 }, (_, j) => ({
+          clinicId: clinic.id,
+          startedAt: at(`2025-04-${String(2 + j).padStart(2, '0')}T10:00:00.000Z`),
+          outcome: j % 2 ? 'NO_ANSWER' : 'APPOINTMENT_BOOKED',
+          durationSeconds: 30 + i,
+        })),
+      ),
+    );
+    // On the client's one connection: plans made without the values bound, from the first run on.
+    await db.$executeRaw`SET plan_cache_mode = force_generic_plan`;
+    try {
+      for (const clinic of clinics) {
+        const filter = { from: at('2025-04-01T12:00:00.000Z'), to: at('2025-04-30T23:59:59.999Z'), clinicIds: [clinic.id] };
+        expect(await metricsSummary(db, filter)).toEqual(referenceSummary(fixtures, filter));
+        const days = await metricsDaily(db, filter);
+        expect(days.reduce((sum, day) => sum + day.total, 0)).toBe(referenceSummary(fixtures, filter).totalInteractions);
+      }
+    } finally {
+      await db.$executeRaw`RESET plan_cache_mode`;
+    }
+  });
+
+  it('name at most the given number of distinct texts, and only marked ones', () => {
+    const names = statementNames(2);
+    expect(names({ sql: '/* prepared */ SELECT 1' })).toBe('prepared_1');
+    expect(names({ sql: '/* prepared */ SELECT 2' })).toBe('prepared_2');
+    expect(names({ sql: '/* prepared */ SELECT 1' })).toBe('prepared_1');
+    expect(names({ sql: '/* prepared */ SELECT 3' })).toBeUndefined();
+    expect(names({ sql: 'SELECT 1' })).toBeUndefined();
+  });
+});
