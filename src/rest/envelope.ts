@@ -1,4 +1,5 @@
 // The response envelope of the spec, for successes and errors (decisions section 1).
+import { STATUS_CODES } from 'node:http';
 import type { Problems } from '../filters/parameters.js';
 import { requestIdOf } from '../http/request-id.js';
 
@@ -35,7 +36,17 @@ function respond(request: Request, status: number, body: Record<string, unknown>
   const text = JSON.stringify({ ...body, request_id: requestId, timestamp: new Date().toISOString() });
   return new Response(request.method === 'HEAD' ? null : text, {
     status,
-    headers: { 'Content-Type': JSON_TYPE, 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers },
+    // The reason phrase, which a Response leaves empty ("HTTP/1.1 200 ").
+    statusText: STATUS_CODES[status],
+    headers: {
+      'Content-Type': JSON_TYPE,
+      // Known in advance, so the body goes out as it is, in one write, rather than chunked (a
+      // chunked body ends with a second write of its last chunk); also the length of a HEAD's body.
+      'Content-Length': String(Buffer.byteLength(text)),
+      'X-Request-Id': requestId,
+      'Cache-Control': 'no-store',
+      ...headers,
+    },
   });
 }
 

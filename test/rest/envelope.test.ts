@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
-import { ENDPOINTS, expectEnvelope, expectError, expectStatus, get, pathOf, request } from './client.js';
+import { ENDPOINTS, expectEnvelope, expectError, expectStatus, get, ORIGIN, pathOf, request } from './client.js';
 
 const db = testDb();
 const app = testApp(db);
@@ -43,6 +43,23 @@ describe('envelope of every endpoint', () => {
       expect('meta' in response.body).toBe(false);
     });
   }
+});
+
+describe('framing', () => {
+  it('a response states its length (sent whole, not chunked) and its reason phrase, on success and on errors', async () => {
+    for (const [path, status, reason] of [
+      ['/api/v1/metrics/daily', 200, 'OK'],
+      ['/api/v1/interactions?page=0', 400, 'Bad Request'],
+      ['/api/v1/nowhere', 404, 'Not Found'],
+    ] as const) {
+      const response = await app.fetch(`${ORIGIN}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      const body = Buffer.from(await response.arrayBuffer());
+      expect(response.status).toBe(status);
+      expect(response.statusText).toBe(reason);
+      expect(body.length).toBeGreaterThan(0);
+      expect(response.headers.get('content-length')).toBe(String(body.length));
+    }
+  });
 });
 
 describe('request ids', () => {
