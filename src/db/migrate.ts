@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DiffTarget, MigrationList } from '@prisma/schema-engine-wasm';
-import { projectRoot } from '../config.js';
 import pg from 'pg';
+import { projectRoot } from '../config.js';
 import { withSchemaEngine } from './schema-engine.js';
 
 export const schemaPath = path.join(projectRoot, 'prisma', 'schema.prisma');

@@ -92,9 +92,10 @@ function ratio2OfSmall(numerator: number, denominator: number): number {
   const negative = numerator < 0 !== denominator < 0;
   const n = Math.abs(numerator);
   const d = Math.abs(denominator);
-  // floor((n * 200 + d) / (2 * d)), as in ratio2OfBig. Both operands are exact integers under 2^53,
-  // so the floor of their rounded quotient is exact: a quotient short of an integer k falls short by
-  // at least 1/b, more than its rounding error (under k * 2^-53 <= 1/b only when a >= 2^53).
+  // floor((n * 200 + d) / (2 * d)), as in ratio2OfBig. Dividend and divisor are exact integers, and
+  // flooring their rounded quotient is exact: a quotient just short of an integer k falls short by
+  // at least 1 / divisor, and rounding moves it by at most k * 2^-53, less than that because
+  // k * divisor < dividend + divisor < 203 * 2^45 < 2^53.
   const hundredths = Math.floor((n * 200 + d) / (2 * d));
   // (-0 would print as 0 but is not PostgreSQL's 0.)
   return (negative && hundredths !== 0 ? -hundredths : hundredths) / 100;
