@@ -8,7 +8,7 @@ export type Db = PrismaClient;
 const PREPARED_MARK = '/* prepared */';
 
 /** At most this many distinct statements are kept prepared on each connection. */
-export const PREPARED_STATEMENTS_MAX = 200;
+const PREPARED_STATEMENTS_MAX = 200;
 
 /**
  * `sql`, marked to be kept prepared on each connection that runs it: node-postgres then parses it
