@@ -28,10 +28,10 @@ import type { QuotaStore } from './limits/windows.js';
 // load the service keeps ~35-60 MB alive but held 150+ MB of heap (350 MB resident). Growing by 20%
 // instead keeps the heap near its live size, with no fixed ceiling to run out of as
 // --max-old-space-size would set. With npm start's MALLOC_ARENA_MAX=2 (package.json) the service
-// stays at 200-245 MB resident under load. The price is more frequent full collections: measured
+// stays at 200-220 MB resident under load. The price is more frequent full collections: measured
 // as the server's CPU time per request, +20% for a REST list page (2.1 vs 1.75 ms) and +25-30% for
-// a GraphQL page of 50 with relations (4.1 vs 3.2 ms). 50% would cost about half that and peak
-// near 250 MB. The flag is read at every collection, so setting it here works however node was
+// a GraphQL page of 50 with relations (4.1 vs 3.2 ms). 50% costs about half that but peaked at
+// 232-240 MB where 20% peaked at 204-209 MB (same load, 10m rows): too close to 250 MB. The flag is read at every collection, so setting it here works however node was
 // started.
 v8.setFlagsFromString('--heap-growing-percent=20');
 

@@ -4,8 +4,9 @@
 // Why not in SQL: a year of daily metrics is 365 rows, and deriving them in the query (numeric
 // division and round(), zero-filled days joined from generate_series, then sorted) took about
 // half of its execution time. Integer sums grouped by day are all PostgreSQL has to produce.
-// The rates are computed from those integers exactly (BigInt), rounded half away from zero as
-// numeric round() does (binary floating point would turn 10.005 into 10.00).
+// The rates are computed from those integers exactly (integer arithmetic in doubles while that is
+// exact, BigInt beyond), rounded half away from zero as numeric round() does (dividing in binary
+// floating point first would turn 10.005 into 10.00).
 import { Prisma } from '../generated/prisma/client.js';
 import { num } from './sql.js';
 
