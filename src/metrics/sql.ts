@@ -152,8 +152,17 @@ export function countedTotals(filter: Omit<CountedWindow, 'outcomes'>, options: 
         options.months,
       )
     : [];
-  for (const range of split.raw) {
-    parts.push(Prisma.sql`
+  parts.push(...rawCountedTotals(split.raw, dimensions));
+  return Prisma.join(parts, '\n      UNION ALL');
+}
+
+/**
+ * COUNTED TOTALS rows (see countedTotals) of the raw ranges, one row per interaction (n = 1), with
+ * the rollup's definitions; one SELECT per range. `dimensions` from dimensionConditions.
+ */
+export function rawCountedTotals(ranges: readonly RawRange[], dimensions: readonly Prisma.Sql[]): Prisma.Sql[] {
+  return ranges.map(
+    (range) => Prisma.sql`
       SELECT ${UTC_DAY} AS day, channel, direction, 1::bigint AS n,
              (outcome IS NOT NULL)::int::bigint AS with_outcome,
              (outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[]))::int::bigint AS successful,
@@ -161,9 +170,18 @@ export function countedTotals(filter: Omit<CountedWindow, 'outcomes'>, options: 
              (channel = 'voice' AND duration_seconds IS NOT NULL)::int::bigint AS timed_calls,
              (CASE WHEN channel = 'voice' THEN coalesce(duration_seconds, 0) ELSE 0 END)::bigint AS duration_sum
       FROM interactions
-      WHERE ${and([...rawRangeConditions(range), ...dimensions])}`);
-  }
-  return Prisma.join(parts, '\n      UNION ALL');
+      WHERE ${and([...rawRangeConditions(range), ...dimensions])}`,
+  );
+}
+
+/**
+ * The rows of `interaction_days` (every interaction of a day in one row) for a range of full days,
+ * as `day` followed by `columns`.
+ */
+export function everyInteractionDays(days: DayRange, columns: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+      SELECT day, ${columns} FROM interaction_days
+      WHERE ${and(rangeConditions(Prisma.sql`day`, days))}`;
 }
 
 /**

@@ -33,15 +33,22 @@ export const SUM_COLUMNS = Object.keys(SUM_OF) as ReadonlyArray<keyof SumsRow>;
 /** Sums over COUNTED TOTALS rows, as bigint, 0 over no rows (a SELECT list, with GROUP BY or without). */
 export const SUMS = Prisma.raw(SUM_COLUMNS.map((column) => `coalesce(${SUM_OF[column]}, 0)::bigint AS ${column}`).join(',\n  '));
 
-/** A SumsRow from its values in SUM_COLUMNS order (a row read as a JSON array). */
-export function sumsRow(values: readonly number[]): SumsRow {
-  if (values.length !== SUM_COLUMNS.length) throw new TypeError(`metrics: expected ${SUM_COLUMNS.length} sums, got ${values.length}`);
-  // A loop rather than Object.fromEntries: this runs for each day of a series (365 for a year), and
-  // the entry arrays cost more than the row.
-  const row: Partial<SumsRow> = {};
-  for (let i = 0; i < SUM_COLUMNS.length; i++) row[SUM_COLUMNS[i]!] = values[i]!;
-  return row as SumsRow;
-}
+/** The column of `interaction_days` that holds each sum of a day (the table is split the same way). */
+const DAY_COLUMN_OF: Record<keyof SumsRow, string> = {
+  total: 'interactions',
+  calls: 'calls',
+  conversations: 'conversations',
+  inbound: 'inbound',
+  outbound: 'outbound',
+  appointments_scheduled: 'booked',
+  with_outcome: 'with_outcome',
+  successful: 'successful',
+  timed_calls: 'timed_calls',
+  duration_sum: 'duration_sum',
+};
+
+/** The columns of `interaction_days` as the columns of SUMS, in the same order (a SELECT list). */
+export const DAY_SUMS = Prisma.raw(SUM_COLUMNS.map((column) => `${DAY_COLUMN_OF[column]} AS ${column}`).join(', '));
 
 export interface Totals {
   total: number;
@@ -123,5 +130,28 @@ export function totalsOf(row: SumsRow): Totals {
     totalDurationSeconds: num(row.duration_sum),
     successRate: ratio2(typeof row.successful === 'number' ? row.successful * 100 : row.successful * 100n, row.with_outcome),
     avgDurationSeconds: ratio2(row.duration_sum, row.timed_calls),
+  };
+}
+
+/** Where each sum is in a run of SUM_COLUMNS.length values (SUM_COLUMNS order). */
+const AT = Object.fromEntries(SUM_COLUMNS.map((column, i) => [column, i])) as Record<keyof SumsRow, number>;
+
+/**
+ * totalsOf the sums at `values[offset]` on, in SUM_COLUMNS order, without a SumsRow in between (a
+ * daily series over a year reads 365 runs of one flat array).
+ */
+export function totalsAt(values: readonly number[], offset: number): Totals {
+  if (values.length - offset < SUM_COLUMNS.length) throw new TypeError(`metrics: expected ${SUM_COLUMNS.length} sums at ${offset}, got ${values.length - offset}`);
+  const sum = (column: keyof SumsRow) => values[offset + AT[column]]!;
+  return {
+    total: sum('total'),
+    calls: sum('calls'),
+    conversations: sum('conversations'),
+    inbound: sum('inbound'),
+    outbound: sum('outbound'),
+    appointmentsScheduled: sum('appointments_scheduled'),
+    totalDurationSeconds: sum('duration_sum'),
+    successRate: ratio2(sum('successful') * 100, sum('with_outcome')),
+    avgDurationSeconds: ratio2(sum('duration_sum'), sum('timed_calls')),
   };
 }

@@ -37,6 +37,11 @@ function utcDate(day: number): string {
   return `${String(date.getUTCFullYear()).padStart(4, '0')}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}`;
 }
 
+/** The UTC day containing `instant`, as days since 1970-01-01 (PostgreSQL's `day - DATE '1970-01-01'`). */
+export function utcDayNumber(instant: Date): number {
+  return Math.floor(checkInstant(instant, 'instant')! / DAY_MS);
+}
+
 /** Every UTC day (YYYY-MM-DD) from the one containing `from` to the one containing `to`, in order. */
 export function utcDays(from: Date, to: Date): string[] {
   const first = Math.floor(checkInstant(from, 'from')! / DAY_MS);

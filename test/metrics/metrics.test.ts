@@ -199,7 +199,9 @@ describe('metricsSummary', () => {
     ]);
     const wide: MetricsFilter = { from: new Date(start - 21 * hour), to: new Date(end + 4 * hour) };
     const days: MetricsFilter = { from: new Date(start), to: new Date(start + 10 * 24 * hour - 1) };
-    for (const filter of [wide, days]) {
+    // Everything (the daily series from interaction_days), and by channel or type (from the sums per
+    // channel, type and direction).
+    for (const filter of [wide, days, { ...wide, channel: 'voice' as const }, { ...days, type: 'CAMPAIGN_OUTBOUND' as const }]) {
       expect(await metricsSummary(db, filter)).toEqual(referenceSummary(fixtures, filter));
       expect(await metricsDaily(db, filter)).toEqual(referenceDaily(fixtures, filter));
       expect(await metricsOutcomes(db, filter)).toEqual(referenceOutcomes(fixtures, filter));

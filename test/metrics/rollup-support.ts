@@ -109,7 +109,7 @@ async function groupedLevelRows(q: pg.Pool | pg.ClientBase, clinicIds: readonly 
 
 /**
  * Asserts that the all-clinics levels (interaction_{day,month}_totals_all_clinics,
- * interaction_{day,month}_outcomes_all_clinics) equal GROUP BYs over the whole raw table. Other
+ * interaction_{day,month}_outcomes_all_clinics, interaction_days) equal GROUP BYs over the whole raw table. Other
  * test files write concurrently, so both sides are read in one REPEATABLE READ snapshot (the
  * triggers write in the writer's transaction: every snapshot must agree).
  */
@@ -157,6 +157,21 @@ async function expectAllClinicsLevelsExact(q: pg.Pool | pg.ClientBase): Promise<
         ),
       });
     }
+    compared.push({
+      level: 'interaction_days',
+      stored: await read(
+        `SELECT concat_ws('|', day, interactions, calls, conversations, inbound, outbound, with_outcome, successful, booked, timed_calls, duration_sum) AS row
+         FROM interaction_days WHERE interactions <> 0 OR timed_calls <> 0 OR duration_sum <> 0`,
+      ),
+      grouped: await read(
+        `SELECT concat_ws('|', ${day}, count(*), count(*) FILTER (WHERE channel = 'voice'), count(*) FILTER (WHERE channel = 'whatsapp'),
+                count(*) FILTER (WHERE direction = 'inbound'), count(*) FILTER (WHERE direction = 'outbound'), count(outcome),
+                count(*) FILTER (WHERE outcome = ANY($1::text[])), count(*) FILTER (WHERE outcome = $2),
+                count(duration_seconds) FILTER (WHERE channel = 'voice'), coalesce(sum(duration_seconds) FILTER (WHERE channel = 'voice'), 0)) AS row
+         FROM interactions GROUP BY ${day}`,
+        [[...SUCCESSFUL_OUTCOMES], SCHEDULED_OUTCOME],
+      ),
+    });
     await client.query('COMMIT');
     for (const { level, stored, grouped } of compared) expect(stored, level).toEqual(grouped);
   } catch (error) {

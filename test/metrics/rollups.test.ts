@@ -231,7 +231,11 @@ describe('the metrics and count queries', () => {
     // Without a clinic restriction, full days come from the all-clinics sums.
     const everyClinic = { from: days.from, to: days.to };
     expect(await tablesRead(summaryQuery(everyClinic))).toEqual(['interaction_day_totals_all_clinics']);
-    expect(await tablesRead(dailyQuery({ from: year.from, to: year.to }))).toEqual(['interaction_day_totals_all_clinics']);
+    expect(await tablesRead(dailyQuery({ from: year.from, to: year.to, channel: 'voice' }))).toEqual(['interaction_day_totals_all_clinics']);
+    // ... and a daily series of everything (no clinic, channel or type) from one row per day.
+    expect(await tablesRead(dailyQuery({ from: year.from, to: year.to }))).toEqual(['interaction_days']);
+    expect(await tablesRead(dailyQuery({ from: both.from, to: both.to }))).toEqual(['interaction_days', 'interactions']);
+    expect(await tablesRead(dailyQuery({ from: inside.from, to: inside.to }))).toEqual(['interactions']);
     expect(await tablesRead(outcomesQuery(everyClinic))).toEqual(['interaction_day_outcomes_all_clinics']);
     expect(await tablesRead(outcomesQuery({ from: both.from, to: both.to }))).toEqual([
       'interaction_day_outcomes_all_clinics',
@@ -366,7 +370,7 @@ describe('interaction_daily_rollups on a database of its own', () => {
         `SELECT ((SELECT count(*) FROM interaction_day_totals) + (SELECT count(*) FROM interaction_month_totals)
                 + (SELECT count(*) FROM interaction_month_outcomes) + (SELECT count(*) FROM interaction_day_totals_all_clinics)
                 + (SELECT count(*) FROM interaction_day_outcomes_all_clinics) + (SELECT count(*) FROM interaction_month_totals_all_clinics)
-                + (SELECT count(*) FROM interaction_month_outcomes_all_clinics))::text AS n`,
+                + (SELECT count(*) FROM interaction_month_outcomes_all_clinics) + (SELECT count(*) FROM interaction_days))::text AS n`,
       );
       expect(levels[0]?.n).toBe('0');
 
