@@ -8,7 +8,8 @@
 // direction, with the outcome folded into counts; about 70 rows a day at most) for summaries, daily
 // series and counts, and OUTCOMES (the same plus the outcome) for breakdowns and counts filtered by
 // outcome. Everything is read, in one statement and so one snapshot, as COUNTED rows: the rollup's
-// rows as they are, and each raw row as a row counting 1.
+// rows as they are, and each raw row as a row counting 1. (One more level, `interaction_days`, is
+// already split into a daily metric's sums; only the daily series of everything reads it: daily.ts.)
 //
 // The day boundaries are UTC: days are `(started_at AT TIME ZONE 'UTC')::date`, and the window's
 // instants are bound as ISO 8601 strings with `Z`, so nothing depends on the session's TimeZone.
