@@ -24,8 +24,8 @@ const SUM_OF = {
   duration_sum: 'sum(duration_sum)',
 } as const;
 
-/** A row of SUMS: bigint as the driver adapter returns a column, number when read from JSON. */
-export type SumsRow = Record<keyof typeof SUM_OF, bigint | number>;
+/** A row of SUMS, as the driver adapter returns bigint columns (the daily series reads numbers: totalsAt). */
+export type SumsRow = Record<keyof typeof SUM_OF, bigint>;
 
 /** The columns of SUMS, in order. */
 export const SUM_COLUMNS = Object.keys(SUM_OF) as ReadonlyArray<keyof SumsRow>;
@@ -128,7 +128,7 @@ export function totalsOf(row: SumsRow): Totals {
     outbound: num(row.outbound),
     appointmentsScheduled: num(row.appointments_scheduled),
     totalDurationSeconds: num(row.duration_sum),
-    successRate: ratio2(typeof row.successful === 'number' ? row.successful * 100 : row.successful * 100n, row.with_outcome),
+    successRate: ratio2(row.successful * 100n, row.with_outcome),
     avgDurationSeconds: ratio2(row.duration_sum, row.timed_calls),
   };
 }
