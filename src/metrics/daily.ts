@@ -54,7 +54,7 @@ export async function metricsDaily(db: Db, filter: MetricsFilter): Promise<Daily
   // The days are listed here, not by the query: zero-filling in SQL (generate_series joined to the
   // sums, then sorted) cost more than the sums themselves.
   const dates = utcDays(filter.from, filter.to);
-  const first = utcDayNumber(filter.from);
+  const first = utcDayNumber(filter.from, 'from');
   const series: Array<DailyMetric | undefined> = new Array(dates.length);
   for (let i = 0; i < values.length; i += STRIDE) {
     const at = values[i]! - first;

@@ -38,14 +38,14 @@ function utcDate(day: number): string {
 }
 
 /** The UTC day containing `instant`, as days since 1970-01-01 (PostgreSQL's `day - DATE '1970-01-01'`). */
-export function utcDayNumber(instant: Date): number {
-  return Math.floor(checkInstant(instant, 'instant')! / DAY_MS);
+export function utcDayNumber(instant: Date, name = 'instant'): number {
+  return Math.floor(checkInstant(instant, name)! / DAY_MS);
 }
 
 /** Every UTC day (YYYY-MM-DD) from the one containing `from` to the one containing `to`, in order. */
 export function utcDays(from: Date, to: Date): string[] {
-  const first = Math.floor(checkInstant(from, 'from')! / DAY_MS);
-  const last = Math.floor(checkInstant(to, 'to')! / DAY_MS);
+  const first = utcDayNumber(from, 'from');
+  const last = utcDayNumber(to, 'to');
   const days: string[] = [];
   for (let day = first; day <= last; day++) days.push(utcDate(day));
   return days;
