@@ -3,11 +3,12 @@
 // that matters; one LATERAL query per batch of parents reads at most `limit` rows per parent
 // from the (clinic_id|campaign_id, started_at DESC, id DESC) indexes.
 import DataLoader from 'dataloader';
-import type { Db } from '../db/client.js';
+import { type Db, queryRows } from '../db/client.js';
 import type { Filters } from '../filters/parameters.js';
 import type { VisibleClinics } from '../filters/visibility.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';
 import { instant } from '../metrics/sql.js';
+import { INTERACTION_COLUMNS } from './interaction-rows.js';
 
 export interface ChildPage {
   filters: Filters;
@@ -19,11 +20,6 @@ export interface Loaders {
   interactionsOfClinic(page: ChildPage): DataLoader<string, Interaction[]>;
   interactionsOfCampaign(page: ChildPage): DataLoader<string, Interaction[]>;
 }
-
-const COLUMNS = Prisma.sql`i.id, i.channel::text AS channel, i.type::text AS type, i.direction::text AS direction,
-  i.phone_number AS "phoneNumber", i.clinic_id::text AS "clinicId", i.campaign_id AS "campaignId",
-  i.started_at AS "startedAt", i.ended_at AS "endedAt", i.duration_seconds AS "durationSeconds",
-  i.outcome, i.summary, i.recording_url AS "recordingUrl"`;
 
 /** SQL conditions equivalent to `interactionWhere` (visibility.ts), for raw queries. */
 export function interactionConditions(filters: Filters, visible: VisibleClinics): Prisma.Sql[] {
@@ -47,8 +43,10 @@ function childLoader(db: Db, visible: VisibleClinics, parentColumn: 'clinic_id' 
   return new DataLoader<string, Interaction[]>(async (parentIds) => {
     const conditions = interactionConditions(filters, visible);
     const parentType = parentColumn === 'clinic_id' ? Prisma.sql`uuid` : Prisma.sql`text`;
-    const rows = await db.$queryRaw<Array<Interaction & { parentId: string }>>`
-      SELECT p.id::text AS "parentId", ${COLUMNS}
+    const rows = await queryRows<Interaction & { parentId: string }>(
+      db,
+      Prisma.sql`
+      SELECT p.id::text AS "parentId", ${INTERACTION_COLUMNS}
       FROM unnest(${[...parentIds]}::${parentType}[]) AS p(id)
       CROSS JOIN LATERAL (
         SELECT * FROM interactions i
@@ -56,7 +54,8 @@ function childLoader(db: Db, visible: VisibleClinics, parentColumn: 'clinic_id' 
         ORDER BY i.started_at DESC, i.id DESC
         LIMIT ${limit} OFFSET ${(page - 1) * limit}
       ) i
-      ORDER BY p.id, i.started_at DESC, i.id DESC`;
+      ORDER BY p.id, i.started_at DESC, i.id DESC`,
+    );
     const byParent = new Map<string, Interaction[]>();
     for (const { parentId, ...interaction } of rows) {
       const list = byParent.get(parentId) ?? [];

@@ -4,9 +4,10 @@
 // Asked separately (Prisma's findMany and count), PostgreSQL searches it twice per request; here
 // once. The matches are materialized (id and started_at only), so the statement is bounded: past
 // MATCHES_PAGE_MAX matches it gives up and the caller pages and counts the usual way.
-import type { Db } from '../db/client.js';
+import { type Db, queryRows } from '../db/client.js';
 import type { Filters } from '../filters/parameters.js';
 import type { VisibleClinics } from '../filters/visibility.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { and, num } from '../metrics/sql.js';
 import { interactionConditions } from './loaders.js';
 
@@ -27,7 +28,9 @@ export async function matchesPage(
   { skip, take }: { skip: number; take: number },
 ): Promise<MatchesPage | null> {
   const conditions = interactionConditions(filters, visible);
-  const [row] = await db.$queryRaw<Array<{ matched: bigint; ids: string[] }>>`
+  const [row] = await queryRows<{ matched: bigint; ids: string[] }>(
+    db,
+    Prisma.sql`
     WITH matches AS MATERIALIZED (
       SELECT i.id, i.started_at FROM interactions i
       WHERE ${and(conditions)}
@@ -36,7 +39,8 @@ export async function matchesPage(
     SELECT (SELECT count(*) FROM matches) AS matched,
            coalesce((SELECT array_agg(p.id)
                      FROM (SELECT id FROM matches ORDER BY started_at DESC, id DESC LIMIT ${take} OFFSET ${skip}) AS p),
-                    '{}') AS ids`;
+                    '{}') AS ids`,
+  );
   const matched = num(row?.matched);
   return matched > MATCHES_PAGE_MAX ? null : { ids: row?.ids ?? [], total: matched };
 }

@@ -5,7 +5,7 @@
 // and only the partial days at the window's edges are counted raw, in one statement. An undated
 // list sums the monthly level: a few hundred rows at any table size. `search` (a substring of the
 // phone number) is not in the rollups: then the raw table is counted, as the list itself reads it.
-import { type Db, prepared } from '../db/client.js';
+import { type Db, prepared, queryRows } from '../db/client.js';
 import type { Filters } from '../filters/parameters.js';
 import { clinicScope, interactionWhere, type VisibleClinics } from '../filters/visibility.js';
 import { Prisma } from '../generated/prisma/client.js';
@@ -30,6 +30,6 @@ export function countQuery(filters: Filters, visibleClinics: VisibleClinics): Pr
 export async function countInteractions(db: Db, filters: Filters, visibleClinics: VisibleClinics): Promise<number> {
   const query = countQuery(filters, visibleClinics);
   if (query === null) return db.interaction.count({ where: interactionWhere(filters, visibleClinics) });
-  const [row] = await db.$queryRaw<Array<{ total: bigint }>>(prepared(query));
+  const [row] = await queryRows<{ total: bigint }>(db, prepared(query));
   return num(row?.total);
 }

@@ -1,5 +1,5 @@
 // Daily metrics: one entry per UTC date of the window, zero-filled, ascending, in one query.
-import { type Db, prepared } from '../db/client.js';
+import { type Db, prepared, queryRows } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
 import { countedTotals, dimensionConditions, everyInteractionDays, rawCountedTotals } from './sql.js';
@@ -48,7 +48,7 @@ function perDay(filter: MetricsFilter): Prisma.Sql {
 }
 
 export async function metricsDaily(db: Db, filter: MetricsFilter): Promise<DailyMetric[]> {
-  const [row] = await db.$queryRaw<Array<{ days: string }>>(prepared(dailyQuery(filter)));
+  const [row] = await queryRows<{ days: string }>(db, prepared(dailyQuery(filter)));
   if (!row) throw new Error('metrics daily: the aggregate query returned no row');
   const values: unknown = JSON.parse(row.days);
   if (!isNumbers(values) || values.length % STRIDE !== 0) throw new Error('metrics daily: unexpected answer from the query');

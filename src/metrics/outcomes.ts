@@ -1,5 +1,5 @@
 // Outcome breakdown: one entry per non-null outcome, in one query.
-import { type Db, prepared } from '../db/client.js';
+import { type Db, prepared, queryRows } from '../db/client.js';
 import { outcomeLabel } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
@@ -39,7 +39,7 @@ interface OutcomeRow {
 }
 
 export async function metricsOutcomes(db: Db, filter: MetricsFilter): Promise<{ outcomes: OutcomeBreakdown[]; total: number }> {
-  const rows = await db.$queryRaw<OutcomeRow[]>(prepared(outcomesQuery(filter)));
+  const rows = await queryRows<OutcomeRow>(db, prepared(outcomesQuery(filter)));
   return {
     outcomes: rows.map((row) => ({
       outcome: row.outcome,

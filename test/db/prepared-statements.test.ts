@@ -1,6 +1,7 @@
 // The metrics SQL is kept prepared on each connection (src/db/client.ts); Prisma's own queries are not.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPrismaClient, statementNames } from '../../src/db/client.js';
+import { pageRows, rowsById } from '../../src/graphql/interaction-rows.js';
 import { countInteractions } from '../../src/metrics/count.js';
 import { metricsDaily } from '../../src/metrics/daily.js';
 import { metricsOutcomes } from '../../src/metrics/outcomes.js';
@@ -15,7 +16,7 @@ const db = createPrismaClient(databaseUrl, 1);
 afterAll(() => db.$disconnect());
 
 describe('prepared statements', () => {
-  it('keep each metrics statement prepared once per connection, and leave Prisma queries unnamed', async () => {
+  it('keep each metrics statement and the page by id prepared once per connection, and leave the rest unnamed', async () => {
     const clinic = await createClinic(db);
     const window = { from: at('2025-03-01T06:00:00.000Z'), to: at('2025-03-20T18:00:00.000Z'), clinicIds: [clinic.id] };
     await insertAll(db, [
@@ -27,11 +28,13 @@ describe('prepared statements', () => {
       await metricsDaily(db, window);
       await metricsOutcomes(db, window);
       await countInteractions(db, { from: window.from, to: window.to }, [clinic.id]);
+      await rowsById(db, [`${clinic.id}-none`], true);
+      await pageRows(db, [], 0, 2, true);
       await db.interaction.findMany({ where: { clinicId: clinic.id } });
     }
     const statements = await db.$queryRaw<Array<{ name: string; statement: string }>>`
       SELECT name, statement FROM pg_prepared_statements ORDER BY name`;
-    expect(statements).toHaveLength(4);
+    expect(statements).toHaveLength(5); // a page by id is prepared, a page by LIMIT/OFFSET is not
     for (const { name, statement } of statements) {
       expect(name).toMatch(/^prepared_\d+$/);
       expect(statement.startsWith('/* prepared */')).toBe(true);
@@ -69,10 +72,10 @@ describe('prepared statements', () => {
 
   it('name at most the given number of distinct texts, and only marked ones', () => {
     const names = statementNames(2);
-    expect(names({ sql: '/* prepared */ SELECT 1' })).toBe('prepared_1');
-    expect(names({ sql: '/* prepared */ SELECT 2' })).toBe('prepared_2');
-    expect(names({ sql: '/* prepared */ SELECT 1' })).toBe('prepared_1');
-    expect(names({ sql: '/* prepared */ SELECT 3' })).toBeUndefined();
-    expect(names({ sql: 'SELECT 1' })).toBeUndefined();
+    expect(names('/* prepared */ SELECT 1')).toBe('prepared_1');
+    expect(names('/* prepared */ SELECT 2')).toBe('prepared_2');
+    expect(names('/* prepared */ SELECT 1')).toBe('prepared_1');
+    expect(names('/* prepared */ SELECT 3')).toBeUndefined();
+    expect(names('SELECT 1')).toBeUndefined();
   });
 });

@@ -1,11 +1,10 @@
 // Query-count guard: relations are batched, so the SQL a request costs does not grow with the number
 // of rows on the page. An N+1 regression makes these tests fail.
 import { randomUUID } from 'node:crypto';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
-import { PrismaClient } from '../../src/generated/prisma/client.js';
+import { createPrismaClient } from '../../src/db/client.js';
 import { createKey, expectNoErrors, graphql } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
 import { createCampaign, createClinic } from '../helpers/factories.js';
@@ -15,14 +14,8 @@ const db = testDb();
 
 // The app reads through a client that logs every SQL statement it sends. API keys are resolved
 // through the file's ordinary client, so authentication (and `last_used_at` bookkeeping) is not counted.
-const counting = new PrismaClient({
-  adapter: new PrismaPg({ connectionString: databaseUrl, max: 4 }),
-  log: [{ emit: 'event', level: 'query' }],
-});
 const statements: string[] = [];
-counting.$on('query', (event) => {
-  statements.push(event.query);
-});
+const counting = createPrismaClient(databaseUrl, 4, { onStatement: (text) => statements.push(text) });
 afterAll(async () => {
   await counting.$disconnect();
 });

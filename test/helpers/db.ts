@@ -1,7 +1,7 @@
 // A Prisma client on the run's test database, and raw SQL access for assertions.
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
-import { createPrismaClient, type Db } from '../../src/db/client.js';
+import { createPrismaClient, type Db, SQL_POOL, type SqlPool } from '../../src/db/client.js';
 
 export const databaseUrl = inject('databaseUrl');
 
@@ -29,4 +29,22 @@ export async function sql<T extends pg.QueryResultRow = Record<string, unknown>>
   } finally {
     await c.end();
   }
+}
+
+/**
+ * `db` whose reads of the `interactions` table fail with an unexpected (non-database) error whose
+ * message must never reach a client: Prisma's findMany and count, and hand-written statements
+ * (`queryRows`) that read the table itself, as a REST page does. Everything else works: clinics,
+ * campaigns, API keys, and the list counts, which read the rollups.
+ */
+export function failingInteractions(db: Db): Db {
+  const boom = () => Promise.reject(new Error('boom: SELECT secret FROM internals'));
+  const interaction = new Proxy(db.interaction, {
+    get: (target, prop, receiver) => (prop === 'findMany' || prop === 'count' ? boom : Reflect.get(target, prop, receiver)),
+  });
+  const pool = db[SQL_POOL];
+  const sqlPool: SqlPool = { ...pool, query: (config) => (/\bFROM interactions\b/.test(config.text) ? boom() : pool.query(config)) };
+  return new Proxy(db, {
+    get: (target, prop, receiver) => (prop === 'interaction' ? interaction : prop === SQL_POOL ? sqlPool : Reflect.get(target, prop, receiver)),
+  });
 }

@@ -4,12 +4,11 @@
 // Each refuses what it should and passes what it should; refused queries never reach the database
 // (the app reads through a PrismaClient that logs every SQL statement, as in query-count.test.ts).
 import { randomUUID } from 'node:crypto';
-import { PrismaPg } from '@prisma/adapter-pg';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
-import { PrismaClient } from '../../src/generated/prisma/client.js';
+import { createPrismaClient } from '../../src/db/client.js';
 import { QUERY_LIMITS } from '../../src/graphql/builder.js';
 import { FIELD_RATE_LIMITS, MAX_ALIASES } from '../../src/graphql/use-query-limits.js';
 import { createRedisClient, whenReady } from '../../src/limits/redis-client.js';
@@ -24,14 +23,8 @@ const db = testDb();
 
 // The app reads through a client that logs every SQL statement; API keys are resolved through the
 // file's ordinary client, so authentication is not counted.
-const counting = new PrismaClient({
-  adapter: new PrismaPg({ connectionString: databaseUrl, max: 4 }),
-  log: [{ emit: 'event', level: 'query' }],
-});
 const statements: string[] = [];
-counting.$on('query', (event) => {
-  statements.push(event.query);
-});
+const counting = createPrismaClient(databaseUrl, 4, { onStatement: (text) => statements.push(text) });
 afterAll(async () => {
   await counting.$disconnect();
 });

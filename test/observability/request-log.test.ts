@@ -7,10 +7,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
 import { graphql, testApp } from '../helpers/app.js';
-import { testDb } from '../helpers/db.js';
+import { failingInteractions, testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
 import { request } from '../rest/client.js';
-import { captureLog, createKeyWithId, failingInteractions } from './support.js';
+import { captureLog, createKeyWithId } from './support.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

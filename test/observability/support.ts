@@ -58,14 +58,6 @@ export async function createKeyWithId(db: Db, input: Partial<CreateApiKeyInput> 
   return { key, id: record.id };
 }
 
-/** A client whose interaction reads fail with an unexpected (non-database) error. */
-export function failingInteractions(db: Db): Db {
-  const interaction = new Proxy(db.interaction, {
-    get: (target, prop, receiver) =>
-      prop === 'findMany' || prop === 'count' ? () => Promise.reject(new Error('boom: SELECT secret FROM internals')) : Reflect.get(target, prop, receiver),
-  });
-  return new Proxy(db, { get: (target, prop, receiver) => (prop === 'interaction' ? interaction : Reflect.get(target, prop, receiver)) });
-}
 
 /**
  * The value of one sample in Prometheus text format, or undefined when absent. `labels` must list

@@ -3,24 +3,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
-import { createPrismaClient, type Db } from '../../src/db/client.js';
+import { createPrismaClient } from '../../src/db/client.js';
 import { createKey } from '../helpers/app.js';
-import { testDb } from '../helpers/db.js';
+import { failingInteractions, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 
 const unreachable = createPrismaClient('postgresql://postgres:x@127.0.0.1:1/nowhere', 1);
 afterAll(() => unreachable.$disconnect());
 
-/** A client whose interaction reads fail with an error that must not reach the client. */
-function failingInteractions(db: Db): Db {
-  const interaction = new Proxy(db.interaction, {
-    get: (target, prop, receiver) =>
-      prop === 'findMany' || prop === 'count'
-        ? () => Promise.reject(new Error('boom: SELECT secret FROM internals'))
-        : Reflect.get(target, prop, receiver),
-  });
-  return new Proxy(db, { get: (target, prop, receiver) => (prop === 'interaction' ? interaction : Reflect.get(target, prop, receiver)) });
-}
 
 async function call(app: ReturnType<typeof createApp>, path: string, key: string, init: RequestInit = {}) {
   const response = await app.fetch(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers ?? {}) } });

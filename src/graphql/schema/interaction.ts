@@ -1,10 +1,12 @@
 // Interactions: calls and WhatsApp conversations, their root fields and filters.
 import { checkFilters, checkPaging, type Filters, GRAPHQL_NAMES, hasControlCharacter, type Paging } from '../../filters/parameters.js';
-import { clinicCondition, interactionWhere } from '../../filters/visibility.js';
+import { clinicCondition, interactionWhere, type VisibleClinics } from '../../filters/visibility.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { countInteractions } from '../../metrics/count.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
+import { type InteractionRow, pageRows, plainSelection, rowsById } from '../interaction-rows.js';
+import { interactionConditions } from '../loaders.js';
 import { type MatchesPage, matchesPage } from '../matches-page.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
 import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
@@ -97,6 +99,9 @@ export function checkedPageAndFilters(args: FilterArgs & { page?: number | null;
 
 interface InteractionPageShape {
   args: Prisma.InteractionFindManyArgs & { where: Prisma.InteractionWhereInput };
+  /** What `args.where` says, for the hand-written page (interaction-rows.ts). */
+  filters: Filters;
+  visibleClinics: VisibleClinics;
   pageInfo: PageInfoShape;
   /** The page's ids when known without walking the (started_at, id) order (matches-page.ts, or none left), else null. */
   matches?: () => Promise<MatchesPage | null>;
@@ -109,10 +114,14 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
       complexity: COST_COUNTED_BY_PARENT,
       type: ['Interaction'],
       description: 'The interactions on this page.',
-      resolve: async (query, page, _args, { db }) => {
+      resolve: async (query, page, _args, { db }): Promise<InteractionRow[]> => {
+        // The interaction's own columns and transcripts (every REST list) in hand-written SQL;
+        // anything with relations through Prisma (interaction-rows.ts says why).
+        const plain = plainSelection(query);
         // (Between finding a page's ids and reading its rows a row may be deleted: the page is then
         // one row short, as it would be a moment later anyway.)
         const rowsOf = async (ids: string[]) => {
+          if (plain) return rowsById(db, ids, plain.transcript);
           // Built also for an empty page: reading `query` tells Pothos the selection was honoured
           // (outside production it warns about every resolver that leaves it unread).
           const args = { ...query, where: { id: { in: ids } }, orderBy: ORDER_INTERACTIONS };
@@ -120,7 +129,12 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
         };
         const found = await page.matches?.();
         if (found) return rowsOf(found.ids);
-        if ((page.args.skip ?? 0) < DEFERRED_JOIN_FROM) return db.interaction.findMany({ ...query, ...page.args });
+        const skip = page.args.skip ?? 0;
+        if (skip < DEFERRED_JOIN_FROM) {
+          return plain
+            ? pageRows(db, interactionConditions(page.filters, page.visibleClinics), skip, page.args.take ?? 0, plain.transcript)
+            : db.interaction.findMany({ ...query, ...page.args });
+        }
         // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole
         // rows makes each of those a heap fetch; selecting only the ids lets it walk the
         // (started_at, id) index alone (an index-only scan when unfiltered). The page's rows are
@@ -173,6 +187,8 @@ builder.queryFields((t) => ({
       }
       return {
         args: { where, orderBy: ORDER_INTERACTIONS, skip, take: limit },
+        filters,
+        visibleClinics,
         matches,
         pageInfo: { page, limit, total },
       };
