@@ -9,7 +9,7 @@ import net from 'node:net';
 import type { Redis } from 'ioredis';
 import { createApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { createPrismaClient } from './db/client.js';
+import { createPrismaClient, SQL_POOL } from './db/client.js';
 import { type DatabaseLocation, locateDatabase } from './db/database.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { migrate } from './db/migrate.js';
@@ -113,7 +113,17 @@ async function serve(config: Config, databaseUrl: string, demoKey: string | unde
     quotaStore = new FallbackQuotaStore(new RedisQuotaStore(redis), new MemoryQuotaStore(), (m) => logger.warn(m));
   }
   const lifecycle = new Lifecycle();
-  const app = createApp({ db, demoKey, quotaStore, redis, lifecycle, logger, metricsToken: config.METRICS_TOKEN, trustProxy: config.TRUST_PROXY });
+  const app = createApp({
+    db,
+    demoKey,
+    quotaStore,
+    redis,
+    lifecycle,
+    logger,
+    metricsToken: config.METRICS_TOKEN,
+    trustProxy: config.TRUST_PROXY,
+    dbPool: db[SQL_POOL].stats,
+  });
   const server = createServer(app);
   answerClientErrors(server);
   server.on('request', (_request, response) => {

@@ -1,21 +1,19 @@
 // GET /metrics: absent (404) without METRICS_TOKEN, 401 without the right bearer token, Prometheus
 // text with it; counters that follow the traffic (routes as patterns, admission decisions by tier,
 // unexpected errors, health checks); never rate limited nor counted in a key's quota.
-import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
+import { createPrismaClient, SQL_POOL } from '../../src/db/client.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { tokenMatches } from '../../src/observability/use-metrics.js';
 import { MemoryQuotaStore } from '../../src/limits/memory-store.js';
 import type { QuotaStore } from '../../src/limits/windows.js';
 import { graphql, testApp } from '../helpers/app.js';
-import { databaseUrl, testDb } from '../helpers/db.js';
-import { PrismaClient } from '../../src/generated/prisma/client.js';
+import { databaseUrl, failingInteractions, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 import { request } from '../rest/client.js';
-import { captureLog, createKeyWithId, failingInteractions, sample } from './support.js';
+import { captureLog, createKeyWithId, sample } from './support.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -205,9 +203,9 @@ describe('what the metrics count', () => {
     expect(text).not.toContain('process_cpu_user_seconds_total');
   });
 
-  it('pool counts from a node-postgres Pool handed to the Prisma adapter (how db/client.ts can expose it)', async () => {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-    const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  it('pool counts from the pool beneath a client of createPrismaClient (as server.ts passes them)', async () => {
+    const db = createPrismaClient(databaseUrl, 2);
+    const pool = db[SQL_POOL].stats;
     try {
       await db.$queryRaw`SELECT 1`;
       const app = testApp(db, { logger: captureLog('info').logger, metricsToken: TOKEN, dbPool: pool });
@@ -220,6 +218,7 @@ describe('what the metrics count', () => {
     } finally {
       await db.$disconnect();
     }
-    expect(pool.ended).toBe(true);
+    // $disconnect ends the pool too (the adapter was handed it with disposeExternalPool).
+    expect(pool.totalCount).toBe(0);
   });
 });
