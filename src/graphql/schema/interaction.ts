@@ -98,10 +98,10 @@ export function checkedPageAndFilters(args: FilterArgs & { page?: number | null;
 }
 
 interface InteractionPageShape {
-  args: Prisma.InteractionFindManyArgs & { where: Prisma.InteractionWhereInput };
-  /** What `args.where` says, for the hand-written page (interaction-rows.ts). */
   filters: Filters;
   visibleClinics: VisibleClinics;
+  skip: number;
+  take: number;
   pageInfo: PageInfoShape;
   /** The page's ids when known without walking the (started_at, id) order (matches-page.ts, or none left), else null. */
   matches?: () => Promise<MatchesPage | null>;
@@ -129,17 +129,15 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
         };
         const found = await page.matches?.();
         if (found) return rowsOf(found.ids);
-        const skip = page.args.skip ?? 0;
-        if (skip < DEFERRED_JOIN_FROM) {
-          return plain
-            ? pageRows(db, interactionConditions(page.filters, page.visibleClinics), skip, page.args.take ?? 0, plain.transcript)
-            : db.interaction.findMany({ ...query, ...page.args });
-        }
+        const { filters, visibleClinics, skip, take } = page;
+        if (skip < DEFERRED_JOIN_FROM && plain) return pageRows(db, interactionConditions(filters, visibleClinics), skip, take, plain.transcript);
+        const paged = { where: interactionWhere(filters, visibleClinics), orderBy: ORDER_INTERACTIONS, skip, take };
+        if (skip < DEFERRED_JOIN_FROM) return db.interaction.findMany({ ...query, ...paged });
         // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole
         // rows makes each of those a heap fetch; selecting only the ids lets it walk the
         // (started_at, id) index alone (an index-only scan when unfiltered). The page's rows are
         // then read by id.
-        const ids = await db.interaction.findMany({ ...page.args, select: { id: true } });
+        const ids = await db.interaction.findMany({ ...paged, select: { id: true } });
         return rowsOf(ids.map((row) => row.id));
       },
     }),
@@ -161,7 +159,6 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, { db, visibleClinics }) => {
       const { page, limit, filters } = checkedPageAndFilters({ ...args, clinicId: args.clinicId?.toString() });
-      const where = interactionWhere(filters, visibleClinics);
       const skip = (page - 1) * limit;
       const paging = { skip, take: limit };
       let matches: (() => Promise<MatchesPage | null>) | undefined;
@@ -186,9 +183,10 @@ builder.queryFields((t) => ({
         }
       }
       return {
-        args: { where, orderBy: ORDER_INTERACTIONS, skip, take: limit },
         filters,
         visibleClinics,
+        skip,
+        take: limit,
         matches,
         pageInfo: { page, limit, total },
       };
