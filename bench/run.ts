@@ -279,6 +279,23 @@ function foreignCpu(postmaster: number | undefined): { stop(): number | undefine
   };
 }
 
+/**
+ * Share of the machine's CPU (0-100) that the hypervisor gave to other guests meanwhile ("steal" in
+ * /proc/stat): time the service and PostgreSQL were ready to run but could not. On a shared host it
+ * comes and goes within minutes and slows every figure taken meanwhile; "other CPU %" cannot see it.
+ */
+function stolenCpu(): { stop(): number } {
+  const steal = () => Number(fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)[8] ?? 0);
+  const startedAt = Date.now();
+  const steal0 = steal();
+  return {
+    stop() {
+      const seconds = (Date.now() - startedAt) / 1000;
+      return Math.round((100 * (steal() - steal0)) / CLOCK_TICKS / seconds / os.cpus().length);
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
@@ -295,6 +312,8 @@ interface Measurement {
   processes: number;
   /** % of the machine's CPU used by other processes during the run (undefined: unknown, external database). */
   foreignCpu?: number;
+  /** % of the machine's CPU taken by the hypervisor for other guests during the run (steal). */
+  stolenCpu: number;
   /** Statements of requests still in flight at the end of the run, cancelled after a grace period. */
   cancelled: number;
 }
@@ -357,8 +376,10 @@ async function measure(server: Server, scenario: Scenario, keys: string[], optio
   }
   const rss = sampleRss(server.child.pid!);
   const foreign = foreignCpu(postmaster);
+  const stolen = stolenCpu();
   const result = await load(server, scenario, keys, options.duration, options.connections);
   const foreignPercent = foreign.stop();
+  const stolenPercent = stolen.stop();
   const { peakMb, processes } = rss.stop();
   const cancelled = await settle(monitor);
   return {
@@ -372,6 +393,7 @@ async function measure(server: Server, scenario: Scenario, keys: string[], optio
     peakRssMb: peakMb,
     processes,
     foreignCpu: foreignPercent,
+    stolenCpu: stolenPercent,
     cancelled,
   };
 }
@@ -434,8 +456,8 @@ const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}x
 
 function sizeTable(report: SizeReport): string {
   const lines = [
-    '| Scenario | ours req/s | ours p50 ms | ours p99 ms | base req/s | base p50 ms | base p99 ms | req/s ours/base | p50 ours/base | non-2xx or failed ours/base | peak RSS MB ours/base | other CPU % ours/base |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| Scenario | ours req/s | ours p50 ms | ours p99 ms | base req/s | base p50 ms | base p99 ms | req/s ours/base | p50 ours/base | non-2xx or failed ours/base | peak RSS MB ours/base | other CPU % ours/base | stolen CPU % ours/base |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const { scenario, ours, baseline: b } of report.rows) {
     const bad = (m: Measurement) => m.non2xx + m.mismatches + m.errors;
@@ -454,6 +476,7 @@ function sizeTable(report: SizeReport): string {
         `${bad(ours)}/${b ? bad(b) : '-'}`,
         `${ours.peakRssMb}/${b ? b.peakRssMb : '-'}`,
         `${ours.foreignCpu ?? '?'}/${b ? (b.foreignCpu ?? '?') : '-'}`,
+        `${ours.stolenCpu}/${b ? b.stolenCpu : '-'}`,
       ].join(' | ')} |`,
     );
   }
@@ -565,6 +588,7 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
     '- Peak RSS: VmRSS of the server process (and its node worker processes) sampled every 200 ms during the measured run.',
     "- After each run (warm-up included), the statements of requests still in flight are given 3 s, then cancelled, so that no run inherits the previous one's load; their numbers are listed below a table when there were any.",
     '- Other CPU %: share of the machine\'s CPU used during the measured run by processes other than the bench, the server and its PostgreSQL (other work on the machine; figures with a high value are disturbed). `?` when unknown (BENCH_DATABASE_URL).',
+    "- Stolen CPU %: share of the machine's CPU the hypervisor gave to other guests during the measured run (steal time in /proc/stat): the service, its PostgreSQL and the load generator were ready to run and could not. Figures with a high value are slowed down by the host, not by the code.",
     '',
   ];
   for (const report of reports) {
@@ -667,7 +691,7 @@ async function main(): Promise<void> {
           const b = row.baseline;
           log(
             `  ${scenario.name.padEnd(46)} ours ${f1(row.ours.rps).padStart(7)} req/s p50 ${f1(row.ours.p50).padStart(6)} ms p99 ${f1(row.ours.p99).padStart(6)} ms` +
-              ` | base ${f1(b.rps).padStart(7)} req/s p50 ${f1(b.p50).padStart(6)} ms | RSS ${row.ours.peakRssMb}/${b.peakRssMb} MB | other CPU ${row.ours.foreignCpu ?? '?'}/${b.foreignCpu ?? '?'}%` +
+              ` | base ${f1(b.rps).padStart(7)} req/s p50 ${f1(b.p50).padStart(6)} ms | RSS ${row.ours.peakRssMb}/${b.peakRssMb} MB | other CPU ${row.ours.foreignCpu ?? '?'}/${b.foreignCpu ?? '?'}% | stolen ${row.ours.stolenCpu}/${b.stolenCpu}%` +
               (row.ours.non2xx + row.ours.mismatches + row.ours.errors ? ` | FAILED ours ${row.ours.non2xx + row.ours.mismatches + row.ours.errors}` : ''),
           );
         }
