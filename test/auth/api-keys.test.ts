@@ -200,6 +200,26 @@ describe('lookupApiKey', () => {
     });
   });
 
+  it('returns the clinic restriction, tier, expiry and known scopes as stored, with the same types', async () => {
+    const [a, b] = [await createClinic(db), await createClinic(db)];
+    const expiresAt = new Date(Date.now() + 24 * HOUR);
+    const { key, record } = await createApiKey(db, {
+      name: name('restricted lookup'),
+      scopes: ['metrics:read', 'clinics:read'],
+      clinicIds: [a.id, b.id],
+      tier: 'premium',
+      expiresAt,
+    });
+    // A scope the service does not know (written by hand, say) is dropped, never granted.
+    await sql(`UPDATE api_keys SET scopes = array_append(scopes, 'admin:write') WHERE id = $1`, [record.id]);
+    const lookup = await lookupApiKey(db, key);
+    expect(lookup).toEqual({
+      status: 'valid',
+      key: { id: record.id, name: record.name, environment: 'live', scopes: ['metrics:read', 'clinics:read'], tier: 'premium', clinicIds: record.clinicIds, expiresAt },
+    });
+    expect(lookup.status === 'valid' && lookup.key.expiresAt).toBeInstanceOf(Date);
+  });
+
   it('answers invalid for an unknown key', async () => {
     expect(await lookupApiKey(db, generateApiKey('live'))).toEqual({ status: 'invalid' });
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { createApiKey, generateApiKey, revokeApiKey } from '../../src/auth/api-keys.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
-import type { Db } from '../../src/db/client.js';
+import { type Db, SQL_POOL, type SqlPool } from '../../src/db/client.js';
 import { sql, testDb } from '../helpers/db.js';
 
 const db = testDb();
@@ -11,18 +11,31 @@ const HOUR = 60 * MINUTE;
 
 interface Instrumented {
   db: Db;
-  /** Names of the `db.apiKey` methods called, in order, counted at call time. */
+  /**
+   * Names of the `db.apiKey` methods called, in order, counted at call time; `findByHash` for the
+   * hand-written lookup by hash (a statement reading api_keys on the client's SQL pool).
+   */
   calls: string[];
   reads(): number;
   writes(): number;
-  /** Replace a method of `db.apiKey` (e.g. to make it fail). */
+  /** Replace a method of `db.apiKey`, or `findByHash` (e.g. to make it fail). */
   override: Partial<Record<string, (...args: unknown[]) => unknown>>;
 }
 
-/** The test database, with every `db.apiKey` call recorded (synchronously, when it is made). */
+/** The test database, with every `db.apiKey` call and key lookup recorded (synchronously, when made). */
 function instrumented(): Instrumented {
   const calls: string[] = [];
   const override: Instrumented['override'] = {};
+  const pool = db[SQL_POOL];
+  const sqlPool: SqlPool = {
+    ...pool,
+    query: (config) => {
+      if (!/\bFROM api_keys\b/.test(config.text)) return pool.query(config);
+      calls.push('findByHash');
+      const replacement = override.findByHash;
+      return replacement ? (replacement(config) as ReturnType<SqlPool['query']>) : pool.query(config);
+    },
+  };
   const apiKey = new Proxy(db.apiKey, {
     get(target, prop) {
       const value = Reflect.get(target, prop) as unknown;
@@ -34,7 +47,9 @@ function instrumented(): Instrumented {
       };
     },
   });
-  const wrapped = new Proxy(db, { get: (target, prop) => (prop === 'apiKey' ? apiKey : Reflect.get(target, prop)) });
+  const wrapped = new Proxy(db, {
+    get: (target, prop) => (prop === 'apiKey' ? apiKey : prop === SQL_POOL ? sqlPool : Reflect.get(target, prop)),
+  });
   return {
     db: wrapped,
     calls,
@@ -165,11 +180,11 @@ describe('createApiKeyResolver', () => {
     const { key } = await createApiKey(db, { name: name('db down') });
     const i = instrumented();
     const resolver = createApiKeyResolver(i.db);
-    i.override.findUnique = () => Promise.reject(new Error('database unreachable'));
+    i.override.findByHash = () => Promise.reject(new Error('database unreachable'));
     const failures = await Promise.allSettled([resolver.resolve(key), resolver.resolve(key)]);
     expect(failures.map((f) => f.status)).toEqual(['rejected', 'rejected']);
     expect(i.reads()).toBe(1);
-    delete i.override.findUnique;
+    delete i.override.findByHash;
     expect((await resolver.resolve(key)).status).toBe('valid');
     expect(i.reads()).toBe(2);
   });
