@@ -238,11 +238,11 @@ function sampleRss(pid: number): { stop(): { peakMb: number; processes: number }
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
-/** Busy jiffies of the whole machine (all cores). */
+/** Busy jiffies of the whole machine (all cores), without steal (reported apart: stolenCpu). */
 function machineBusy(): number {
   const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
-  return user + nice + system + irq + softirq + steal;
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = cpu;
+  return user + nice + system + irq + softirq;
 }
 
 /** utime + stime of a process tree in jiffies; with `reaped`, also what its exited children used (cutime + cstime). */
