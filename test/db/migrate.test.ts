@@ -93,6 +93,46 @@ INSERT INTO probe VALUES (probe_twice(21));`,
     });
   });
 
+  it('that create an index on interactions find it built beforehand by the CONCURRENTLY statement their comment gives', async () => {
+    const INDEX_MIGRATION = '20261121185647_clinic_channel_type_index';
+    const INDEX = 'interactions_clinic_id_channel_type_started_at_id_idx';
+    const script = fs.readFileSync(path.join(migrationsDir, INDEX_MIGRATION, 'migration.sql'), 'utf8');
+    // The operator's statement, as the comment prints it ("--   " lines), run outside any transaction.
+    const concurrently = script
+      .split('\n')
+      .filter((line) => line.startsWith('--   '))
+      .map((line) => line.slice(5).trim())
+      .join(' ');
+    expect(concurrently).toMatch(/^CREATE INDEX CONCURRENTLY "interactions_clinic_id_channel_type_started_at_id_idx" ON .*;$/);
+    await withFreshDatabase(async (url) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
+      const apply = () =>
+        withSchemaEngine(url, readSchema(), (engine) =>
+          engine.applyMigrations({ migrationsList: listMigrations(dir), filters: { externalTables: [], externalEnums: [] } }),
+        );
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        fs.copyFileSync(path.join(migrationsDir, 'migration_lock.toml'), path.join(dir, 'migration_lock.toml'));
+        const names = listMigrations().migrationDirectories.map((d) => d.path);
+        const copy = (name: string) => fs.cpSync(path.join(migrationsDir, name), path.join(dir, name), { recursive: true });
+        for (const name of names.slice(0, names.indexOf(INDEX_MIGRATION))) copy(name);
+        await apply();
+        await client.query(concurrently);
+        for (const name of names.slice(names.indexOf(INDEX_MIGRATION))) copy(name);
+        await apply();
+        expect(await pendingMigrations(url)).toEqual([]);
+        const { rows } = await client.query<{ indexname: string; indexdef: string }>(
+          `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'interactions' AND indexdef LIKE '%(clinic_id, channel, type, started_at DESC, id DESC)%'`,
+        );
+        expect(rows.map((r) => r.indexname)).toEqual([INDEX]);
+      } finally {
+        await client.end();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
   it('are up to date with prisma/schema.prisma (run `npm run db:diff -- <name>` after changing it)', () => {
     expect(fs.readFileSync(snapshotPath, 'utf8')).toBe(readSchema().content);
   });
