@@ -4,10 +4,10 @@
 // hex SHA-256 and a short display prefix are stored; the key itself exists once, in the answer of
 // `createApiKey`. A fast hash (not a password hash) is right here: the secret is high-entropy random,
 // so there is nothing to brute-force, and lookup by hash goes through the unique index.
-import { isUuid } from '../filters/parameters.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { type Db, prepared, queryRows } from '../db/client.js';
 import { KEY_PREFIXES, KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
+import { isUuid } from '../filters/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 
 export type KeyEnvironmentValue = keyof typeof KEY_PREFIXES;
