@@ -111,12 +111,16 @@ export function createApp(options: AppOptions): App {
         if (error instanceof GraphQLError && !original) return error;
         // The located error carries the original's extensions plus the path and locations.
         if (original instanceof GraphQLError) return error as GraphQLError;
+        // The field that failed stays named (path and locations, as the GraphQL spec asks of field
+        // errors): they come from the client's own document; only the message and cause are hidden.
+        const located = error instanceof GraphQLError ? { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path } : {};
         if (isDatabaseUnavailable(original ?? error)) {
           return new GraphQLError('The service is temporarily unavailable; retry shortly', {
+            ...located,
             extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503, headers: { 'Retry-After': '5' } } },
           });
         }
-        return new GraphQLError(message, { extensions: { code: 'INTERNAL_ERROR' } });
+        return new GraphQLError(message, { ...located, extensions: { code: 'INTERNAL_ERROR' } });
       },
     },
     // Admission (use-admission.ts, use-rest.ts) has already authenticated and counted the request.

@@ -22,8 +22,13 @@ function requestFields(): Record<string, unknown> {
 }
 
 export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger {
-  // Yoga may report one error twice (while masking, then while turning it into a response).
-  const reported = new WeakSet<object>();
+  // One failure is logged once per request. Yoga may report an error twice (while masking, then
+  // while turning it into a response), and one failure can surface in several fields: a list's
+  // total, totalPages and hasMore share one count, each its own located GraphQLError around the
+  // same original error. Keyed by request too, so that a failure shared by concurrent requests (a
+  // coalesced lookup, say) is logged with each request_id that received it.
+  const reported = new WeakMap<object, WeakSet<object>>();
+  const outsideRequests = {};
 
   return {
     // Yoga's debug lines are per-request internals ("Parsing request..."): trace, so that
@@ -37,8 +42,13 @@ export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger 
         logger.error(requestFields(), messageOf(args));
         return;
       }
-      if (reported.has(error)) return;
-      reported.add(error);
+      const root = rootError(error);
+      const original = typeof root === 'object' && root !== null ? root : error;
+      const request = currentRequest() ?? outsideRequests;
+      let requests = reported.get(original);
+      if (!requests) reported.set(original, (requests = new WeakSet()));
+      if (requests.has(request)) return;
+      requests.add(request);
       const classified = classifyUnexpectedError(error);
       metrics?.observeUnexpectedError(classified);
       const path = error instanceof GraphQLError && error.path ? error.path.join('.') : undefined;

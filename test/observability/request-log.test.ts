@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
+import { SQL_POOL, type SqlPool } from '../../src/db/client.js';
 import { graphql, testApp } from '../helpers/app.js';
 import { failingInteractions, testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
@@ -183,6 +184,35 @@ describe('unexpected errors', () => {
     expect(log.requests()).toEqual([expect.objectContaining({ request_id: requestId, route: '/graphql', operation: 'Failing', status: 200 })]);
 
     for (const spy of consoleCalls) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('one failure shown in several fields is logged and counted once: a count behind total, totalPages and hasMore', async () => {
+    const db = testDb();
+    const clinic = await createClinic(db);
+    const { key } = await createKeyWithId(db, { clinicIds: [clinic.id] });
+    const log = captureLog();
+    // The list's count (read from the rollups) fails; nothing else does.
+    const pool = db[SQL_POOL];
+    const failingCount: SqlPool = {
+      ...pool,
+      query: (config) => (/coalesce\(sum\(n\), 0\)/.test(config.text) ? Promise.reject(new Error('boom: count')) : pool.query(config)),
+    };
+    const countless = new Proxy(db, { get: (target, prop, receiver) => (prop === SQL_POOL ? failingCount : Reflect.get(target, prop, receiver)) });
+    const app = testApp(countless, { logger: log.logger, keyResolver: createApiKeyResolver(db, { ttlMs: 0 }), metricsToken: 'observability-test-token' });
+    // REST reads total, total_pages and has_more from the one count: three field errors, one failure.
+    const rest = await request(app, '/api/v1/interactions', { key });
+    expect(rest.status).toBe(500);
+    const restErrors = log.entries().filter((e) => e.level === 'error');
+    expect(restErrors).toEqual([expect.objectContaining({ msg: 'unexpected error', request_id: rest.body.request_id, code: 'INTERNAL_ERROR' })]);
+    expect(restErrors[0]!.err!.message).toContain('boom: count');
+    // GraphQL: the masked error still names the field that failed; logged again, with this request_id.
+    const gql = await graphql(app, { key, query: '{ interactions { nodes { id } pageInfo { total totalPages hasMore } } }' });
+    expect(gql.body.errors).toEqual([
+      { message: 'Unexpected error.', locations: [{ line: 1, column: 42 }], path: ['interactions', 'pageInfo', 'total'], extensions: { code: 'INTERNAL_ERROR' } },
+    ]);
+    expect(log.entries().filter((e) => e.level === 'error').map((e) => e.request_id)).toEqual([rest.body.request_id, gql.headers.get('x-request-id')]);
+    const metrics = await (await app.fetch('http://localhost/metrics', { headers: { authorization: 'Bearer observability-test-token' } })).text();
+    expect(metrics).toMatch(/^api_unexpected_errors_total\{code="INTERNAL_ERROR"\} 2$/m);
   });
 
   it('a database that cannot be reached while querying: SERVICE_UNAVAILABLE logged at error level with the request_id', async () => {
