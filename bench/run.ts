@@ -238,11 +238,12 @@ function sampleRss(pid: number): { stop(): { peakMb: number; processes: number }
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
-/** Busy jiffies of the whole machine (all cores), without steal (reported apart: stolenCpu). */
-function machineBusy(): number {
+/** The machine's CPU time so far (all cores), in jiffies: the `cpu` line of /proc/stat. */
+function machineCpu(): { busy: number; steal: number } {
   const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = cpu;
-  return user + nice + system + irq + softirq;
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
+  // Busy without steal: time the hypervisor gave to other guests is reported apart (stolenCpu).
+  return { busy: user + nice + system + irq + softirq, steal };
 }
 
 /** utime + stime of a process tree in jiffies; with `reaped`, also what its exited children used (cutime + cstime). */
@@ -268,12 +269,12 @@ function foreignCpu(postmaster: number | undefined): { stop(): number | undefine
   // The servers are this process's children; the embedded postmaster is a daemon of its own.
   const ours = () => treeCpu(process.pid, true) + treeCpu(postmaster, true);
   const startedAt = Date.now();
-  const busy0 = machineBusy();
+  const busy0 = machineCpu().busy;
   const ours0 = ours();
   return {
     stop() {
       const seconds = (Date.now() - startedAt) / 1000;
-      const foreign = machineBusy() - busy0 - (ours() - ours0);
+      const foreign = machineCpu().busy - busy0 - (ours() - ours0);
       return Math.max(0, Math.round((100 * foreign) / CLOCK_TICKS / seconds / os.cpus().length));
     },
   };
@@ -285,13 +286,12 @@ function foreignCpu(postmaster: number | undefined): { stop(): number | undefine
  * comes and goes within minutes and slows every figure taken meanwhile; "other CPU %" cannot see it.
  */
 function stolenCpu(): { stop(): number } {
-  const steal = () => Number(fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)[8] ?? 0);
   const startedAt = Date.now();
-  const steal0 = steal();
+  const steal0 = machineCpu().steal;
   return {
     stop() {
       const seconds = (Date.now() - startedAt) / 1000;
-      return Math.round((100 * (steal() - steal0)) / CLOCK_TICKS / seconds / os.cpus().length);
+      return Math.round((100 * (machineCpu().steal - steal0)) / CLOCK_TICKS / seconds / os.cpus().length);
     },
   };
 }

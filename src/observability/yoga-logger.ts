@@ -53,7 +53,7 @@ export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger 
       metrics?.observeUnexpectedError(classified);
       const path = error instanceof GraphQLError && error.path ? error.path.join('.') : undefined;
       logger.error(
-        { ...requestFields(), code: classified.code, ...(path ? { graphql_path: path } : {}), err: rootError(error) },
+        { ...requestFields(), code: classified.code, ...(path ? { graphql_path: path } : {}), err: root },
         classified.code === 'SERVICE_UNAVAILABLE' ? 'database unavailable' : 'unexpected error',
       );
     },
