@@ -45,8 +45,8 @@ export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger 
       const root = rootError(error);
       const original = typeof root === 'object' && root !== null ? root : error;
       const request = currentRequest() ?? outsideRequests;
-      let requests = reported.get(original);
-      if (!requests) reported.set(original, (requests = new WeakSet()));
+      const requests = reported.get(original) ?? new WeakSet<object>();
+      reported.set(original, requests);
       if (requests.has(request)) return;
       requests.add(request);
       const classified = classifyUnexpectedError(error);
