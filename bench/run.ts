@@ -296,6 +296,24 @@ function stolenCpu(): { stop(): number } {
   };
 }
 
+/**
+ * CPU time of the server (its process tree) and of PostgreSQL (the postmaster's tree: the
+ * backends) between start and stop, in milliseconds. Per request, they say where a request's time
+ * goes and compare across machines better than latencies do (p50 at a fixed concurrency is about
+ * connections / requests per second, and requests per second is what the two cores can serve).
+ */
+function cpuTime(server: number, postmaster: number | undefined): { stop(): { serverMs: number; databaseMs?: number } } {
+  const server0 = treeCpu(server, false);
+  const database0 = postmaster === undefined ? undefined : treeCpu(postmaster, true);
+  const ms = (jiffies: number) => (jiffies * 1000) / CLOCK_TICKS;
+  return {
+    stop: () => ({
+      serverMs: ms(treeCpu(server, false) - server0),
+      databaseMs: postmaster === undefined || database0 === undefined ? undefined : ms(treeCpu(postmaster, true) - database0),
+    }),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
@@ -314,6 +332,9 @@ interface Measurement {
   foreignCpu?: number;
   /** % of the machine's CPU taken by the hypervisor for other guests during the run (steal). */
   stolenCpu: number;
+  /** CPU milliseconds per answered request: the server's, and PostgreSQL's (undefined: external database). */
+  serverCpuMs?: number;
+  databaseCpuMs?: number;
   /** Statements of requests still in flight at the end of the run, cancelled after a grace period. */
   cancelled: number;
 }
@@ -377,9 +398,12 @@ async function measure(server: Server, scenario: Scenario, keys: string[], optio
   const rss = sampleRss(server.child.pid!);
   const foreign = foreignCpu(postmaster);
   const stolen = stolenCpu();
+  const cpu = cpuTime(server.child.pid!, postmaster);
   const result = await load(server, scenario, keys, options.duration, options.connections);
   const foreignPercent = foreign.stop();
   const stolenPercent = stolen.stop();
+  const { serverMs, databaseMs } = cpu.stop();
+  const perRequest = (ms: number | undefined) => (ms === undefined || result.requests.total === 0 ? undefined : ms / result.requests.total);
   const { peakMb, processes } = rss.stop();
   const cancelled = await settle(monitor);
   return {
@@ -394,6 +418,8 @@ async function measure(server: Server, scenario: Scenario, keys: string[], optio
     processes,
     foreignCpu: foreignPercent,
     stolenCpu: stolenPercent,
+    serverCpuMs: perRequest(serverMs),
+    databaseCpuMs: perRequest(databaseMs),
     cancelled,
   };
 }
@@ -454,10 +480,16 @@ interface SizeReport {
 const f1 = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}x` : '-');
 
+/** "1.70+0.85": the server's and PostgreSQL's CPU milliseconds per request. */
+function cpuPerRequest(m: Measurement): string {
+  if (m.serverCpuMs === undefined) return '-';
+  return `${m.serverCpuMs.toFixed(2)}+${m.databaseCpuMs === undefined ? '?' : m.databaseCpuMs.toFixed(2)}`;
+}
+
 function sizeTable(report: SizeReport): string {
   const lines = [
-    '| Scenario | ours req/s | ours p50 ms | ours p99 ms | base req/s | base p50 ms | base p99 ms | req/s ours/base | p50 ours/base | non-2xx or failed ours/base | peak RSS MB ours/base | other CPU % ours/base | stolen CPU % ours/base |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| Scenario | ours req/s | ours p50 ms | ours p99 ms | base req/s | base p50 ms | base p99 ms | req/s ours/base | p50 ours/base | non-2xx or failed ours/base | peak RSS MB ours/base | other CPU % ours/base | stolen CPU % ours/base | CPU ms/request server+PG ours / base |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const { scenario, ours, baseline: b } of report.rows) {
     const bad = (m: Measurement) => m.non2xx + m.mismatches + m.errors;
@@ -477,6 +509,7 @@ function sizeTable(report: SizeReport): string {
         `${ours.peakRssMb}/${b ? b.peakRssMb : '-'}`,
         `${ours.foreignCpu ?? '?'}/${b ? (b.foreignCpu ?? '?') : '-'}`,
         `${ours.stolenCpu}/${b ? b.stolenCpu : '-'}`,
+        `${cpuPerRequest(ours)} / ${b ? cpuPerRequest(b) : '-'}`,
       ].join(' | ')} |`,
     );
   }
@@ -589,6 +622,7 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
     "- After each run (warm-up included), the statements of requests still in flight are given 3 s, then cancelled, so that no run inherits the previous one's load; their numbers are listed below a table when there were any.",
     '- Other CPU %: share of the machine\'s CPU used during the measured run by processes other than the bench, the server and its PostgreSQL (other work on the machine; figures with a high value are disturbed). `?` when unknown (BENCH_DATABASE_URL).',
     "- Stolen CPU %: share of the machine's CPU the hypervisor gave to other guests during the measured run (steal time in /proc/stat): the service, its PostgreSQL and the load generator were ready to run and could not. Figures with a high value are slowed down by the host, not by the code.",
+    '- CPU ms/request: CPU time of the server process (with its workers) and of PostgreSQL (all its processes) during the measured run, divided by the requests answered; `?` when PostgreSQL is external (BENCH_DATABASE_URL). The load generator\'s own CPU (same machine) is not in it.',
     '',
   ];
   for (const report of reports) {
@@ -691,7 +725,7 @@ async function main(): Promise<void> {
           const b = row.baseline;
           log(
             `  ${scenario.name.padEnd(46)} ours ${f1(row.ours.rps).padStart(7)} req/s p50 ${f1(row.ours.p50).padStart(6)} ms p99 ${f1(row.ours.p99).padStart(6)} ms` +
-              ` | base ${f1(b.rps).padStart(7)} req/s p50 ${f1(b.p50).padStart(6)} ms | RSS ${row.ours.peakRssMb}/${b.peakRssMb} MB | other CPU ${row.ours.foreignCpu ?? '?'}/${b.foreignCpu ?? '?'}% | stolen ${row.ours.stolenCpu}/${b.stolenCpu}%` +
+              ` | base ${f1(b.rps).padStart(7)} req/s p50 ${f1(b.p50).padStart(6)} ms | RSS ${row.ours.peakRssMb}/${b.peakRssMb} MB | other CPU ${row.ours.foreignCpu ?? '?'}/${b.foreignCpu ?? '?'}% | stolen ${row.ours.stolenCpu}/${b.stolenCpu}% | CPU ms/req ${cpuPerRequest(row.ours)} / ${cpuPerRequest(b)}` +
               (row.ours.non2xx + row.ours.mismatches + row.ours.errors ? ` | FAILED ours ${row.ours.non2xx + row.ours.mismatches + row.ours.errors}` : ''),
           );
         }
