@@ -11,18 +11,27 @@ import { clinicScope, interactionWhere, type VisibleClinics } from '../filters/v
 import { Prisma } from '../generated/prisma/client.js';
 import { countedOutcomes, countedTotals, num } from './sql.js';
 
-/** The count as one SQL statement; null when the filters need the raw table (`search`). */
-export function countQuery(filters: Filters, visibleClinics: VisibleClinics): Prisma.Sql | null {
+/**
+ * The interactions matching `filters` that the key may see, as COUNTED rows with `day` and `n`
+ * (sql.ts); with `months`, whole months come as one row each. Null when the filters need the raw
+ * table (`search`).
+ */
+export function countedMatches(filters: Filters, visibleClinics: VisibleClinics, options: { months: boolean }): Prisma.Sql | null {
   if (filters.search !== undefined) return null;
   const dimensions = {
     clinicIds: clinicScope(visibleClinics, filters.clinicId),
     channel: filters.channel,
     type: filters.type,
   };
-  const counted =
-    filters.outcomes !== undefined
-      ? countedOutcomes({ ...dimensions, outcomes: filters.outcomes, from: filters.from, to: filters.to })
-      : countedTotals({ ...dimensions, from: filters.from, to: filters.to }, { months: true });
+  return filters.outcomes !== undefined
+    ? countedOutcomes({ ...dimensions, outcomes: filters.outcomes, from: filters.from, to: filters.to }, options)
+    : countedTotals({ ...dimensions, from: filters.from, to: filters.to }, options);
+}
+
+/** The count as one SQL statement; null when the filters need the raw table (`search`). */
+export function countQuery(filters: Filters, visibleClinics: VisibleClinics): Prisma.Sql | null {
+  const counted = countedMatches(filters, visibleClinics, { months: true });
+  if (counted === null) return null;
   return Prisma.sql`SELECT coalesce(sum(n), 0)::bigint AS total FROM (${counted}) AS counted`;
 }
 

@@ -18,7 +18,7 @@ export function outcomesQuery(filter: MetricsFilter): Prisma.Sql {
   // Whole months and other full days from the rollup levels, partial days raw (sql.ts); '' is
   // "no outcome" there. The monthly level keeps keys whose count fell to 0: HAVING drops them.
   return Prisma.sql`
-    WITH counted AS (${countedOutcomes(filter)})
+    WITH counted AS (${countedOutcomes(filter, { months: true })})
     SELECT o.outcome, o.count, o.total,
            round(o.count * 100::numeric / o.total, 2)::float8 AS percentage
     FROM (

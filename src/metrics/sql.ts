@@ -187,12 +187,13 @@ export function everyInteractionDays(days: DayRange, columns: Prisma.Sql): Prism
 
 /**
  * The interactions of the filter as COUNTED OUTCOME rows `(day, outcome, n)`, outcome '' for none:
- * whole months from the monthly level, other full days from the daily rollup, partial days raw.
+ * whole months from the monthly level (with `months`; otherwise every full day from the daily
+ * rollup), other full days from the daily rollup, partial days raw.
  */
-export function countedOutcomes(filter: CountedWindow): Prisma.Sql {
+export function countedOutcomes(filter: CountedWindow, options: { months: boolean }): Prisma.Sql {
   const split = splitWindow(filter.from, filter.to);
   const dimensions = dimensionConditions(filter);
-  const parts = split.days ? rollupParts(split.days, OUTCOMES, Prisma.sql`outcome, interactions AS n`, filter, true) : [];
+  const parts = split.days ? rollupParts(split.days, OUTCOMES, Prisma.sql`outcome, interactions AS n`, filter, options.months) : [];
   for (const range of split.raw) {
     parts.push(Prisma.sql`
       SELECT ${UTC_DAY} AS day, coalesce(outcome, '') AS outcome, 1::bigint AS n

@@ -3,6 +3,7 @@
 // restricted to its own clinics.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { DAY_SKIPPING_FROM } from '../../src/graphql/deep-page.js';
 import { MATCHES_PAGE_MAX } from '../../src/graphql/matches-page.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
@@ -492,6 +493,31 @@ describe('pagination and ordering', () => {
     expect(await idsOf(key, 'page=3&limit=500')).toEqual(expected.slice(1000));
     expect(await idsOf(key, 'page=1211&limit=1')).toEqual([]);
     expect(await idsOf(key, 'page=1210&limit=1')).toEqual(expected.slice(1209));
+  });
+
+  it('pages from offset DAY_SKIPPING_FROM on (whole days skipped by their counts) keep the order across midnights, also in a window with partial days', async () => {
+    const { clinicId, key, prefix } = await scenario();
+    // DAY_SKIPPING_FROM + 300 calls in threes per minute from 22:00 UTC: 6,767 minutes, six UTC days.
+    const count = DAY_SKIPPING_FROM + 300;
+    await db.$executeRaw`
+      INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, duration_seconds, outcome, summary)
+      SELECT ${prefix} || '_' || lpad(i::text, 5, '0'), 'voice', 'INBOUND', 'inbound', '+34 600 000 000', ${clinicId}::uuid,
+             '2026-05-01T22:00:00Z'::timestamptz + (i / 3) * interval '1 minute', i, 'NO_ANSWER', 'Deep page by days'
+      FROM generate_series(1, ${count}) AS i`;
+    const { minute, expected, range } = rowsInThrees(prefix);
+    const all = expected(range(1, count));
+    const skip = DAY_SKIPPING_FROM;
+    expect(await idsOf(key, `page=${skip / 25 + 1}&limit=25`)).toEqual(all.slice(skip, skip + 25));
+    expect(await idsOf(key, `page=${skip / 20 + 1}&limit=20`)).toEqual(all.slice(skip, skip + 20));
+    expect(await idsOf(key, `page=${skip / 100 + 3}&limit=100`)).toEqual(all.slice(skip + 200));
+    const past = await get(app, `/api/v1/interactions?page=${skip / 100 + 4}&limit=100`, key);
+    expectSuccess(past, { interactions: [] }, { page: skip / 100 + 4, limit: 100, total: count, total_pages: skip / 100 + 3, has_more: false });
+    // A window whose first and last days are partial (filters on every dimension: test/graphql/deep-page.test.ts).
+    const windowed = all.filter((id) => minute(Number(id.slice(-5))) >= 30 && minute(Number(id.slice(-5))) <= 6_740);
+    const response = await get(app, `/api/v1/interactions?date_from=2026-05-01T22:30:00Z&date_to=2026-05-06T14:20:59.999Z&page=${skip / 25 + 1}&limit=25`, key);
+    expectStatus(response, 200);
+    expect(response.body.meta.total).toBe(windowed.length);
+    expect(response.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(windowed.slice(skip, skip + 25));
   });
 
   it('search pages: order, ties, totals and pages beyond the last, up to MATCHES_PAGE_MAX matches (one statement) and past it (page and count apart)', async () => {

@@ -4,6 +4,7 @@ import { clinicCondition, interactionWhere, type VisibleClinics } from '../../fi
 import type { Prisma } from '../../generated/prisma/client.js';
 import { countInteractions } from '../../metrics/count.js';
 import { builder } from '../builder.js';
+import { DAY_SKIPPING_FROM, deepPageIds } from '../deep-page.js';
 import { checked } from '../errors.js';
 import { type InteractionRow, pageRows, plainSelection, rowsById } from '../interaction-rows.js';
 import { interactionConditions } from '../loaders.js';
@@ -136,7 +137,9 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
         // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole
         // rows makes each of those a heap fetch; selecting only the ids lets it walk the
         // (started_at, id) index alone (an index-only scan when unfiltered). The page's rows are
-        // then read by id.
+        // then read by id. Deeper still, whole days are skipped by their counts (deep-page.ts).
+        const skipped = skip >= DAY_SKIPPING_FROM ? await deepPageIds(db, filters, visibleClinics, skip, take) : null;
+        if (skipped) return rowsOf(skipped);
         const ids = await db.interaction.findMany({ ...paged, select: { id: true } });
         return rowsOf(ids.map((row) => row.id));
       },
