@@ -13,10 +13,11 @@
 // pages keep the plain offset.
 import { type Db, queryRows } from '../db/client.js';
 import type { Filters } from '../filters/parameters.js';
-import type { VisibleClinics } from '../filters/visibility.js';
+import { clinicScope, type VisibleClinics } from '../filters/visibility.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { countedMatches } from '../metrics/count.js';
-import { and } from '../metrics/sql.js';
+import { and, everyInteractionDays, rawCountedTotals } from '../metrics/sql.js';
+import { splitWindow } from '../metrics/window.js';
 import { interactionConditions } from './loaders.js';
 
 /** From this offset on, a page's position is found from the day counts (see above). */
@@ -27,7 +28,7 @@ export const DAY_SKIPPING_FROM = 20_000;
  * null when the filters are not rollup dimensions (`search`).
  */
 export async function deepPageIds(db: Db, filters: Filters, visibleClinics: VisibleClinics, skip: number, take: number): Promise<string[] | null> {
-  const counted = countedMatches(filters, visibleClinics, { months: false });
+  const counted = everyInteraction(filters, visibleClinics) ? everyInteractionByDay(filters) : countedMatches(filters, visibleClinics, { months: false });
   if (counted === null) return null;
   // `newer`: the matches of the days after the page's first day. When `skip` is past the last
   // match, `cut` is empty and so is the page (the bound is NULL).
@@ -49,4 +50,22 @@ export async function deepPageIds(db: Db, filters: Filters, visibleClinics: Visi
     LIMIT ${take} OFFSET (SELECT (${skip}::bigint - newer)::bigint FROM cut)`,
   );
   return rows.map((row) => row.id);
+}
+
+/** Whether the list is every interaction of its window (no restriction on a rollup dimension). */
+function everyInteraction(filters: Filters, visibleClinics: VisibleClinics): boolean {
+  const { channel, type, outcomes, search } = filters;
+  return clinicScope(visibleClinics, filters.clinicId) === undefined && !channel && !type && !outcomes && search === undefined;
+}
+
+/**
+ * `(day, n)` rows of every interaction of the window: full days from interaction_days (one row a
+ * day, where the all-clinics totals have one per channel, type and direction), the partial days at
+ * the window's edges from the raw table.
+ */
+function everyInteractionByDay(filters: Filters): Prisma.Sql {
+  const split = splitWindow(filters.from, filters.to);
+  const parts = split.days ? [everyInteractionDays(split.days, Prisma.sql`interactions AS n`)] : [];
+  for (const raw of rawCountedTotals(split.raw, [])) parts.push(Prisma.sql`SELECT day, n FROM (${raw}) AS raw`);
+  return Prisma.join(parts, '\n      UNION ALL\n');
 }

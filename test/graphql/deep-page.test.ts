@@ -14,7 +14,7 @@ const db = createPrismaClient(databaseUrl, 2);
 afterAll(() => db.$disconnect());
 
 /** The page as a plain OFFSET reads it. */
-async function offsetPage(filters: Filters, visible: string[], skip: number, take: number): Promise<string[]> {
+async function offsetPage(filters: Filters, visible: string[] | null, skip: number, take: number): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(
     db,
     Prisma.sql`SELECT i.id FROM interactions i WHERE ${and(interactionConditions(filters, visible))}
@@ -60,6 +60,29 @@ describe('deep pages by day counts', () => {
           const expected = all.slice(skip, skip + take);
           expect(await deepPageIds(db, filters, visible, skip, take), `${name}, skip ${skip}, take ${take}`).toEqual(expected);
         }
+      }
+    }
+  });
+
+  it('equal OFFSET pages for a key that sees every clinic (day counts from interaction_days)', async () => {
+    const [a, b] = [await createClinic(db), await createClinic(db)];
+    const prefix = `deep_all_${a.id.slice(0, 8)}`;
+    // In 2031, which no other test writes: the window below holds only these rows, whoever runs beside.
+    await db.$executeRaw`
+      INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, outcome, summary)
+      SELECT ${prefix} || '_' || lpad(i::text, 4, '0'), 'voice', 'INBOUND', 'inbound', '+34 600 000 000',
+             CASE WHEN i % 2 = 0 THEN ${a.id}::uuid ELSE ${b.id}::uuid END,
+             '2031-07-01T00:00:00Z'::timestamptz + power((i / 2)::float / 150, 2) * interval '9 days', 'NO_ANSWER', 'Deep page by days'
+      FROM generate_series(1, 300) AS i`;
+    const windows: Filters[] = [
+      { from: new Date('2031-07-01T00:00:00.000Z'), to: new Date('2031-07-31T23:59:59.999Z') },
+      { from: new Date('2031-07-02T09:15:00.000Z'), to: new Date('2031-07-08T18:00:00.000Z') },
+    ];
+    for (const filters of windows) {
+      const all = await offsetPage(filters, null, 0, 1000);
+      expect(all.length).toBeGreaterThan(100);
+      for (let skip = 0; skip <= all.length + 2; skip += 3) {
+        expect(await deepPageIds(db, filters, null, skip, 10), `skip ${skip}`).toEqual(all.slice(skip, skip + 10));
       }
     }
   });
