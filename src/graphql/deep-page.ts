@@ -16,8 +16,7 @@ import type { Filters } from '../filters/parameters.js';
 import { clinicScope, type VisibleClinics } from '../filters/visibility.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { countedMatches } from '../metrics/count.js';
-import { and, everyInteractionDays, rawCountedTotals } from '../metrics/sql.js';
-import { splitWindow } from '../metrics/window.js';
+import { and, everyInteractionByDay } from '../metrics/sql.js';
 import { interactionConditions } from './loaders.js';
 
 /** From this offset on, a page's position is found from the day counts (see above). */
@@ -28,7 +27,11 @@ export const DAY_SKIPPING_FROM = 20_000;
  * null when the filters are not rollup dimensions (`search`).
  */
 export async function deepPageIds(db: Db, filters: Filters, visibleClinics: VisibleClinics, skip: number, take: number): Promise<string[] | null> {
-  const counted = everyInteraction(filters, visibleClinics) ? everyInteractionByDay(filters) : countedMatches(filters, visibleClinics, { months: false });
+  // Every interaction's days from interaction_days (one row a day, where the all-clinics totals have
+  // one per channel, type and direction).
+  const counted = everyInteraction(filters, visibleClinics)
+    ? everyInteractionByDay(filters, { days: Prisma.sql`interactions AS n`, raw: Prisma.sql`sum(n) AS n` })
+    : countedMatches(filters, visibleClinics, { months: false });
   if (counted === null) return null;
   // `newer`: the matches of the days after the page's first day. When `skip` is past the last
   // match, `cut` is empty and so is the page (the bound is NULL).
@@ -56,16 +59,4 @@ export async function deepPageIds(db: Db, filters: Filters, visibleClinics: Visi
 function everyInteraction(filters: Filters, visibleClinics: VisibleClinics): boolean {
   const { channel, type, outcomes, search } = filters;
   return clinicScope(visibleClinics, filters.clinicId) === undefined && !channel && !type && !outcomes && search === undefined;
-}
-
-/**
- * `(day, n)` rows of every interaction of the window: full days from interaction_days (one row a
- * day, where the all-clinics totals have one per channel, type and direction), the partial days at
- * the window's edges from the raw table.
- */
-function everyInteractionByDay(filters: Filters): Prisma.Sql {
-  const split = splitWindow(filters.from, filters.to);
-  const parts = split.days ? [everyInteractionDays(split.days, Prisma.sql`interactions AS n`)] : [];
-  for (const raw of rawCountedTotals(split.raw, [])) parts.push(Prisma.sql`SELECT day, n FROM (${raw}) AS raw`);
-  return Prisma.join(parts, '\n      UNION ALL\n');
 }

@@ -2,9 +2,9 @@
 import { type Db, prepared, queryRows } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
-import { countedTotals, dimensionConditions, everyInteractionDays, rawCountedTotals } from './sql.js';
+import { countedTotals, everyInteractionByDay } from './sql.js';
 import { DAY_SUMS, NO_TOTALS, SUM_COLUMNS, SUMS, type Totals, totalsAt } from './totals.js';
-import { splitWindow, utcDayNumber, utcDays } from './window.js';
+import { utcDayNumber, utcDays } from './window.js';
 
 /** The totals of one UTC day (`date`: YYYY-MM-DD); the daily series has no total call duration. */
 export type DailyMetric = { date: string } & Omit<Totals, 'totalDurationSeconds'>;
@@ -31,20 +31,15 @@ export function dailyQuery(filter: MetricsFilter): Prisma.Sql {
 
 /** `(day, ...SUM_COLUMNS)`, one row per day of the window that has interactions, in any order. */
 function perDay(filter: MetricsFilter): Prisma.Sql {
-  const grouped = (counted: Prisma.Sql) => Prisma.sql`SELECT day, ${SUMS} FROM (${counted}) AS counted GROUP BY day`;
   if (filter.clinicIds !== undefined || filter.channel !== undefined || filter.type !== undefined) {
     // Full days from the daily totals (never the monthly level: every day is an entry), partial
     // days from the raw table (sql.ts).
-    return grouped(countedTotals(filter, { months: false }));
+    return Prisma.sql`SELECT day, ${SUMS} FROM (${countedTotals(filter, { months: false })}) AS counted GROUP BY day`;
   }
   // Everything: full days are one row each in interaction_days, read as they are (grouping the
   // all-clinics totals by day was most of the query); the partial days at the edges, which are
   // other days, are grouped from the raw table.
-  const split = splitWindow(filter.from, filter.to);
-  const parts = split.days ? [everyInteractionDays(split.days, DAY_SUMS)] : [];
-  const raw = rawCountedTotals(split.raw, dimensionConditions(filter));
-  if (raw.length) parts.push(grouped(Prisma.join(raw, '\n      UNION ALL\n')));
-  return Prisma.join(parts, '\n      UNION ALL\n');
+  return everyInteractionByDay(filter, { days: DAY_SUMS, raw: SUMS });
 }
 
 export async function metricsDaily(db: Db, filter: MetricsFilter): Promise<DailyMetric[]> {

@@ -176,13 +176,23 @@ export function rawCountedTotals(ranges: readonly RawRange[], dimensions: readon
 }
 
 /**
- * The rows of `interaction_days` (every interaction of a day in one row) for a range of full days,
- * as `day` followed by `columns`.
+ * Every interaction of a window (no restriction on clinic, channel, type or outcome), one row per
+ * UTC day that has any, in any order: full days are `interaction_days` rows as they are, selected as
+ * `day, ${columns.days}`; the partial days at the window's edges are COUNTED TOTALS rows of the raw
+ * table grouped by day, selected as `day, ${columns.raw}` (aggregates of those rows).
  */
-export function everyInteractionDays(days: DayRange, columns: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`
-      SELECT day, ${columns} FROM interaction_days
-      WHERE ${and(rangeConditions(Prisma.sql`day`, days))}`;
+export function everyInteractionByDay(window: { from?: Date; to?: Date }, columns: { days: Prisma.Sql; raw: Prisma.Sql }): Prisma.Sql {
+  const split = splitWindow(window.from, window.to);
+  const parts = split.days
+    ? [
+        Prisma.sql`
+      SELECT day, ${columns.days} FROM interaction_days
+      WHERE ${and(rangeConditions(Prisma.sql`day`, split.days))}`,
+      ]
+    : [];
+  const raw = rawCountedTotals(split.raw, []);
+  if (raw.length) parts.push(Prisma.sql`SELECT day, ${columns.raw} FROM (${Prisma.join(raw, '\n      UNION ALL\n')}) AS counted GROUP BY day`);
+  return Prisma.join(parts, '\n      UNION ALL\n');
 }
 
 /**
