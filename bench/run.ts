@@ -11,8 +11,8 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { projectRoot } from '../src/config.js';
 import { listMigrations } from '../src/db/migrate.js';
+import { createBenchKeys, type Dataset, describeDataset, ensureDataset, openCluster, parseSize, type Size, serverVersion } from './datasets.js';
 import { summarizeProfile } from './profile.js';
-import { createBenchKeys, type Dataset, describeDataset, ensureDataset, openCluster, parseSize, serverVersion, type Size } from './datasets.js';
 import { checkAnswers, request, type Scenario, scenariosFor } from './scenarios.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -192,8 +192,23 @@ function children(pid: number): number[] {
   return result;
 }
 
-function rssOfTree(root: number): { totalKb: number; processes: number } {
+/** Name of a process (`node` for the servers and their workers), undefined once it has exited. */
+function processName(pid: number): string | undefined {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The node:cluster workers of a server: its node child processes (none when it serves from one process). */
+function workerPids(server: number): number[] {
+  return children(server).filter((pid) => processName(pid) === 'node');
+}
+
+function rssOfTree(root: number): { totalKb: number; largestKb: number; processes: number } {
   let totalKb = 0;
+  let largestKb = 0;
   let processes = 0;
   const stack = [root];
   while (stack.length) {
@@ -203,20 +218,24 @@ function rssOfTree(root: number): { totalKb: number; processes: number } {
       const name = /^Name:\s+(\S+)/m.exec(status)?.[1];
       // tsx's esbuild service is the loader's, not the server's; count node processes only.
       if (pid === root || name === 'node') {
-        totalKb += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+        const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+        totalKb += kb;
+        largestKb = Math.max(largestKb, kb);
         processes++;
       }
     } catch {}
     stack.push(...children(pid));
   }
-  return { totalKb, processes };
+  return { totalKb, largestKb, processes };
 }
 
-function sampleRss(pid: number): { stop(): { peakMb: number; processes: number } } {
+function sampleRss(pid: number): { stop(): { peakMb: number; peakProcessMb: number; processes: number } } {
   let peak = 0;
+  let peakProcess = 0;
   let processes = 0;
   const sample = () => {
     const r = rssOfTree(pid);
+    peakProcess = Math.max(peakProcess, r.largestKb);
     if (r.totalKb > peak) {
       peak = r.totalKb;
       processes = r.processes;
@@ -228,7 +247,7 @@ function sampleRss(pid: number): { stop(): { peakMb: number; processes: number }
     stop() {
       clearInterval(timer);
       sample();
-      return { peakMb: Math.round(peak / 1024), processes };
+      return { peakMb: Math.round(peak / 1024), peakProcessMb: Math.round(peakProcess / 1024), processes };
     },
   };
 }
@@ -314,6 +333,22 @@ function cpuTime(server: number, postmaster: number | undefined): { stop(): { se
   };
 }
 
+/**
+ * Each worker's share (%) of the CPU time its server's workers used between start and stop, in
+ * the order given: with WORKERS=2, whether both workers serve (node:cluster's primary hands each
+ * new connection to the next worker, so an even split means both cores do the service's work).
+ */
+function workerCpuSplit(workers: number[]): { stop(): number[] } {
+  const start = workers.map((pid) => treeCpu(pid, false));
+  return {
+    stop() {
+      const used = workers.map((pid, i) => treeCpu(pid, false) - start[i]!);
+      const total = used.reduce((a, b) => a + b, 0);
+      return used.map((u) => (total > 0 ? Math.round((100 * u) / total) : 0));
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
@@ -326,8 +361,12 @@ interface Measurement {
   /** 2xx answers that were not a success (`success: true`, or GraphQL without `errors`). */
   mismatches: number;
   errors: number;
+  /** Peak resident memory of the server's processes together, and of its largest process alone. */
   peakRssMb: number;
+  peakProcessRssMb: number;
   processes: number;
+  /** With cluster workers: each worker's share (%) of the workers' CPU time during the run. */
+  workerCpuShares?: number[];
   /** % of the machine's CPU used by other processes during the run (undefined: unknown, external database). */
   foreignCpu?: number;
   /** % of the machine's CPU taken by the hypervisor for other guests during the run (steal). */
@@ -399,12 +438,15 @@ async function measure(server: Server, scenario: Scenario, keys: string[], optio
   const foreign = foreignCpu(postmaster);
   const stolen = stolenCpu();
   const cpu = cpuTime(server.child.pid!, postmaster);
+  const workers = workerPids(server.child.pid!);
+  const split = workers.length > 1 ? workerCpuSplit(workers) : undefined;
   const result = await load(server, scenario, keys, options.duration, options.connections);
   const foreignPercent = foreign.stop();
   const stolenPercent = stolen.stop();
   const { serverMs, databaseMs } = cpu.stop();
+  const workerCpuShares = split?.stop();
   const perRequest = (ms: number | undefined) => (ms === undefined || result.requests.total === 0 ? undefined : ms / result.requests.total);
-  const { peakMb, processes } = rss.stop();
+  const { peakMb, peakProcessMb, processes } = rss.stop();
   const cancelled = await settle(monitor);
   return {
     rps: result.requests.average,
@@ -415,7 +457,9 @@ async function measure(server: Server, scenario: Scenario, keys: string[], optio
     mismatches: result.mismatches,
     errors: result.errors,
     peakRssMb: peakMb,
+    peakProcessRssMb: peakProcessMb,
     processes,
+    workerCpuShares,
     foreignCpu: foreignPercent,
     stolenCpu: stolenPercent,
     serverCpuMs: perRequest(serverMs),
@@ -486,10 +530,15 @@ function cpuPerRequest(m: Measurement): string {
   return `${m.serverCpuMs.toFixed(2)}+${m.databaseCpuMs === undefined ? '?' : m.databaseCpuMs.toFixed(2)}`;
 }
 
+/** "50/50": each worker's share of the workers' CPU time; '-' when the server ran as one process. */
+const workerSplit = (m: Measurement) => (m.workerCpuShares ? m.workerCpuShares.join('/') : '-');
+
 function sizeTable(report: SizeReport): string {
+  // With WORKERS > 1, a column shows how the service's work was shared between its workers.
+  const withWorkers = report.rows.some((r) => r.ours.workerCpuShares);
   const lines = [
-    '| Scenario | ours req/s | ours p50 ms | ours p99 ms | base req/s | base p50 ms | base p99 ms | req/s ours/base | p50 ours/base | non-2xx or failed ours/base | peak RSS MB ours/base | other CPU % ours/base | stolen CPU % ours/base | CPU ms/request server+PG ours / base |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    `| Scenario | ours req/s | ours p50 ms | ours p99 ms | base req/s | base p50 ms | base p99 ms | req/s ours/base | p50 ours/base | non-2xx or failed ours/base | peak RSS MB ours/base | other CPU % ours/base | stolen CPU % ours/base | CPU ms/request server+PG ours / base |${withWorkers ? ' worker CPU % split (ours) |' : ''}`,
+    `|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|${withWorkers ? '--:|' : ''}`,
   ];
   for (const { scenario, ours, baseline: b } of report.rows) {
     const bad = (m: Measurement) => m.non2xx + m.mismatches + m.errors;
@@ -510,6 +559,7 @@ function sizeTable(report: SizeReport): string {
         `${ours.foreignCpu ?? '?'}/${b ? (b.foreignCpu ?? '?') : '-'}`,
         `${ours.stolenCpu}/${b ? b.stolenCpu : '-'}`,
         `${cpuPerRequest(ours)} / ${b ? cpuPerRequest(b) : '-'}`,
+        ...(withWorkers ? [workerSplit(ours)] : []),
       ].join(' | ')} |`,
     );
   }
@@ -586,9 +636,35 @@ function verdicts(reports: SizeReport[]): Verdict[] {
     });
   }
 
-  // Memory.
-  const peak = Math.max(0, ...reports.flatMap((r) => r.rows.map((row) => row.ours.peakRssMb)));
-  if (reports.length) out.push({ target: 'Service RSS < 250 MB under load', status: peak < 250 ? 'met' : 'missed', detail: `peak ${peak} MB (all scenarios, all sizes run)` });
+  // Memory: of each process (with WORKERS > 1, every worker holds its own heap and connections).
+  const runs = reports.flatMap((r) => r.rows.map((row) => row.ours));
+  const peakProcess = Math.max(0, ...runs.map((m) => m.peakProcessRssMb));
+  const peakTotal = Math.max(0, ...runs.map((m) => m.peakRssMb));
+  const processes = Math.max(0, ...runs.map((m) => m.processes));
+  if (reports.length) {
+    out.push({
+      target: 'Service RSS < 250 MB under load',
+      status: peakProcess < 250 ? 'met' : 'missed',
+      detail: `peak ${peakProcess} MB${processes > 1 ? ` per process (${peakTotal} MB for the ${processes} processes together)` : ''} (all scenarios, all sizes run)`,
+    });
+  }
+
+  // WORKERS=2: every worker serves requests. Met when, in every run, each worker did at least half
+  // of an even share of the workers' CPU time (25% each for two).
+  const splits = runs.flatMap((m, i) => (m.workerCpuShares ? [{ shares: m.workerCpuShares, run: i }] : []));
+  if (reports.length && !splits.length) {
+    out.push({ target: 'WORKERS=2: both workers serve requests', status: 'not measured', detail: 'the service ran as one process; run with WORKERS=2' });
+  } else if (splits.length) {
+    const rows = reports.flatMap((r) => r.rows.map((row) => `${row.scenario.name} at ${label(r)}`));
+    const least = splits.reduce((a, s) => (Math.min(...s.shares) < Math.min(...a.shares) ? s : a));
+    const workers = least.shares.length;
+    const floor = 100 / workers / 2;
+    out.push({
+      target: `WORKERS=${workers}: every worker serves requests`,
+      status: splits.every((s) => Math.min(...s.shares) >= floor) ? 'met' : 'missed',
+      detail: `least even run: ${rows[least.run]}, worker CPU split ${least.shares.join('/')}% (${splits.length} runs)`,
+    });
+  }
   return out;
 }
 
@@ -618,7 +694,8 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
     ...facts,
     `- Each scenario: ${options.warmup} s warm-up, then ${options.duration} s at ${options.connections} connection${options.connections === 1 ? '' : 's'}, service then baseline; ${options.keys} unlimited-tier keys used in turn.`,
     '- Latencies in milliseconds; "non-2xx or failed" counts non-2xx answers, 2xx answers that were not a success, and connection errors/timeouts.',
-    '- Peak RSS: VmRSS of the server process (and its node worker processes) sampled every 200 ms during the measured run.',
+    '- Peak RSS: VmRSS of the server process (and its node worker processes, together) sampled every 200 ms during the measured run.',
+    "- Worker CPU % split (only with WORKERS > 1): each worker's share of the CPU time the service's workers used during the measured run.",
     "- After each run (warm-up included), the statements of requests still in flight are given 3 s, then cancelled, so that no run inherits the previous one's load; their numbers are listed below a table when there were any.",
     '- Other CPU %: share of the machine\'s CPU used during the measured run by processes other than the bench, the server and its PostgreSQL (other work on the machine; figures with a high value are disturbed). `?` when unknown (BENCH_DATABASE_URL).',
     "- Stolen CPU %: share of the machine's CPU the hypervisor gave to other guests during the measured run (steal time in /proc/stat): the service, its PostgreSQL and the load generator were ready to run and could not. Figures with a high value are slowed down by the host, not by the code.",
@@ -726,6 +803,7 @@ async function main(): Promise<void> {
           log(
             `  ${scenario.name.padEnd(46)} ours ${f1(row.ours.rps).padStart(7)} req/s p50 ${f1(row.ours.p50).padStart(6)} ms p99 ${f1(row.ours.p99).padStart(6)} ms` +
               ` | base ${f1(b.rps).padStart(7)} req/s p50 ${f1(b.p50).padStart(6)} ms | RSS ${row.ours.peakRssMb}/${b.peakRssMb} MB | other CPU ${row.ours.foreignCpu ?? '?'}/${b.foreignCpu ?? '?'}% | stolen ${row.ours.stolenCpu}/${b.stolenCpu}% | CPU ms/req ${cpuPerRequest(row.ours)} / ${cpuPerRequest(b)}` +
+              (row.ours.workerCpuShares ? ` | workers ${workerSplit(row.ours)}%` : '') +
               (row.ours.non2xx + row.ours.mismatches + row.ours.errors ? ` | FAILED ours ${row.ours.non2xx + row.ours.mismatches + row.ours.errors}` : ''),
           );
         }
