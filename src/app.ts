@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { Redis } from 'ioredis';
 import { type ApiKeyResolver, createApiKeyResolver } from './auth/key-resolver.js';
 import { createRequestAuthenticator } from './auth/request-auth.js';
 import type { Db } from './db/client.js';
@@ -12,22 +13,21 @@ import { createGraphQLContext, type GraphQLContext } from './graphql/context.js'
 import { schema } from './graphql/index.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
 import { clientIpOf, useClientIp } from './http/client-ip.js';
-import { requestIdOf, useRequestId } from './http/request-id.js';
 import type { Lifecycle } from './http/lifecycle.js';
+import { requestIdOf, useRequestId } from './http/request-id.js';
 import { useHealth } from './http/use-health.js';
-import { isDocsPath, useDocs } from './rest/use-docs.js';
-import { useRest } from './rest/use-rest.js';
 import { createAdmission } from './limits/admission.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import { useAdmission } from './limits/use-admission.js';
 import type { PerWindow, QuotaStore } from './limits/windows.js';
-import type { Redis } from 'ioredis';
 import { defaultLogger, type Logger } from './observability/logger.js';
 import { classifyUnexpectedError, createMetrics, type PoolStats } from './observability/metrics.js';
 import { METRICS_PATH } from './observability/request-context.js';
 import { useMetrics } from './observability/use-metrics.js';
 import { useRequestLog } from './observability/use-request-log.js';
 import { createYogaLogger } from './observability/yoga-logger.js';
+import { isDocsPath, useDocs } from './rest/use-docs.js';
+import { useRest } from './rest/use-rest.js';
 
 export interface AppOptions {
   db: Db;
@@ -54,6 +54,8 @@ export interface AppOptions {
   metricsToken?: string;
   /** The database connection pool's counts, for the pool metrics (a node-postgres Pool fits). */
   dbPool?: PoolStats;
+  /** Plugins run after the app's own: observers of the pipeline (a test counts parses with one). */
+  plugins?: readonly Plugin[];
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
@@ -85,6 +87,7 @@ export function createApp(options: AppOptions): App {
     useAdmission(admitter, '/graphql', reportError),
     ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits }),
     useRest({ admitter, now, onError: reportError, passThrough: (path) => path === '/graphql' || path === METRICS_PATH || path.startsWith('/health/') || isDocsPath(path) }),
+    ...(options.plugins ?? []),
   ];
 
   return createYoga<Record<string, never>, GraphQLContext>({
