@@ -2,8 +2,8 @@
 // Restrict what a test reads to its own clinics (clinicId filters or a clinic-restricted key).
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/client.js';
+import { type ChannelValue, directionOfType, type InteractionTypeValue } from '../../src/domain/values.js';
 import type { Prisma } from '../../src/generated/prisma/client.js';
-import { directionOfType, type ChannelValue, type InteractionTypeValue } from '../../src/domain/values.js';
 
 export function uniqueId(prefix: string): string {
   return `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 16)}`;

@@ -1,6 +1,7 @@
 // The real server as a child process (`node --import tsx src/server.ts`), for tests of what only a
 // process shows: signals, start-up, sockets.
 import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 
 export interface ServerProcess {
@@ -36,6 +37,26 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
     });
   });
   return { child, port, baseUrl: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
+
+export interface Answer {
+  status: number;
+  body: { success: boolean; error?: { code: string } };
+}
+
+/**
+ * A GET with a key on a connection of its own (no keep-alive pool): a request that is still
+ * arriving during shutdown, or, with WORKERS > 1, one that the primary hands to the next worker.
+ */
+export function getOnOwnConnection(server: ServerProcess, path: string, key: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(`${server.baseUrl}${path}`, { agent: false, headers: { authorization: `Bearer ${key}` } }, (response) => {
+      let text = '';
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    request.on('error', reject);
+  });
 }
 
 /**

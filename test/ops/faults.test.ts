@@ -1,11 +1,10 @@
 // Faults survived by the real server process: the database lost at start and mid-run, SIGTERM with
 // requests in flight, and hostile HTTP input.
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseUrl, testDb } from '../helpers/db.js';
 import { createKey } from '../helpers/app.js';
+import { databaseUrl, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
-import { createTcpRelay, rawRequest, type ServerProcess, startServer } from '../helpers/server-process.js';
+import { createTcpRelay, getOnOwnConnection, rawRequest, type ServerProcess, startServer } from '../helpers/server-process.js';
 
 const target = new URL(databaseUrl);
 const viaRelay = (port: number) => {
@@ -32,17 +31,6 @@ beforeAll(async () => {
   clinicId = (await createClinic(db)).id;
   key = await createKey(db, { clinicIds: [clinicId] });
 });
-
-function getOnOwnConnection(server: ServerProcess, path: string): Promise<{ status: number; body: { success: boolean } }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(`${server.baseUrl}${path}`, { agent: false, headers: { authorization: `Bearer ${key}` } }, (response) => {
-      let text = '';
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
-    });
-    request.on('error', reject);
-  });
-}
 
 const get = (server: ServerProcess, path: string) => fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
 
@@ -109,12 +97,12 @@ describe('SIGTERM', () => {
       // retry); clinics and campaigns, since the metrics fields have per-second limits of their own.
       let completed = 0;
       const inFlight = Array.from({ length: 50 }, (_, i) =>
-        getOnOwnConnection(server, i % 2 ? '/api/v1/clinics' : '/api/v1/campaigns').finally(() => completed++),
+        getOnOwnConnection(server, i % 2 ? '/api/v1/clinics' : '/api/v1/campaigns', key).finally(() => completed++),
       );
       // A connection still in the kernel's accept backlog when the listener closes is refused: it
       // was never in flight. The backlog is first in, first out, so once a request on a newer
       // connection is answered, the server has accepted all 50.
-      expect((await getOnOwnConnection(server, '/health/live')).status).toBe(200);
+      expect((await getOnOwnConnection(server, '/health/live', key)).status).toBe(200);
       expect(completed).toBeLessThan(25);
       server.child.kill('SIGTERM');
       await until('the listener to close', async () => {

@@ -1,32 +1,14 @@
 // WORKERS=2 as an operator runs it: the real server process with two node:cluster workers. Both
 // answer requests (each worker's request log lines carry its pid), one dying leaves the other
 // serving, SIGTERM stops them all; with REDIS_URL a key's quota is exact across the two workers.
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 import { redisUrl, requireRedis } from '../helpers/redis.js';
-import { type ServerProcess, startServer } from '../helpers/server-process.js';
+import { getOnOwnConnection, type ServerProcess, startServer } from '../helpers/server-process.js';
 
 const redisAvailable = await requireRedis('WORKERS=2 sharing quotas through Redis');
-
-interface Answer {
-  status: number;
-  body: { success: boolean; error?: { code: string } };
-}
-
-/** A GET on a connection of its own: the cluster's primary hands each new connection to the next worker. */
-function getOnOwnConnection(server: ServerProcess, path: string, key: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(`${server.baseUrl}${path}`, { agent: false, headers: { authorization: `Bearer ${key}` } }, (response) => {
-      let text = '';
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
-    });
-    request.on('error', reject);
-  });
-}
 
 /** The pids in the server's request log lines (JSON, one object a line) from `offset` on. */
 function requestLogPids(server: ServerProcess, offset = 0): number[] {
