@@ -4,24 +4,13 @@
 // connections are refused, in-flight requests finish, then the database (if embedded) stops.
 import cluster from 'node:cluster';
 import v8 from 'node:v8';
-import { createServer } from 'node:http';
-import net from 'node:net';
-import type { Redis } from 'ioredis';
-import { createApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { createPrismaClient, SQL_POOL } from './db/client.js';
+import { createPrismaClient } from './db/client.js';
 import { type DatabaseLocation, locateDatabase } from './db/database.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { migrate } from './db/migrate.js';
 import { ensureDemoSetup } from './demo.js';
-import { answerClientErrors } from './http/client-errors.js';
-import { Lifecycle } from './http/lifecycle.js';
-import { createLogger, loggerOptions } from './observability/logger.js';
-import { FallbackQuotaStore } from './limits/fallback-store.js';
-import { MemoryQuotaStore } from './limits/memory-store.js';
-import { createRedisClient, whenReady } from './limits/redis-client.js';
-import { RedisQuotaStore } from './limits/redis-store.js';
-import type { QuotaStore } from './limits/windows.js';
+import type { Serving } from './serve.js';
 
 // V8 sizes the old generation for throughput: after each full collection it lets the heap grow to
 // a multiple of what survived (up to 4x when collections are fast), and keeps those pages. Under
@@ -36,8 +25,6 @@ import type { QuotaStore } from './limits/windows.js';
 v8.setFlagsFromString('--heap-growing-percent=20');
 
 const log = (message: string) => console.log(message);
-/** After shutdown begins, how long a just-opened connection has to deliver its request. */
-const DRAIN_GRACE_MS = 1_000;
 /** Set by the primary for its workers: the demo key to show in GraphiQL. */
 const DEMO_KEY_ENV = 'CLINIC_ANALYTICS_DEMO_KEY';
 
@@ -96,71 +83,6 @@ async function prepareDatabase(config: Config): Promise<{ database: DatabaseLoca
   }
 }
 
-interface Serving {
-  port: number;
-  stop(): Promise<void>;
-}
-
-/** One HTTP server with its own connections to the database (and Redis). */
-async function serve(config: Config, databaseUrl: string, demoKey: string | undefined): Promise<Serving> {
-  const logger = createLogger(loggerOptions(config));
-  const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE);
-  let quotaStore: QuotaStore = new MemoryQuotaStore();
-  let redis: Redis | undefined;
-  if (config.REDIS_URL) {
-    redis = createRedisClient(config.REDIS_URL);
-    if (!(await whenReady(redis))) logger.warn('Redis is not reachable yet; quotas are counted in memory until it is');
-    quotaStore = new FallbackQuotaStore(new RedisQuotaStore(redis), new MemoryQuotaStore(), (m) => logger.warn(m));
-  }
-  const lifecycle = new Lifecycle();
-  const app = createApp({
-    db,
-    demoKey,
-    quotaStore,
-    redis,
-    lifecycle,
-    logger,
-    metricsToken: config.METRICS_TOKEN,
-    trustProxy: config.TRUST_PROXY,
-    dbPool: db[SQL_POOL].stats,
-  });
-  const server = createServer(app);
-  answerClientErrors(server);
-  server.on('request', (_request, response) => {
-    if (lifecycle.draining) response.setHeader('Connection', 'close');
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, resolve);
-  });
-  const address = server.address();
-
-  return {
-    port: typeof address === 'object' && address ? address.port : config.PORT,
-    async stop() {
-      lifecycle.startDraining();
-      // Stop accepting at once, but not via http's close(), which also drops connections whose
-      // request is still arriving (a client that connected a moment ago would see a reset). While
-      // draining, responses say `Connection: close`; after a short grace, idle sockets are closed.
-      const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
-      const sweeper = setTimeout(function sweep() {
-        server.closeIdleConnections();
-        sweeper.refresh();
-      }, DRAIN_GRACE_MS);
-      const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS, 'timeout').unref());
-      if ((await Promise.race([closed, timeout])) === 'timeout') {
-        log(`Requests still running after ${config.SHUTDOWN_TIMEOUT_MS} ms; closing their connections.`);
-        server.closeAllConnections();
-        await closed;
-      }
-      clearTimeout(sweeper);
-      await app.dispose();
-      await quotaStore.close();
-      await db.$disconnect();
-    },
-  };
-}
-
 function banner(config: Config, port: number, embedded: boolean, demoKey: string | undefined): void {
   const host = config.HOST === '0.0.0.0' || config.HOST === '127.0.0.1' ? 'localhost' : config.HOST;
   const base = `http://${host}:${port}`;
@@ -189,6 +111,16 @@ function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
       );
     });
   }
+}
+
+/**
+ * One HTTP server in this process (serve.ts). Loaded only by a process that serves: the primary of
+ * a cluster (WORKERS > 1) only prepares the database and forwards connections and signals, and
+ * without the app (GraphQL schema, Yoga, quotas) it holds about 50 MB less.
+ */
+async function serve(config: Config, databaseUrl: string, demoKey: string | undefined): Promise<Serving> {
+  const { serve: serveHttp } = await import('./serve.js');
+  return serveHttp(config, databaseUrl, demoKey);
 }
 
 async function runWorker(config: Config): Promise<void> {

@@ -1,0 +1,87 @@
+// One HTTP server with its own connections to the database (and Redis, for shared quotas): what
+// a process that serves runs (server.ts: the only process, or each cluster worker). Its stop()
+// drains gracefully: readiness turns 503 at once, new connections are refused, in-flight requests
+// finish, then its connections close.
+import { createServer } from 'node:http';
+import net from 'node:net';
+import type { Redis } from 'ioredis';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import { createPrismaClient, SQL_POOL } from './db/client.js';
+import { answerClientErrors } from './http/client-errors.js';
+import { Lifecycle } from './http/lifecycle.js';
+import { FallbackQuotaStore } from './limits/fallback-store.js';
+import { MemoryQuotaStore } from './limits/memory-store.js';
+import { createRedisClient, whenReady } from './limits/redis-client.js';
+import { RedisQuotaStore } from './limits/redis-store.js';
+import type { QuotaStore } from './limits/windows.js';
+import { createLogger, loggerOptions } from './observability/logger.js';
+
+const log = (message: string) => console.log(message);
+/** After shutdown begins, how long a just-opened connection has to deliver its request. */
+const DRAIN_GRACE_MS = 1_000;
+
+export interface Serving {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Listens on config.PORT (0: any free port) and serves the app. */
+export async function serve(config: Config, databaseUrl: string, demoKey: string | undefined): Promise<Serving> {
+  const logger = createLogger(loggerOptions(config));
+  const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE);
+  let quotaStore: QuotaStore = new MemoryQuotaStore();
+  let redis: Redis | undefined;
+  if (config.REDIS_URL) {
+    redis = createRedisClient(config.REDIS_URL);
+    if (!(await whenReady(redis))) logger.warn('Redis is not reachable yet; quotas are counted in memory until it is');
+    quotaStore = new FallbackQuotaStore(new RedisQuotaStore(redis), new MemoryQuotaStore(), (m) => logger.warn(m));
+  }
+  const lifecycle = new Lifecycle();
+  const app = createApp({
+    db,
+    demoKey,
+    quotaStore,
+    redis,
+    lifecycle,
+    logger,
+    metricsToken: config.METRICS_TOKEN,
+    trustProxy: config.TRUST_PROXY,
+    dbPool: db[SQL_POOL].stats,
+  });
+  const server = createServer(app);
+  answerClientErrors(server);
+  server.on('request', (_request, response) => {
+    if (lifecycle.draining) response.setHeader('Connection', 'close');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  const address = server.address();
+
+  return {
+    port: typeof address === 'object' && address ? address.port : config.PORT,
+    async stop() {
+      lifecycle.startDraining();
+      // Stop accepting at once, but not via http's close(), which also drops connections whose
+      // request is still arriving (a client that connected a moment ago would see a reset). While
+      // draining, responses say `Connection: close`; after a short grace, idle sockets are closed.
+      const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+      const sweeper = setTimeout(function sweep() {
+        server.closeIdleConnections();
+        sweeper.refresh();
+      }, DRAIN_GRACE_MS);
+      const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS, 'timeout').unref());
+      if ((await Promise.race([closed, timeout])) === 'timeout') {
+        log(`Requests still running after ${config.SHUTDOWN_TIMEOUT_MS} ms; closing their connections.`);
+        server.closeAllConnections();
+        await closed;
+      }
+      clearTimeout(sweeper);
+      await app.dispose();
+      await quotaStore.close();
+      await db.$disconnect();
+    },
+  };
+}
