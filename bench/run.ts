@@ -2,9 +2,8 @@
 // (bench/baseline) as child processes, checks that both answer every scenario identically, then
 // measures each scenario on both with autocannon over loopback and writes a markdown report to
 // bench/results/<date>-<sizes>.md. See bench/README.md.
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -12,6 +11,7 @@ import pg from 'pg';
 import { projectRoot } from '../src/config.js';
 import { listMigrations } from '../src/db/migrate.js';
 import { createBenchKeys, type Dataset, describeDataset, ensureDataset, openCluster, parseSize, type Size, serverVersion } from './datasets.js';
+import { children, compile, type Server, sampleRss, startServer, stopServer, workerPids } from './processes.js';
 import { summarizeProfile } from './profile.js';
 import { checkAnswers, request, type Scenario, scenariosFor } from './scenarios.js';
 
@@ -80,177 +80,6 @@ const selected = (options: Options, scenario: Scenario) =>
   options.scenarios.length === 0 || options.scenarios.some((s) => s === scenario.group || scenario.name.toLowerCase().includes(s));
 
 const log = (message: string) => console.log(message);
-
-// ---------------------------------------------------------------------------------------------
-// Servers
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Server {
-  name: string;
-  base: string;
-  child: ChildProcess;
-  logFile: string;
-}
-
-/**
- * Compiles the project with `tsc` (into dist/, as `npm start` does), so that both servers run as
- * plain JavaScript: what production runs, without tsx's loader (about 45 MB of RSS and its own
- * thread) in the measurements.
- */
-function compile(): void {
-  log('Compiling (tsc -> dist/)');
-  const tsc = path.join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: projectRoot, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`tsc failed:\n${result.stdout}${result.stderr}`);
-}
-
-/** The compiled form of a source file: src/server.ts -> dist/src/server.js. */
-function compiled(script: string): string {
-  return path.join('dist', script.replace(/\.ts$/, '.js'));
-}
-
-async function startServer(name: string, script: string, databaseUrl: string, nodeFlags: string[] = []): Promise<Server> {
-  const port = await freePort();
-  const logDir = path.join(projectRoot, '.data', 'bench', 'logs');
-  fs.mkdirSync(logDir, { recursive: true });
-  const logFile = path.join(logDir, `${name}.log`);
-  const out = fs.openSync(logFile, 'w');
-  const env: NodeJS.ProcessEnv = {
-    // As `npm start` runs the service (package.json): at most two glibc malloc arenas.
-    MALLOC_ARENA_MAX: '2',
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-  };
-  // Quotas and field limits in memory, as on a single instance: a REDIS_URL of the caller's shell is not passed on.
-  delete env.REDIS_URL;
-  const child = spawn(process.execPath, [...nodeFlags, compiled(script)], { cwd: projectRoot, env, stdio: ['ignore', out, out] });
-  fs.closeSync(out);
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} while starting:\n${tail(logFile)}`);
-    try {
-      const response = await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) break;
-    } catch {}
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${name} did not become ready in 90 s:\n${tail(logFile)}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { name, base, child, logFile };
-}
-
-const tail = (file: string) => {
-  try {
-    return fs.readFileSync(file, 'utf8').split('\n').slice(-30).join('\n');
-  } catch {
-    return '';
-  }
-};
-
-async function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()));
-  server.child.kill('SIGTERM');
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Resident memory of a server: its process and its node descendants (cluster workers), from /proc
-
-function children(pid: number): number[] {
-  const result: number[] = [];
-  let tasks: string[] = [];
-  try {
-    tasks = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return result;
-  }
-  for (const tid of tasks) {
-    try {
-      for (const child of fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/)) if (child) result.push(Number(child));
-    } catch {}
-  }
-  return result;
-}
-
-/** Name of a process (`node` for the servers and their workers), undefined once it has exited. */
-function processName(pid: number): string | undefined {
-  try {
-    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
-
-/** The node:cluster workers of a server: its node child processes (none when it serves from one process). */
-function workerPids(server: number): number[] {
-  return children(server).filter((pid) => processName(pid) === 'node');
-}
-
-function rssOfTree(root: number): { totalKb: number; largestKb: number; processes: number } {
-  let totalKb = 0;
-  let largestKb = 0;
-  let processes = 0;
-  const stack = [root];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    try {
-      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-      const name = /^Name:\s+(\S+)/m.exec(status)?.[1];
-      // tsx's esbuild service is the loader's, not the server's; count node processes only.
-      if (pid === root || name === 'node') {
-        const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-        totalKb += kb;
-        largestKb = Math.max(largestKb, kb);
-        processes++;
-      }
-    } catch {}
-    stack.push(...children(pid));
-  }
-  return { totalKb, largestKb, processes };
-}
-
-function sampleRss(pid: number): { stop(): { peakMb: number; peakProcessMb: number; processes: number } } {
-  let peak = 0;
-  let peakProcess = 0;
-  let processes = 0;
-  const sample = () => {
-    const r = rssOfTree(pid);
-    peakProcess = Math.max(peakProcess, r.largestKb);
-    if (r.totalKb > peak) {
-      peak = r.totalKb;
-      processes = r.processes;
-    }
-  };
-  sample();
-  const timer = setInterval(sample, 200);
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      return { peakMb: Math.round(peak / 1024), peakProcessMb: Math.round(peakProcess / 1024), processes };
-    },
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // CPU used by processes that are not part of the measurement (other work on the machine)
@@ -475,7 +304,7 @@ async function profileScenario(dataset: Dataset, scenario: Scenario, keys: strin
   const dir = path.join(projectRoot, '.data', 'bench', 'profiles', `${dataset.size.label}-${scenario.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const server = await startServer('service-profiled', 'src/server.ts', dataset.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const server = await startServer('service-profiled', 'src/server.ts', dataset.url, { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
   let m: Measurement;
   try {
     m = await measure(server, scenario, keys, options);
