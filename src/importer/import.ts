@@ -3,14 +3,15 @@
 //      keeping only ids and the numbers of invalid lines;
 //   2. if allowed, read the files again and upsert the valid lines in batches, clinics, then
 //      campaigns, then interactions, all in ONE transaction.
+// Imports into one database run one at a time (a session advisory lock held over both passes).
 import fs from 'node:fs/promises';
 import pg from 'pg';
 import { IdIndex } from './id-index.js';
 import { createProgress, type Progress } from './progress.js';
-import { type NumberedLine, readLines } from './read-ndjson.js';
+import { DEFAULT_MAX_LINE_BYTES, type NumberedLine, readLines } from './read-ndjson.js';
 import { normalizeUuid, RESOURCES, type RecordOf, type Resource } from './records.js';
 import { DatabaseReferences } from './references.js';
-import { checkLine, type Problem } from './validate.js';
+import { checkLine, type Problem, WHOLE_LINE } from './validate.js';
 import { BatchWriter } from './write.js';
 
 export type ImportFiles = Partial<Record<Resource, string>>;
@@ -28,6 +29,10 @@ export interface ImportOptions {
   batchSize?: number;
   /** Problems listed in the report; further ones are only counted. */
   maxListedProblems?: number;
+  /** Longest line accepted, in bytes; a longer one is an invalid line (default 16 MiB). */
+  maxLineBytes?: number;
+  /** Called once when another import holds the import lock of the database, before waiting for it. */
+  onWait?: () => void;
 }
 
 export interface ResourceReport {
@@ -58,6 +63,25 @@ export class ImportFileError extends Error {
     this.name = 'ImportFileError';
   }
 }
+
+/** The database connection broke during the import (terminated backend, restart, network). */
+export class ImportDatabaseError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ImportDatabaseError';
+  }
+}
+
+/** How the importer's sessions show in pg_stat_activity (a DATABASE_URL with `application_name` wins). */
+export const IMPORT_APPLICATION_NAME = 'clinic-analytics-import';
+
+/**
+ * The key of the advisory lock that serializes imports ('clin', 'impt'). Two imports writing the
+ * same days in one transaction each would otherwise deadlock: every batch's rollup triggers lock
+ * per-day rows (in key order within a statement, but not across the batches of two transactions).
+ * Held from before pass 1, so that what pass 1 checked against the database still holds in pass 2.
+ */
+const IMPORT_LOCK = [0x636c696e, 0x696d7074] as const;
 
 interface FileIdentity {
   size: number;
@@ -117,6 +141,7 @@ interface LineFacts {
 }
 
 function factsOf(resource: Resource, line: NumberedLine): LineFacts {
+  if (line.unreadable !== undefined) return { line: line.number, problems: [{ field: WHOLE_LINE, reason: line.unreadable }] };
   const { value, problems } = checkLine(resource, line.text);
   const usable = (field: string) => !problems.some((p) => p.field === field);
   const clinicId = usable('clinic_id') ? str(value?.clinic_id) : undefined;
@@ -147,11 +172,15 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
   const identities = new Map<string, FileIdentity>();
   for (const { path } of files) identities.set(path, await checkReadable(path));
 
-  const client = new pg.Client({ connectionString: options.url });
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const connection = new ImportConnection(options.url);
+  const client = connection.client;
   await client.connect();
+  let committing = false;
   try {
+    await lockImports(client, options.onWait);
     // Only the invalid line numbers outlive pass 1: the ids it kept are released before pass 2.
-    const invalidLines = await validateFiles(client, files, identities, report, progress, maxListed);
+    const invalidLines = await validateFiles(client, files, identities, report, progress, maxListed, maxLineBytes);
     if (report.invalid > 0 && !options.skipInvalid) return report;
 
     await client.query('BEGIN');
@@ -163,12 +192,14 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
         await assertUnchanged(path, identity);
         progress.start(`writing ${path}`, identity.size);
         try {
-          stats.written = await writeFile(client, resource, path, invalidLines[resource], options.batchSize ?? DEFAULT_BATCH_SIZE, progress);
+          const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+          stats.written = await writeFile(client, resource, path, invalidLines[resource], batchSize, maxLineBytes, progress);
         } finally {
           progress.stop();
         }
         await assertUnchanged(path, identity);
       }
+      committing = true;
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
@@ -177,8 +208,62 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
     }
     report.committed = true;
     return report;
+  } catch (error) {
+    throw connection.explain(error, committing);
   } finally {
-    await client.end();
+    // Ending the session also releases the import lock.
+    await connection.close();
+  }
+}
+
+/** Takes the import lock, saying so first when another import holds it. */
+async function lockImports(client: pg.ClientBase, onWait: (() => void) | undefined): Promise<void> {
+  const tried = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [...IMPORT_LOCK]);
+  if (tried.rows[0]?.locked) return;
+  onWait?.();
+  await client.query('SELECT pg_advisory_lock($1, $2)', [...IMPORT_LOCK]);
+}
+
+/** PostgreSQL error classes and socket errors that mean the session is gone. */
+const LOST_SQLSTATE = /^(08|57P0)/;
+const LOST_ERRNO = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * The importer's one session, watched for its loss: node-postgres emits an 'error' event when the
+ * connection breaks while no query is running (the import is then reading its files), which would
+ * crash the process without a listener; the loss is noted here and reported by the next query.
+ */
+class ImportConnection {
+  readonly client: pg.Client;
+  private lost: Error | undefined;
+  private closing = false;
+
+  constructor(url: string) {
+    this.client = new pg.Client({ connectionString: url, application_name: IMPORT_APPLICATION_NAME });
+    this.client.on('error', (error) => {
+      this.lost ??= error;
+    });
+    this.client.on('end', () => {
+      if (!this.closing) this.lost ??= new Error('the connection was closed');
+    });
+  }
+
+  /** `error` as the user should see it: a lost connection says so, and whether anything was written. */
+  explain(error: unknown, committing: boolean): unknown {
+    if (error instanceof ImportFileError || error instanceof ImportDatabaseError) return error;
+    const code = (error as { code?: unknown } | undefined)?.code;
+    const lostNow = typeof code === 'string' && (LOST_SQLSTATE.test(code) || LOST_ERRNO.has(code));
+    const cause = this.lost ?? (lostNow || /Connection terminated|not queryable/.test(String((error as Error)?.message)) ? (error as Error) : undefined);
+    if (!cause) return error;
+    const outcome = committing
+      ? 'it is unknown whether the transaction was committed; check the data or run the import again (it upserts by id)'
+      : 'nothing was written (the import is one transaction)';
+    return new ImportDatabaseError(`Import failed: the database connection was lost (${cause.message}); ${outcome}`, { cause: error });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.client.end().catch(() => {});
   }
 }
 
@@ -190,6 +275,7 @@ async function validateFiles(
   report: ImportReport,
   progress: Progress,
   maxListed: number,
+  maxLineBytes: number,
 ): Promise<Record<Resource, Set<number>>> {
   const state = new Pass1State(Object.fromEntries(files.map((f) => [f.resource, f.path])));
   const references = new DatabaseReferences(client);
@@ -202,7 +288,7 @@ async function validateFiles(
     };
     progress.start(`checking ${path}`, identities.get(path)!.size);
     try {
-      for await (const batch of readLines(path, { onBytes: (n) => progress.update(n) })) {
+      for await (const batch of readLines(path, { maxLineBytes, onBytes: (n) => progress.update(n) })) {
         const facts = batch.map((line) => factsOf(resource, line));
         await checkAcrossLines(resource, facts, state, references);
         for (const { line, problems } of facts) {
@@ -254,17 +340,16 @@ async function checkAcrossLines(resource: Resource, batch: LineFacts[], state: P
     return;
   }
 
-  // The database is asked once per batch, for the ids the files do not decide. A campaign line's own
-  // id is looked up too: an existing campaign must not move to another clinic.
-  const ownId = (facts: LineFacts) =>
-    resource === 'campaigns' && facts.id !== undefined && !facts.problems.some((p) => p.field === 'id') ? facts.id : undefined;
+  // The database is asked once per batch, for the ids the files do not decide. A campaign's or an
+  // interaction's own id is looked up too: a stored one must not move to another clinic (tenant).
+  const ownId = (facts: LineFacts) => (facts.id !== undefined && !facts.problems.some((p) => p.field === 'id') ? facts.id : undefined);
+  const ownIds = batch.flatMap((f) => (ownId(f) !== undefined ? [ownId(f)!] : []));
   await references.load(
     batch.flatMap((f) => (f.clinicId !== undefined && !state.clinics.has(f.clinicId) ? [f.clinicId] : [])),
-    batch.flatMap((f) => [
-      ...(f.campaignId !== undefined && !state.campaigns.has(f.campaignId) ? [f.campaignId] : []),
-      ...(ownId(f) !== undefined ? [ownId(f)!] : []),
-    ]),
+    [...batch.flatMap((f) => (f.campaignId !== undefined && !state.campaigns.has(f.campaignId) ? [f.campaignId] : [])), ...(resource === 'campaigns' ? ownIds : [])],
+    resource === 'interactions' ? ownIds : [],
   );
+  const noun = resource === 'campaigns' ? 'campaign' : 'interaction';
 
   for (const facts of batch) {
     const { clinicId, campaignId, problems } = facts;
@@ -278,11 +363,11 @@ async function checkAcrossLines(resource: Resource, batch: LineFacts[], state: P
     }
     const own = ownId(facts);
     if (own !== undefined && clinicId !== undefined) {
-      const stored = references.campaignClinic(own);
+      const stored = resource === 'campaigns' ? references.campaignClinic(own) : references.interactionClinic(own);
       if (stored && stored !== clinicId) {
         problems.push({
           field: 'clinic_id',
-          reason: `campaign ${own} belongs to clinic ${stored} in the database; a campaign cannot move to another clinic`,
+          reason: `${noun} ${own} belongs to clinic ${stored} in the database; ${noun === 'campaign' ? 'a' : 'an'} ${noun} cannot move to another clinic`,
         });
       }
     }
@@ -332,11 +417,12 @@ async function writeFile<R extends Resource>(
   path: string,
   invalidLines: Set<number>,
   batchSize: number,
+  maxLineBytes: number,
   progress: Progress,
 ): Promise<number> {
   const writer = new BatchWriter(client, resource, batchSize);
   try {
-    for await (const batch of readLines(path, { onBytes: (n) => progress.update(n) })) {
+    for await (const batch of readLines(path, { maxLineBytes, onBytes: (n) => progress.update(n) })) {
       for (const line of batch) {
         if (invalidLines.has(line.number)) continue;
         const { record } = checkLine(resource, line.text);
