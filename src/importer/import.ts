@@ -3,16 +3,19 @@
 //      keeping only ids and the numbers of invalid lines;
 //   2. if allowed, read the files again and upsert the valid lines in batches, clinics, then
 //      campaigns, then interactions, all in ONE transaction.
-// Imports into one database run one at a time (a session advisory lock held over both passes).
+// Imports into one database run one at a time (session.ts: an advisory lock held over both passes).
 import fs from 'node:fs/promises';
-import pg from 'pg';
+import type pg from 'pg';
 import { IdIndex } from './id-index.js';
 import { createProgress, type Progress } from './progress.js';
 import { DEFAULT_MAX_LINE_BYTES, type NumberedLine, readLines } from './read-ndjson.js';
 import { normalizeUuid, RESOURCES, type RecordOf, type Resource } from './records.js';
 import { DatabaseReferences } from './references.js';
+import { ImportSession } from './session.js';
 import { checkLine, type Problem, WHOLE_LINE } from './validate.js';
 import { BatchWriter } from './write.js';
+
+export { ImportDatabaseError, IMPORT_APPLICATION_NAME } from './session.js';
 
 export type ImportFiles = Partial<Record<Resource, string>>;
 
@@ -63,25 +66,6 @@ export class ImportFileError extends Error {
     this.name = 'ImportFileError';
   }
 }
-
-/** The database connection broke during the import (terminated backend, restart, network). */
-export class ImportDatabaseError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ImportDatabaseError';
-  }
-}
-
-/** How the importer's sessions show in pg_stat_activity (a DATABASE_URL with `application_name` wins). */
-export const IMPORT_APPLICATION_NAME = 'clinic-analytics-import';
-
-/**
- * The key of the advisory lock that serializes imports ('clin', 'impt'). Two imports writing the
- * same days in one transaction each would otherwise deadlock: every batch's rollup triggers lock
- * per-day rows (in key order within a statement, but not across the batches of two transactions).
- * Held from before pass 1, so that what pass 1 checked against the database still holds in pass 2.
- */
-const IMPORT_LOCK = [0x636c696e, 0x696d7074] as const;
 
 interface FileIdentity {
   size: number;
@@ -173,12 +157,12 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
   for (const { path } of files) identities.set(path, await checkReadable(path));
 
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const connection = new ImportConnection(options.url);
-  const client = connection.client;
+  const session = new ImportSession(options.url);
+  const client = session.client;
   await client.connect();
   let committing = false;
   try {
-    await lockImports(client, options.onWait);
+    await session.lockImports(options.onWait);
     // Only the invalid line numbers outlive pass 1: the ids it kept are released before pass 2.
     const invalidLines = await validateFiles(client, files, identities, report, progress, maxListed, maxLineBytes);
     if (report.invalid > 0 && !options.skipInvalid) return report;
@@ -209,61 +193,9 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
     report.committed = true;
     return report;
   } catch (error) {
-    throw connection.explain(error, committing);
+    throw error instanceof ImportFileError ? error : session.explain(error, committing);
   } finally {
-    // Ending the session also releases the import lock.
-    await connection.close();
-  }
-}
-
-/** Takes the import lock, saying so first when another import holds it. */
-async function lockImports(client: pg.ClientBase, onWait: (() => void) | undefined): Promise<void> {
-  const tried = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [...IMPORT_LOCK]);
-  if (tried.rows[0]?.locked) return;
-  onWait?.();
-  await client.query('SELECT pg_advisory_lock($1, $2)', [...IMPORT_LOCK]);
-}
-
-/** PostgreSQL error classes and socket errors that mean the session is gone. */
-const LOST_SQLSTATE = /^(08|57P0)/;
-const LOST_ERRNO = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
-
-/**
- * The importer's one session, watched for its loss: node-postgres emits an 'error' event when the
- * connection breaks while no query is running (the import is then reading its files), which would
- * crash the process without a listener; the loss is noted here and reported by the next query.
- */
-class ImportConnection {
-  readonly client: pg.Client;
-  private lost: Error | undefined;
-  private closing = false;
-
-  constructor(url: string) {
-    this.client = new pg.Client({ connectionString: url, application_name: IMPORT_APPLICATION_NAME });
-    this.client.on('error', (error) => {
-      this.lost ??= error;
-    });
-    this.client.on('end', () => {
-      if (!this.closing) this.lost ??= new Error('the connection was closed');
-    });
-  }
-
-  /** `error` as the user should see it: a lost connection says so, and whether anything was written. */
-  explain(error: unknown, committing: boolean): unknown {
-    if (error instanceof ImportFileError || error instanceof ImportDatabaseError) return error;
-    const code = (error as { code?: unknown } | undefined)?.code;
-    const lostNow = typeof code === 'string' && (LOST_SQLSTATE.test(code) || LOST_ERRNO.has(code));
-    const cause = this.lost ?? (lostNow || /Connection terminated|not queryable/.test(String((error as Error)?.message)) ? (error as Error) : undefined);
-    if (!cause) return error;
-    const outcome = committing
-      ? 'it is unknown whether the transaction was committed; check the data or run the import again (it upserts by id)'
-      : 'nothing was written (the import is one transaction)';
-    return new ImportDatabaseError(`Import failed: the database connection was lost (${cause.message}); ${outcome}`, { cause: error });
-  }
-
-  async close(): Promise<void> {
-    this.closing = true;
-    await this.client.end().catch(() => {});
+    await session.close();
   }
 }
 

@@ -19,7 +19,7 @@ export interface ReadOptions {
   chunkSize?: number;
   /** Called after each read with the total number of bytes read so far. */
   onBytes?: (bytesRead: number) => void;
-  /** Longest line accepted, in bytes (without its line break); the bytes of a longer one are skipped, never held. */
+  /** Longest line accepted, in bytes (without its \n); the bytes of a longer one are skipped, never held. */
   maxLineBytes?: number;
 }
 
