@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { type ImportFiles, ImportFileError, checkReadable, importFiles } from '../importer/import.js';
+import { type ImportFiles, ImportDatabaseError, ImportFileError, checkReadable, importFiles } from '../importer/import.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../importer/read-ndjson.js';
 import { problemLines, rejection, summaryLines, toJson } from '../importer/report.js';
 import { CliError, type Output, withDatabase } from './context.js';
 
@@ -8,6 +9,16 @@ interface ImportOptions {
   campaigns?: string;
   interactions?: string;
   skipInvalid?: boolean;
+  maxLineBytes?: string;
+}
+
+function lineLimit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const bytes = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(bytes) || bytes < 1) {
+    throw new CliError(`import: --max-line-bytes must be a positive whole number of bytes, got ${JSON.stringify(value)}`, 2);
+  }
+  return bytes;
 }
 
 export function registerImport(program: Command, output: () => Output): void {
@@ -18,17 +29,26 @@ export function registerImport(program: Command, output: () => Output): void {
     .option('--campaigns <file>', 'campaigns, one per line')
     .option('--interactions <file>', 'interactions, one per line, optionally with `campaign_id`; a line without `transcript` removes a stored one')
     .option('--skip-invalid', 'write the valid lines even when some lines are invalid')
+    .option('--max-line-bytes <n>', `longest line accepted, in bytes; a longer one is an invalid line (default ${DEFAULT_MAX_LINE_BYTES})`)
     .action(async (options: ImportOptions) => {
       const out = output();
       const files: ImportFiles = { clinics: options.clinics, campaigns: options.campaigns, interactions: options.interactions };
       if (!files.clinics && !files.campaigns && !files.interactions) {
         throw new CliError('import: give at least one of --clinics FILE, --campaigns FILE, --interactions FILE', 2);
       }
-      const report = await translateFileErrors(async () => {
+      const maxLineBytes = lineLimit(options.maxLineBytes);
+      const report = await translateImportErrors(async () => {
         // Before the database is opened: a typo in a path fails at once.
         for (const file of Object.values(files)) if (file !== undefined) await checkReadable(file);
         return withDatabase(({ url }) =>
-          importFiles({ files, url, skipInvalid: Boolean(options.skipInvalid), progress: !out.json && Boolean(process.stderr.isTTY) }),
+          importFiles({
+            files,
+            url,
+            skipInvalid: Boolean(options.skipInvalid),
+            maxLineBytes,
+            progress: !out.json && Boolean(process.stderr.isTTY),
+            onWait: () => console.error('Another import into this database is running; waiting for it to finish (imports run one at a time)...'),
+          }),
         );
       });
       out.result(toJson(report), () => {
@@ -43,11 +63,11 @@ export function registerImport(program: Command, output: () => Output): void {
     });
 }
 
-async function translateFileErrors<T>(fn: () => Promise<T>): Promise<T> {
+async function translateImportErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof ImportFileError) throw new CliError(error.message);
+    if (error instanceof ImportFileError || error instanceof ImportDatabaseError) throw new CliError(error.message);
     throw error;
   }
 }

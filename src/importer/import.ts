@@ -3,15 +3,19 @@
 //      keeping only ids and the numbers of invalid lines;
 //   2. if allowed, read the files again and upsert the valid lines in batches, clinics, then
 //      campaigns, then interactions, all in ONE transaction.
+// Imports into one database run one at a time (session.ts: an advisory lock held over both passes).
 import fs from 'node:fs/promises';
-import pg from 'pg';
+import type pg from 'pg';
 import { IdIndex } from './id-index.js';
 import { createProgress, type Progress } from './progress.js';
-import { type NumberedLine, readLines } from './read-ndjson.js';
+import { DEFAULT_MAX_LINE_BYTES, type NumberedLine, readLines } from './read-ndjson.js';
 import { normalizeUuid, RESOURCES, type RecordOf, type Resource } from './records.js';
 import { DatabaseReferences } from './references.js';
-import { checkLine, type Problem } from './validate.js';
+import { ImportSession } from './session.js';
+import { checkLine, type Problem, WHOLE_LINE } from './validate.js';
 import { BatchWriter } from './write.js';
+
+export { ImportDatabaseError, IMPORT_APPLICATION_NAME } from './session.js';
 
 export type ImportFiles = Partial<Record<Resource, string>>;
 
@@ -28,6 +32,10 @@ export interface ImportOptions {
   batchSize?: number;
   /** Problems listed in the report; further ones are only counted. */
   maxListedProblems?: number;
+  /** Longest line accepted, in bytes; a longer one is an invalid line (default 16 MiB). */
+  maxLineBytes?: number;
+  /** Called once when another import holds the import lock of the database, before waiting for it. */
+  onWait?: () => void;
 }
 
 export interface ResourceReport {
@@ -117,6 +125,7 @@ interface LineFacts {
 }
 
 function factsOf(resource: Resource, line: NumberedLine): LineFacts {
+  if (line.unreadable !== undefined) return { line: line.number, problems: [{ field: WHOLE_LINE, reason: line.unreadable }] };
   const { value, problems } = checkLine(resource, line.text);
   const usable = (field: string) => !problems.some((p) => p.field === field);
   const clinicId = usable('clinic_id') ? str(value?.clinic_id) : undefined;
@@ -147,11 +156,15 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
   const identities = new Map<string, FileIdentity>();
   for (const { path } of files) identities.set(path, await checkReadable(path));
 
-  const client = new pg.Client({ connectionString: options.url });
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const session = new ImportSession(options.url);
+  const client = session.client;
   await client.connect();
+  let committing = false;
   try {
+    await session.lockImports(options.onWait);
     // Only the invalid line numbers outlive pass 1: the ids it kept are released before pass 2.
-    const invalidLines = await validateFiles(client, files, identities, report, progress, maxListed);
+    const invalidLines = await validateFiles(client, files, identities, report, progress, maxListed, maxLineBytes);
     if (report.invalid > 0 && !options.skipInvalid) return report;
 
     await client.query('BEGIN');
@@ -163,12 +176,14 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
         await assertUnchanged(path, identity);
         progress.start(`writing ${path}`, identity.size);
         try {
-          stats.written = await writeFile(client, resource, path, invalidLines[resource], options.batchSize ?? DEFAULT_BATCH_SIZE, progress);
+          const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+          stats.written = await writeFile(client, resource, path, invalidLines[resource], batchSize, maxLineBytes, progress);
         } finally {
           progress.stop();
         }
         await assertUnchanged(path, identity);
       }
+      committing = true;
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
@@ -177,8 +192,10 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
     }
     report.committed = true;
     return report;
+  } catch (error) {
+    throw error instanceof ImportFileError ? error : session.explain(error, committing);
   } finally {
-    await client.end();
+    await session.close();
   }
 }
 
@@ -190,6 +207,7 @@ async function validateFiles(
   report: ImportReport,
   progress: Progress,
   maxListed: number,
+  maxLineBytes: number,
 ): Promise<Record<Resource, Set<number>>> {
   const state = new Pass1State(Object.fromEntries(files.map((f) => [f.resource, f.path])));
   const references = new DatabaseReferences(client);
@@ -202,7 +220,7 @@ async function validateFiles(
     };
     progress.start(`checking ${path}`, identities.get(path)!.size);
     try {
-      for await (const batch of readLines(path, { onBytes: (n) => progress.update(n) })) {
+      for await (const batch of readLines(path, { maxLineBytes, onBytes: (n) => progress.update(n) })) {
         const facts = batch.map((line) => factsOf(resource, line));
         await checkAcrossLines(resource, facts, state, references);
         for (const { line, problems } of facts) {
@@ -254,17 +272,16 @@ async function checkAcrossLines(resource: Resource, batch: LineFacts[], state: P
     return;
   }
 
-  // The database is asked once per batch, for the ids the files do not decide. A campaign line's own
-  // id is looked up too: an existing campaign must not move to another clinic.
-  const ownId = (facts: LineFacts) =>
-    resource === 'campaigns' && facts.id !== undefined && !facts.problems.some((p) => p.field === 'id') ? facts.id : undefined;
+  // The database is asked once per batch, for the ids the files do not decide. A campaign's or an
+  // interaction's own id is looked up too: a stored one must not move to another clinic (tenant).
+  const ownId = (facts: LineFacts) => (facts.id !== undefined && !facts.problems.some((p) => p.field === 'id') ? facts.id : undefined);
+  const ownIds = batch.flatMap((f) => (ownId(f) !== undefined ? [ownId(f)!] : []));
   await references.load(
     batch.flatMap((f) => (f.clinicId !== undefined && !state.clinics.has(f.clinicId) ? [f.clinicId] : [])),
-    batch.flatMap((f) => [
-      ...(f.campaignId !== undefined && !state.campaigns.has(f.campaignId) ? [f.campaignId] : []),
-      ...(ownId(f) !== undefined ? [ownId(f)!] : []),
-    ]),
+    [...batch.flatMap((f) => (f.campaignId !== undefined && !state.campaigns.has(f.campaignId) ? [f.campaignId] : [])), ...(resource === 'campaigns' ? ownIds : [])],
+    resource === 'interactions' ? ownIds : [],
   );
+  const noun = resource === 'campaigns' ? 'campaign' : 'interaction';
 
   for (const facts of batch) {
     const { clinicId, campaignId, problems } = facts;
@@ -278,11 +295,11 @@ async function checkAcrossLines(resource: Resource, batch: LineFacts[], state: P
     }
     const own = ownId(facts);
     if (own !== undefined && clinicId !== undefined) {
-      const stored = references.campaignClinic(own);
+      const stored = resource === 'campaigns' ? references.campaignClinic(own) : references.interactionClinic(own);
       if (stored && stored !== clinicId) {
         problems.push({
           field: 'clinic_id',
-          reason: `campaign ${own} belongs to clinic ${stored} in the database; a campaign cannot move to another clinic`,
+          reason: `${noun} ${own} belongs to clinic ${stored} in the database; ${noun === 'campaign' ? 'a' : 'an'} ${noun} cannot move to another clinic`,
         });
       }
     }
@@ -332,11 +349,12 @@ async function writeFile<R extends Resource>(
   path: string,
   invalidLines: Set<number>,
   batchSize: number,
+  maxLineBytes: number,
   progress: Progress,
 ): Promise<number> {
   const writer = new BatchWriter(client, resource, batchSize);
   try {
-    for await (const batch of readLines(path, { onBytes: (n) => progress.update(n) })) {
+    for await (const batch of readLines(path, { maxLineBytes, onBytes: (n) => progress.update(n) })) {
       for (const line of batch) {
         if (invalidLines.has(line.number)) continue;
         const { record } = checkLine(resource, line.text);

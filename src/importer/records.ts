@@ -89,6 +89,22 @@ const timestamp = z
   .string()
   .refine((v) => parseTimestamp(v) !== undefined, 'must be an ISO 8601 timestamp with Z or an offset (2024-05-01T09:30:00.000Z)');
 
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+
+/**
+ * A JSON object, passed through as JSON.parse made it. Not `z.record`: that copies the keys into a
+ * new `{}`, where a `__proto__` key (an own property after JSON.parse) sets the copy's prototype
+ * instead, so the key vanished from the stored settings without a word. Kept as is, `__proto__`,
+ * `constructor` and `prototype` are plain data: JSON.stringify writes them to the jsonb column and
+ * the API returns them as written.
+ */
+const jsonObject = z.custom<Record<string, unknown>>((value) => kindOf(value) === 'object', {
+  error: (issue) => (issue.input === undefined ? 'required' : `expected a JSON object, got ${kindOf(issue.input)}`),
+});
+
 export const clinicRecord = z.strictObject({
   id: uuid,
   name: z.string(),
@@ -110,7 +126,7 @@ export const campaignRecord = z.strictObject({
   clinic_id: uuid,
   created_at: timestamp,
   updated_at: timestamp,
-  settings: z.record(z.string(), z.unknown()),
+  settings: jsonObject,
 });
 export type CampaignRecord = z.infer<typeof campaignRecord>;
 

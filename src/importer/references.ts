@@ -9,11 +9,16 @@ export class DatabaseReferences {
   private readonly clinics = new Map<string, boolean>();
   /** Campaign id -> its clinic id, or null when there is no such campaign. */
   private readonly campaigns = new Map<string, string | null>();
+  /** Interaction id -> its clinic id, for the stored interactions among the last batch's ids only. */
+  private readonly interactions = new Map<string, string>();
 
   constructor(private readonly client: pg.ClientBase) {}
 
-  /** Makes `clinicExists` and `campaignClinic` answer for these ids (clinic ids: valid UUIDs, lower case). */
-  async load(clinicIds: Iterable<string>, campaignIds: Iterable<string>): Promise<void> {
+  /**
+   * Makes `clinicExists`, `campaignClinic` and `interactionClinic` answer for these ids (clinic ids:
+   * valid UUIDs, lower case). Interactions are not cached: each id occurs once in the files.
+   */
+  async load(clinicIds: Iterable<string>, campaignIds: Iterable<string>, interactionIds: string[] = []): Promise<void> {
     if (this.clinics.size > MAX_CACHED) this.clinics.clear();
     if (this.campaigns.size > MAX_CACHED) this.campaigns.clear();
     const clinics = [...new Set(clinicIds)].filter((id) => !this.clinics.has(id));
@@ -31,6 +36,14 @@ export class DatabaseReferences {
       for (const id of campaigns) this.campaigns.set(id, null);
       for (const row of found.rows) this.campaigns.set(row.id, row.clinic_id);
     }
+    this.interactions.clear();
+    if (interactionIds.length > 0) {
+      const found = await this.client.query<{ id: string; clinic_id: string }>(
+        'SELECT id, clinic_id::text AS clinic_id FROM interactions WHERE id = ANY($1::text[])',
+        [interactionIds],
+      );
+      for (const row of found.rows) this.interactions.set(row.id, row.clinic_id);
+    }
   }
 
   /** Undefined when not loaded. */
@@ -41,5 +54,10 @@ export class DatabaseReferences {
   /** The campaign's clinic, null when the campaign does not exist, undefined when not loaded. */
   campaignClinic(id: string): string | null | undefined {
     return this.campaigns.get(id);
+  }
+
+  /** The stored interaction's clinic; undefined when it is not stored (or was not in the last `load`). */
+  interactionClinic(id: string): string | undefined {
+    return this.interactions.get(id);
   }
 }

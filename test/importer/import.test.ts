@@ -222,6 +222,28 @@ describe('invalid lines', () => {
     expect((await sql('SELECT clinic_id::text FROM campaigns WHERE id = $1', [stored.id]))[0]).toEqual({ clinic_id: there.id });
   });
 
+  it('include an interaction moved to another clinic than the stored one', async () => {
+    const db = testDb();
+    const [here, there] = [await createClinic(db), await createClinic(db)];
+    const stored = await createInteraction(db, { clinicId: there.id });
+    const same = await createInteraction(db, { clinicId: here.id });
+    const moved = voiceLine(here.id, { id: stored.id });
+    const kept = voiceLine(here.id.toUpperCase(), { id: same.id, outcome: 'CALLBACK_REQUESTED' });
+    const interactions = writeLines('interactions.ndjson', [kept, moved]);
+    const report = await importFiles({ files: { interactions }, url: databaseUrl, skipInvalid: true });
+    expect(report.problems).toEqual([
+      `${interactions}:2 clinic_id: interaction ${stored.id} belongs to clinic ${there.id} in the database; an interaction cannot move to another clinic`,
+    ]);
+    expect(written(report).interactions).toBe(1);
+    const rows = await sql('SELECT id, clinic_id::text, outcome FROM interactions WHERE id = ANY($1) ORDER BY clinic_id', [[stored.id, same.id]]);
+    expect(rows).toEqual(
+      [
+        { id: stored.id, clinic_id: there.id, outcome: stored.outcome },
+        { id: same.id, clinic_id: here.id, outcome: 'CALLBACK_REQUESTED' },
+      ].sort((a, b) => (a.clinic_id < b.clinic_id ? -1 : 1)),
+    );
+  });
+
   it('are skipped with skipInvalid while the valid lines are written', async () => {
     const clinic = clinicLine();
     const broken = clinicLine({ email: 42 });
