@@ -34,10 +34,11 @@ import { isRestExecution } from './use-query-limits.js';
 /** Aliases in one operation, `__typename` ones included. */
 export const MAX_ALIASES = 15;
 /**
- * Lexical tokens in one document. GraphiQL's introspection query has 184, the REST documents at
- * most 101 (159 with their fragments), a query selecting QUERY_LIMITS.breadth fields about 420.
+ * Lexical tokens in one document (graphql-armor's default). GraphiQL's introspection query has
+ * 184, the REST documents at most 159 with their fragments, a query selecting QUERY_LIMITS.breadth
+ * fields about 420. It also bounds validation: graphql-js compares same-named fields pairwise.
  */
-export const MAX_TOKENS = 2_000;
+export const MAX_TOKENS = 1_000;
 /** Bytes of a POST /graphql body (query and variables), or of a GET /graphql query string. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
