@@ -55,7 +55,6 @@ beforeAll(async () => {
   // The first requests of a fresh process are slow for reasons of their own (code paths used for
   // the first time): not what is measured here.
   for (let i = 0; i < 5; i++) await probeLive();
-  console.log('cold probes done');
 });
 
 afterAll(async () => {
@@ -107,7 +106,6 @@ async function whileProbing<T>(work: () => Promise<T>): Promise<{ result: T; slo
   })();
   try {
     const result = await work();
-    console.log(latencies.map((l) => l.toFixed(0)).join(' '));
     return { result, slowestLiveMs: Math.max(0, ...latencies) };
   } finally {
     running = false;
