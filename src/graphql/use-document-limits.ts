@@ -79,7 +79,7 @@ function tooLarge(headers: Record<string, string> = {}): GraphQLError {
 
 /**
  * Yoga reads a POST body whole before it looks at it; this plugin puts a reader with a cap in
- * front of Yoga's own parser (JSON, form or multipart alike), so a large body is refused unread.
+ * front of the parser Yoga chose for the content type, so a large body is refused unread.
  */
 function useBodyLimit(): Plugin {
   return {
