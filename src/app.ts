@@ -11,6 +11,7 @@ import type { Db } from './db/client.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { createGraphQLContext, type GraphQLContext } from './graphql/context.js';
 import { schema } from './graphql/index.js';
+import { useDocumentLimits } from './graphql/use-document-limits.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
 import { clientIpOf, useClientIp } from './http/client-ip.js';
 import type { Lifecycle } from './http/lifecycle.js';
@@ -85,6 +86,7 @@ export function createApp(options: AppOptions): App {
     useHealth(db, options.lifecycle),
     useDocs({ demoKey: options.demoKey }),
     useAdmission(admitter, '/graphql', reportError),
+    ...useDocumentLimits(),
     ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits }),
     useRest({ admitter, now, onError: reportError, passThrough: (path) => path === '/graphql' || path === METRICS_PATH || path.startsWith('/health/') || isDocsPath(path) }),
     ...(options.plugins ?? []),

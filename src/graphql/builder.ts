@@ -1,6 +1,6 @@
 // The Pothos schema builder: configuration only. Types and fields live in ./schema/*.ts.
 import SchemaBuilder from '@pothos/core';
-import ComplexityPlugin from '@pothos/plugin-complexity';
+import ComplexityPlugin, { type ComplexityErrorFn, type ComplexityErrorKind } from '@pothos/plugin-complexity';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { type AuthFailure } from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
@@ -11,6 +11,22 @@ import type { GraphQLContext } from './context.js';
 
 /** Bounds on one GraphQL operation (documented in the README). */
 export const QUERY_LIMITS = { depth: 8, breadth: 400, complexity: 30_000 };
+
+/**
+ * The error for an operation over QUERY_LIMITS: from the plugin (checked when a root field runs)
+ * and from use-document-limits.ts (the whole operation, introspection included, before it runs).
+ */
+export function complexityError(kind: ComplexityErrorKind, result: Parameters<ComplexityErrorFn>[1]): GraphQLError {
+  const { code, message } = {
+    Depth: { code: 'QUERY_TOO_DEEP', message: `The query nests ${result.depth} levels; at most ${result.maxDepth} are allowed` },
+    Breadth: { code: 'QUERY_TOO_BROAD', message: `The query selects ${result.breadth} fields; at most ${result.maxBreadth} are allowed` },
+    Complexity: {
+      code: 'QUERY_TOO_COMPLEX',
+      message: `The query's cost is ${result.complexity}; at most ${result.maxComplexity} is allowed (list fields cost their limit times their selection)`,
+    },
+  }[kind];
+  return new GraphQLError(message, { extensions: { code, limits: QUERY_LIMITS } });
+}
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -45,17 +61,7 @@ export const builder = new SchemaBuilder<{
     defaultComplexity: 1,
     defaultListMultiplier: 10,
     limit: QUERY_LIMITS,
-    complexityError: (kind, result) => {
-      const { code, message } = {
-        Depth: { code: 'QUERY_TOO_DEEP', message: `The query nests ${result.depth} levels; at most ${result.maxDepth} are allowed` },
-        Breadth: { code: 'QUERY_TOO_BROAD', message: `The query selects ${result.breadth} fields; at most ${result.maxBreadth} are allowed` },
-        Complexity: {
-          code: 'QUERY_TOO_COMPLEX',
-          message: `The query's cost is ${result.complexity}; at most ${result.maxComplexity} is allowed (list fields cost their limit times their selection)`,
-        },
-      }[kind];
-      return new GraphQLError(message, { extensions: { code, limits: QUERY_LIMITS } });
-    },
+    complexityError,
   },
   prisma: {
     client: (context) => context.db,

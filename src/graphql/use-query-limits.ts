@@ -3,15 +3,12 @@
 // limits on the expensive fields, per API key, so that one query with many aliased metrics fields
 // cannot multiply the database work.
 import { useRateLimiter } from '@envelop/rate-limiter';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { isPromise } from 'node:util/types';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import type { GraphQLContext } from './context.js';
 import { ReservingMemoryStore, ReservingRedisStore } from './field-limit-store.js';
-
-export const MAX_ALIASES = 15;
 
 /**
  * Executions allowed per API key and field. Generous for REST and ordinary frontends (a REST call
@@ -36,16 +33,6 @@ export function useQueryLimits(options: { redis?: Redis; fieldRateLimits?: reado
   const windowMs = Math.max(1_000, ...fieldRateLimits.map((l) => windowToMs(l.window)));
   const store = options.redis ? new ReservingRedisStore(options.redis, windowMs) : new ReservingMemoryStore(windowMs);
   return [
-    maxAliasesPlugin({
-      n: MAX_ALIASES,
-      propagateOnRejection: false,
-      onReject: [
-        (context, error) =>
-          context?.reportError(
-            new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code: 'TOO_MANY_ALIASES', limit: MAX_ALIASES } }),
-          ),
-      ],
-    }) as Plugin,
     limitFreeFormQueries(
       useRateLimiter({
         identifyFn: (context) => `key:${(context as GraphQLContext).key.id}`,

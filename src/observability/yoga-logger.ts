@@ -1,7 +1,7 @@
 // Yoga's own logger (createYoga's `logging` option), on pino: nothing is printed with console.
 // Yoga reports through `error` every error that maskError replaced (app.ts: INTERNAL_ERROR or
-// SERVICE_UNAVAILABLE); each is logged once at error level with its stack and the request_id of
-// the response it was masked in, and counted in the metrics.
+// SERVICE_UNAVAILABLE); the first of a request is logged at error level with its stack and the
+// request_id of the response it was masked in, and counted in the metrics.
 import { GraphQLError } from 'graphql';
 import type { Logger } from './logger.js';
 import { classifyUnexpectedError, type Metrics } from './metrics.js';
@@ -22,13 +22,13 @@ function requestFields(): Record<string, unknown> {
 }
 
 export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger {
-  // One failure is logged once per request. Yoga may report an error twice (while masking, then
-  // while turning it into a response), and one failure can surface in several fields: a list's
-  // total, totalPages and hasMore share one count, each its own located GraphQLError around the
-  // same original error. Keyed by request too, so that a failure shared by concurrent requests (a
-  // coalesced lookup, say) is logged with each request_id that received it.
-  const reported = new WeakMap<object, WeakSet<object>>();
-  const outsideRequests = {};
+  // One line per request: a failing field inside a list of 500 fails 500 times, each a distinct
+  // error, and 500 stack traces would drown the log; the first says what failed and where, and
+  // the response carries every path. Yoga may also report an error twice (while masking, then
+  // while turning it into a response), and one failure can surface in several fields (a list's
+  // total, totalPages and hasMore share one count). Outside requests, each failure once.
+  const reportedRequests = new WeakSet<object>();
+  const reported = new WeakSet<object>();
 
   return {
     // Yoga's debug lines are per-request internals ("Parsing request..."): trace, so that
@@ -44,11 +44,10 @@ export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger 
       }
       const root = rootError(error);
       const original = typeof root === 'object' && root !== null ? root : error;
-      const request = currentRequest() ?? outsideRequests;
-      const requests = reported.get(original) ?? new WeakSet<object>();
-      reported.set(original, requests);
-      if (requests.has(request)) return;
-      requests.add(request);
+      const request = currentRequest();
+      const seen = request ? reportedRequests : reported;
+      if (seen.has(request ?? original)) return;
+      seen.add(request ?? original);
       const classified = classifyUnexpectedError(error);
       metrics?.observeUnexpectedError(classified);
       const path = error instanceof GraphQLError && error.path ? error.path.join('.') : undefined;

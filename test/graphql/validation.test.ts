@@ -208,3 +208,32 @@ it('a by-id lookup with a NUL character finds nothing instead of failing', async
   expect(response.body.errors).toBeUndefined();
   expect(response.body.data).toEqual({ interaction: null, campaign: null });
 });
+
+// Yoga's executor takes any object with a `then` key for a promise: an alias `then` failed every
+// object it was in with INTERNAL_ERROR ("completedItem.then is not a function"), once per list item.
+describe('the response name then', () => {
+  const refused = (response: Awaited<ReturnType<typeof graphql>>, count = 1) => {
+    expect(response.status).toBe(400);
+    expect(response.body.data ?? null).toBeNull();
+    const errors = errorsOf(response);
+    expect(errors.map((e) => e.extensions?.code)).toEqual(Array(count).fill('RESERVED_ALIAS'));
+    expect(errors[0]?.message).toBe(
+      '"then" cannot be a response name (alias): this server would take the object holding it for a promise; choose another alias',
+    );
+  };
+
+  it("is refused with a validation error naming it: the issue's query, at the root, in a fragment, nested in a page", async () => {
+    refused(await graphql(app, { key, query: '{ clinics(limit: 2) { nodes { then: name } } }' }));
+    refused(await graphql(app, { key, query: '{ then: clinics(limit: 2) { nodes { id } } }' }));
+    refused(await graphql(app, { key, query: '{ interactions(limit: 500) { nodes { ...F } } } fragment F on Interaction { id then: outcome }' }));
+    refused(await graphql(app, { key, query: '{ interactions(limit: 500) { nodes { then: id clinic { then: name } } } }' }), 2);
+  });
+
+  it('any other alias is answered, __proto__ and constructor included', async () => {
+    const response = await graphql(app, { key, query: '{ clinics(limit: 2) { nodes { than: name __proto__: id constructor: name } } }' });
+    const nodes = expectNoErrors(response).clinics.nodes as Array<Record<string, unknown>>;
+    expect(nodes).toHaveLength(1);
+    expect(Object.keys(nodes[0]!)).toEqual(['than', '__proto__', 'constructor']);
+    expect(nodes[0]!.than).toBeTypeOf('string');
+  });
+});

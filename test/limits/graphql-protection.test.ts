@@ -1,16 +1,20 @@
 // Protection of /graphql against expensive free-form queries, end to end through `app.fetch`:
-// depth, breadth and cost (QUERY_LIMITS, @pothos/plugin-complexity), the alias cap (MAX_ALIASES),
-// and the per-key limits on expensive fields (FIELD_RATE_LIMITS), on GraphQL and through REST.
+// depth, breadth and cost (QUERY_LIMITS, @pothos/plugin-complexity, checked over the whole
+// operation by use-document-limits.ts), the alias cap (MAX_ALIASES), body size and tokens, and
+// the per-key limits on expensive fields (FIELD_RATE_LIMITS), on GraphQL and through REST.
 // Each refuses what it should and passes what it should; refused queries never reach the database
 // (the app reads through a PrismaClient that logs every SQL statement, as in query-count.test.ts).
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getIntrospectionQuery, Lexer, Source, TokenKind } from 'graphql';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { QUERY_LIMITS } from '../../src/graphql/builder.js';
-import { FIELD_RATE_LIMITS, MAX_ALIASES } from '../../src/graphql/use-query-limits.js';
+import { MAX_ALIASES, MAX_BODY_BYTES, MAX_TOKENS } from '../../src/graphql/use-document-limits.js';
+import { FIELD_RATE_LIMITS } from '../../src/graphql/use-query-limits.js';
 import { createRedisClient, whenReady } from '../../src/limits/redis-client.js';
 import { createKey, type GraphQLResponse, graphql, testApp } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
@@ -220,6 +224,110 @@ describe('cost and breadth', () => {
     const over = await measure(app, key, query(QUERY_LIMITS.breadth), { id: clinicId });
     expect(codesOf(over.response)).toEqual(['QUERY_TOO_BROAD']);
     expect(over.sql).toBe(0);
+  });
+});
+
+describe('every field counts: __typename and introspection', () => {
+  const typenames = (n: number, alias = false) => Array.from({ length: n }, (_, i) => (alias ? `t${i}: __typename` : '__typename')).join(' ');
+
+  it(`aliases of __typename count: ${MAX_ALIASES} pass, ${MAX_ALIASES + 1} are TOO_MANY_ALIASES, at any level`, async () => {
+    const app = appOn();
+    const passes = await measure(app, key, `{ ${typenames(MAX_ALIASES, true)} }`);
+    expectNoErrors(passes.response);
+    for (const query of [`{ ${typenames(MAX_ALIASES + 1, true)} }`, `{ __schema { types { fields { ${typenames(MAX_ALIASES + 1, true)} } } } }`]) {
+      const { response, sql } = await measure(app, key, query);
+      expect(response.status, query).toBe(400);
+      expect(codesOf(response), query).toEqual(['TOO_MANY_ALIASES']);
+      expect(sql).toBe(0);
+    }
+  });
+
+  it(`a document of __typename only is costed like any other: ${QUERY_LIMITS.breadth} pass, one more is QUERY_TOO_BROAD`, async () => {
+    const app = appOn();
+    expectNoErrors((await measure(app, key, `{ ${typenames(QUERY_LIMITS.breadth)} }`)).response);
+    const over = await measure(app, key, `{ ${typenames(QUERY_LIMITS.breadth + 1)} }`);
+    expect(over.response.status).toBe(400);
+    expect(codesOf(over.response)).toEqual(['QUERY_TOO_BROAD']);
+    expect(over.response.body.errors?.[0]?.message).toBe(`The query selects ${QUERY_LIMITS.breadth + 1} fields; at most ${QUERY_LIMITS.breadth} are allowed`);
+  });
+
+  it("GraphiQL's introspection query passes; the same types asked for fifteen times over is QUERY_TOO_COMPLEX, before any SQL", async () => {
+    const app = appOn();
+    const graphiql = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true });
+    const introspection = await measure(app, key, graphiql);
+    expectNoErrors(introspection.response);
+    expect(introspection.response.body.data?.__schema).toBeTruthy();
+    // Each copy returns every type with its fields, their arguments and types: about 2,400 fields.
+    const fragments = graphiql.slice(graphiql.indexOf('fragment FullType'));
+    const copies = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `s${i}: __schema { types { ...FullType } }`).join(' ')} } ${fragments}`;
+    expectNoErrors((await measure(app, key, copies(1))).response);
+    const { response, sql } = await measure(app, key, copies(MAX_ALIASES));
+    expect(response.status).toBe(400);
+    expect(codesOf(response)).toEqual(['QUERY_TOO_COMPLEX']);
+    expect(response.body.data ?? null).toBeNull();
+    expect(sql).toBe(0);
+  });
+
+  it('a transcript is priced by its turns: pages of transcripts at the cost limit pass, five pages of 500 are QUERY_TOO_COMPLEX; REST pages of 500 still pass', async () => {
+    const app = appOn();
+    const pages = (limits: number[]) => `{ ${limits.map((limit, i) => `p${i}: interactions(limit: ${limit}) { nodes { id transcript { role content } } }`).join(' ')} }`;
+    // 1 + limit x (1 + (1 + 10 x 2)) each.
+    expectNoErrors((await measure(app, key, pages([500, 500, 360]))).response);
+    const over = await measure(app, key, pages([500, 500, 500, 500, 500]));
+    expect(codesOf(over.response)).toEqual(['QUERY_TOO_COMPLEX']);
+    expect(over.sql).toBe(0);
+    const rest = await get(app, '/api/v1/interactions?limit=500', key);
+    expect(rest.status).toBe(200);
+  });
+});
+
+describe('document size', () => {
+  const tokensOf = (text: string) => {
+    const lexer = new Lexer(new Source(text));
+    let n = 0;
+    while (lexer.advance().kind !== TokenKind.EOF) n++;
+    return n;
+  };
+
+  it(`every legitimate document is far under ${MAX_TOKENS} tokens: the REST documents, GraphiQL's introspection, the README's example`, () => {
+    const fragments = readFileSync('schema/rest/fragments.graphql', 'utf8');
+    const documents = readdirSync('schema/rest').map((file) => `${readFileSync(`schema/rest/${file}`, 'utf8')}\n${fragments}`);
+    documents.push(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }));
+    documents.push('{ metricsSummary { totalInteractions successRate } interactions(limit: 3) { nodes { id channel outcome clinic { name } } pageInfo { total } } }');
+    for (const document of documents) expect(tokensOf(document)).toBeLessThan(MAX_TOKENS / 4);
+  });
+
+  it(`more than ${MAX_TOKENS} tokens is TOO_MANY_TOKENS (400), before any SQL`, async () => {
+    const app = appOn();
+    const atLimit = `{ ${Array.from({ length: MAX_TOKENS - 2 }, () => '__typename').join(' ')} }`;
+    expect(tokensOf(atLimit)).toBe(MAX_TOKENS);
+    // Within the token limit: parsed (and refused by a later check: graphql-js's own bound on
+    // comparing a thousand same-named fields, or the breadth limit).
+    expect(codesOf((await measure(app, key, atLimit)).response)).not.toContain('TOO_MANY_TOKENS');
+    const { response, sql } = await measure(app, key, `{ ${Array.from({ length: MAX_TOKENS - 1 }, () => '__typename').join(' ')} }`);
+    expect(response.status).toBe(400);
+    expect(codesOf(response)).toEqual(['TOO_MANY_TOKENS']);
+    expect(response.body.errors?.[0]?.message).toBe(`The document has more than ${MAX_TOKENS} tokens (names, punctuation, values); send a smaller query`);
+    expect(sql).toBe(0);
+  });
+
+  it(`a body over ${MAX_BODY_BYTES} bytes is 413 REQUEST_TOO_LARGE; so is a GET query string over it; just under passes`, async () => {
+    const app = appOn();
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' };
+    // Padding in a comment: no tokens, only bytes.
+    const body = (bytes: number) => {
+      const shell = JSON.stringify({ query: '{ __typename }\n#' });
+      return JSON.stringify({ query: `{ __typename }\n#${'x'.repeat(bytes - shell.length)}` });
+    };
+    expect(Buffer.byteLength(body(MAX_BODY_BYTES))).toBe(MAX_BODY_BYTES);
+    const under = await app.fetch('http://localhost/graphql', { method: 'POST', headers, body: body(MAX_BODY_BYTES) });
+    expect(under.status).toBe(200);
+    const over = await app.fetch('http://localhost/graphql', { method: 'POST', headers, body: body(MAX_BODY_BYTES + 1) });
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as GraphQLResponse<unknown>['body']).errors?.map((e) => e.extensions?.code)).toEqual(['REQUEST_TOO_LARGE']);
+    const longGet = await app.fetch(`http://localhost/graphql?query=${encodeURIComponent(`{ __typename }\n#${'x'.repeat(MAX_BODY_BYTES)}`)}`, { headers });
+    expect(longGet.status).toBe(413);
+    expect(((await longGet.json()) as GraphQLResponse<unknown>['body']).errors?.map((e) => e.extensions?.code)).toEqual(['REQUEST_TOO_LARGE']);
   });
 });
 

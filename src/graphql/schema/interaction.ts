@@ -12,8 +12,12 @@ import { type MatchesPage, matchesPage } from '../matches-page.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
 import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
 
-/** A transcript is read whole with its interaction: one unit, not one per entry. */
-const TRANSCRIPT_COST = { field: 1, multiplier: 0 };
+/**
+ * A transcript is read whole with its interaction, but its response holds every turn (about ten):
+ * priced as a list, so that the cost limit bounds the response too (at one unit, a query could
+ * ask for 7,500 transcripts, 14 MB that held the event loop for seconds).
+ */
+const TRANSCRIPT_COST = { field: 1, multiplier: 10 };
 
 export const ORDER_INTERACTIONS: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'desc' }, { id: 'desc' }];
 

@@ -1,0 +1,230 @@
+// Every bound on a free-form GraphQL document, each checked before the work it protects:
+//   body size   before the body is read whole (Content-Length, then while it streams): 413
+//   tokens      before the document is parsed (the lexer counts them)
+//   aliases     at validation, `__typename` ones included
+//   `then`      at validation: a response name the executor cannot deliver (see below)
+//   cost        before execution, over the whole operation: depth, breadth and cost with the
+//               model of @pothos/plugin-complexity (builder.ts), plus introspection, costed by
+//               what it returns (introspection-cost.ts)
+// Together they bound the time one document can hold the event loop and the size of its response.
+// The REST facade's fixed documents are not checked: they are neither parsed nor validated per
+// request, and each is bounded by its route.
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { complexityFromQuery, ComplexityErrorKind } from '@pothos/plugin-complexity';
+import {
+  type ASTVisitor,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+  getVariableValues,
+  Kind,
+  Lexer,
+  parse,
+  Source,
+  TokenKind,
+  type ValidationContext,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { complexityError, QUERY_LIMITS } from './builder.js';
+import { introspectionCost } from './introspection-cost.js';
+import { isRestExecution } from './use-query-limits.js';
+
+/** Aliases in one operation, `__typename` ones included. */
+export const MAX_ALIASES = 15;
+/**
+ * Lexical tokens in one document (graphql-armor's default). GraphiQL's introspection query has
+ * 184, the REST documents at most 159 with their fragments, a query selecting QUERY_LIMITS.breadth
+ * fields about 420. It also bounds validation: graphql-js compares same-named fields pairwise.
+ */
+export const MAX_TOKENS = 1_000;
+/** Bytes of a POST /graphql body (query and variables), or of a GET /graphql query string. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Response names refused at validation, see reservedResponseNames. */
+const RESERVED_RESPONSE_NAMES: ReadonlySet<string> = new Set(['then']);
+
+export function useDocumentLimits(): Plugin[] {
+  return [
+    useBodyLimit(),
+    useTokenLimit(),
+    maxAliasesPlugin({
+      n: MAX_ALIASES,
+      // The library exempts `__typename` by default: 400,000 aliased `__typename`s held the event
+      // loop for 13 s.
+      allowList: [],
+      propagateOnRejection: false,
+      onReject: [
+        (context, error) =>
+          context?.reportError(
+            new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code: 'TOO_MANY_ALIASES', limit: MAX_ALIASES } }),
+          ),
+      ],
+    }) as Plugin,
+    {
+      onValidate({ addValidationRule }) {
+        addValidationRule(reservedResponseNames);
+      },
+    },
+    useOperationCost(),
+  ];
+}
+
+function tooLarge(headers: Record<string, string> = {}): GraphQLError {
+  return new GraphQLError(`The request is too large: at most ${MAX_BODY_BYTES} bytes of query and variables`, {
+    extensions: { code: 'REQUEST_TOO_LARGE', limit: MAX_BODY_BYTES, http: { status: 413, headers } },
+  });
+}
+
+/**
+ * Yoga reads a POST body whole before it looks at it; this plugin puts a reader with a cap in
+ * front of the parser Yoga chose for the content type, so a large body is refused unread.
+ */
+function useBodyLimit(): Plugin {
+  return {
+    onRequestParse({ request, url, requestParser, setRequestParser, fetchAPI }) {
+      if (!requestParser) return;
+      if (request.method === 'GET' || request.method === 'HEAD') {
+        if (url.search.length > MAX_BODY_BYTES)
+          setRequestParser(() => {
+            throw tooLarge();
+          });
+        return;
+      }
+      setRequestParser(async (incoming) => {
+        const declared = Number(incoming.headers.get('content-length') ?? '0');
+        // Refused before a byte is read: Node discards the unread body and keeps the connection.
+        if (declared > MAX_BODY_BYTES) throw tooLarge();
+        if (!incoming.body) return requestParser(incoming);
+        const body = await readAtMost(incoming.body, MAX_BODY_BYTES);
+        // Part of the body is left unread: the connection cannot carry another request.
+        if (!body) throw tooLarge({ Connection: 'close' });
+        return requestParser(new fetchAPI.Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }));
+      });
+    },
+  };
+}
+
+/**
+ * The stream's text, or undefined as soon as it has more than `limit` bytes. (Text: every body
+ * this API takes is JSON, a GraphQL string or a form; the schema has no file uploads.)
+ */
+async function readAtMost(stream: ReadableStream<Uint8Array>, limit: number): Promise<string | undefined> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return Buffer.concat(chunks, size).toString('utf8');
+      size += value.byteLength;
+      if (size > limit) return undefined;
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
+ * Counts tokens with graphql-js's own lexer before parsing, so the parser never builds the AST of
+ * a document over the limit. (graphql-js's `maxTokens` parse option does the same, but tells its
+ * error apart from a syntax error only by the message's wording.)
+ */
+function useTokenLimit(): Plugin {
+  return {
+    onParse({ setParseFn }) {
+      setParseFn((source, options) => {
+        const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source);
+        let tokens = 0;
+        while (lexer.advance().kind !== TokenKind.EOF) {
+          if (++tokens > MAX_TOKENS) {
+            throw new GraphQLError(`The document has more than ${MAX_TOKENS} tokens (names, punctuation, values); send a smaller query`, {
+              extensions: { code: 'TOO_MANY_TOKENS', limit: MAX_TOKENS, http: { status: 400 } },
+            });
+          }
+        }
+        return parse(source, options);
+      });
+    },
+  };
+}
+
+/**
+ * Graphql-yoga's executor (@graphql-tools/executor, through @whatwg-node/promise-helpers) takes
+ * every value with a non-null `then` for a promise, result objects included: an alias `then`
+ * failed every object it appeared in with "completedItem.then is not a function", one error per
+ * list item. That check runs on every value in the executor and in envelop and Yoga around it, so
+ * the name is refused here, with an error that says why, instead of patched at each place.
+ */
+function reservedResponseNames(context: ValidationContext): ASTVisitor {
+  return {
+    Field(node) {
+      const name = (node.alias ?? node.name).value;
+      if (!RESERVED_RESPONSE_NAMES.has(name)) return;
+      context.reportError(
+        new GraphQLError(`"${name}" cannot be a response name (alias): this server would take the object holding it for a promise; choose another alias`, {
+          nodes: [node],
+          extensions: { code: 'RESERVED_ALIAS', alias: name },
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * Depth, breadth and cost of the whole operation, before it runs. @pothos/plugin-complexity checks
+ * them only inside root fields' resolvers, so a document of `__typename`s and introspection was
+ * never costed; here every field counts, and introspection subtrees cost the fields they return.
+ */
+function useOperationCost(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      if (isRestExecution(args.contextValue)) return;
+      const error = operationCostError(args.schema, args.document, args.operationName ?? undefined, args.variableValues ?? {}, args.contextValue);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+  };
+}
+
+function operationCostError(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variableValues: Record<string, unknown>,
+  context: unknown,
+): GraphQLError | undefined {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return undefined;
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+  const variables = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues, { maxErrors: 1 });
+  // Variables that do not fit: execution refuses the operation with its own error.
+  if (variables.errors) return undefined;
+  const { depth, breadth, complexity } = complexityFromQuery(
+    { kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(fragments)] },
+    { schema, variables: variableValues, ctx: context as object },
+  );
+  const total = complexity + introspectionCost(schema, operation.selectionSet, fragments, variables.coerced, QUERY_LIMITS.complexity);
+  const result = {
+    depth,
+    breadth,
+    complexity: total,
+    maxDepth: QUERY_LIMITS.depth,
+    maxBreadth: QUERY_LIMITS.breadth,
+    maxComplexity: QUERY_LIMITS.complexity,
+  };
+  const kind =
+    depth > QUERY_LIMITS.depth
+      ? ComplexityErrorKind.Depth
+      : breadth > QUERY_LIMITS.breadth
+        ? ComplexityErrorKind.Breadth
+        : total > QUERY_LIMITS.complexity
+          ? ComplexityErrorKind.Complexity
+          : undefined;
+  if (!kind) return undefined;
+  const error = complexityError(kind, result);
+  // Nothing ran: a request error, like a document that fails validation.
+  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+}
