@@ -6,6 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { createNodeListener } from '../../src/http/node-listener.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
@@ -196,6 +197,22 @@ describe('failed logins', () => {
 });
 
 describe('slow clients and connection limits', () => {
+  it('the timeouts and the connection limit are deliberate settings with bounded defaults, every bad one reported', () => {
+    expect(loadConfig({})).toMatchObject({
+      HTTP_REQUEST_TIMEOUT_MS: 30_000,
+      HTTP_HEADERS_TIMEOUT_MS: 10_000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 5_000,
+      HTTP_MAX_CONNECTIONS: 1_000,
+    });
+    const bad = { HTTP_REQUEST_TIMEOUT_MS: '0', HTTP_HEADERS_TIMEOUT_MS: 'soon', HTTP_KEEP_ALIVE_TIMEOUT_MS: '-1', HTTP_MAX_CONNECTIONS: '0' };
+    expect(() => loadConfig(bad)).toThrow(ConfigError);
+    try {
+      loadConfig(bad);
+    } catch (error) {
+      for (const name of Object.keys(bad)) expect((error as ConfigError).problems.join('\n')).toContain(name);
+    }
+  });
+
   it('a request body sent slowly is answered 408 in the envelope and closed within the request timeout (2 s here), not after 300 s', async () => {
     const head =
       `POST /graphql HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n` +
