@@ -60,6 +60,8 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
       // Node checks those two timeouts on this interval (default 30 s, which would let a 10 s
       // limit run to 40 s); a check walks the open connections, cheap at once a second.
       connectionsCheckingInterval: Math.min(1_000, Math.floor(config.HTTP_HEADERS_TIMEOUT_MS / 4)),
+      // A missing Host is refused by the Host guard (http/request-target.ts), in the envelope.
+      requireHostHeader: false,
     },
     createNodeListener(app, { logger, trustProxy: config.TRUST_PROXY }),
   );

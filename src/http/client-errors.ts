@@ -1,9 +1,10 @@
 // Requests Node's HTTP layer rejects before any handler runs (headers or URL over the size limit,
 // malformed requests, a request not received within HTTP_HEADERS/REQUEST_TIMEOUT_MS) still get a
 // clear 4xx in the API's envelope, never a bare socket reset or Node's own empty-bodied answer.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type EdgeErrorCode, rawEnvelope } from './raw-envelope.js';
+import { type EdgeErrorCode, rawEnvelope, writeEnvelope } from './raw-envelope.js';
+import { requestIdFrom } from './request-id.js';
 
 const REJECTIONS: Record<string, { status: number; code: EdgeErrorCode; message: string }> = {
   HPE_HEADER_OVERFLOW: {
@@ -23,6 +24,10 @@ const LINGER_MS = 1_000;
 type HttpSocket = Duplex & { _httpMessage?: { headersSent?: boolean } | null };
 
 export function answerClientErrors(server: Server): void {
+  // An `Expect` other than 100-continue: Node's own answer would be an empty 417.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    writeEnvelope(response, 417, 'EXPECTATION_FAILED', 'Only "Expect: 100-continue" is supported', requestIdFrom(request.headers['x-request-id']));
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: HttpSocket) => {
     if (!socket.writable || (error.code === 'ECONNRESET' && !socket.readable)) return socket.destroy();
     // A response already under way cannot be followed by another on the same connection.

@@ -31,6 +31,8 @@ export function checkRequestTarget(request: IncomingMessage): TargetCheck {
   // No Host (HTTP/1.0) or an empty one (allowed for targets without an authority): the adapter
   // then uses the local address, never anything the client wrote.
   const host = request.headers.host;
+  // Node would answer this itself with an empty 400 (the server runs with requireHostHeader off so that it is ours).
+  if (host === undefined && request.httpVersion === '1.1') return { ok: false, message: 'An HTTP/1.1 request needs a Host header' };
   if (host) {
     const problem = hostProblem(host);
     if (problem) return { ok: false, message: problem };

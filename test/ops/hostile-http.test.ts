@@ -170,6 +170,12 @@ describe('the route comes from the request target alone', () => {
     const http10 = await exchange(server.port, ['GET /health/live HTTP/1.0\r\n\r\n']);
     expect(http10.status).toBe(200);
   });
+
+  it('what Node would answer itself with an empty body is the envelope: HTTP/1.1 without Host (400), an unsupported Expect (417)', async () => {
+    const noHost = await send(server.port, 'GET /health/live HTTP/1.1', []);
+    expect(expectEnvelope(noHost, 400, 'BAD_REQUEST').error.message).toMatch(/Host/);
+    expectEnvelope(await send(server.port, 'GET /health/live HTTP/1.1', ['Host: localhost', 'Expect: teapot']), 417, 'EXPECTATION_FAILED');
+  });
 });
 
 describe('failed logins', () => {
