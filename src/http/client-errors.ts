@@ -24,6 +24,12 @@ const LINGER_MS = 1_000;
 type HttpSocket = Duplex & { _httpMessage?: { headersSent?: boolean } | null };
 
 export function answerClientErrors(server: Server): void {
+  // CONNECT (a tunnel through a proxy) is not served; without this Node closes the socket unanswered.
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    socket.end(rawEnvelope(405, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported'));
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  });
   // An `Expect` other than 100-continue: Node's own answer would be an empty 417.
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     writeEnvelope(response, 417, 'EXPECTATION_FAILED', 'Only "Expect: 100-continue" is supported', requestIdFrom(request.headers['x-request-id']));

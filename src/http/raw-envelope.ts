@@ -3,7 +3,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { newRequestId } from './request-id.js';
 
-export type EdgeErrorCode = 'BAD_REQUEST' | 'REQUEST_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'EXPECTATION_FAILED' | 'INTERNAL_ERROR';
+export type EdgeErrorCode = 'BAD_REQUEST' | 'REQUEST_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'EXPECTATION_FAILED' | 'METHOD_NOT_ALLOWED' | 'INTERNAL_ERROR';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

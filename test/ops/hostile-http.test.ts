@@ -171,10 +171,11 @@ describe('the route comes from the request target alone', () => {
     expect(http10.status).toBe(200);
   });
 
-  it('what Node would answer itself with an empty body is the envelope: HTTP/1.1 without Host (400), an unsupported Expect (417)', async () => {
+  it('what Node would answer itself with an empty body is the envelope: HTTP/1.1 without Host (400), an unsupported Expect (417), CONNECT (405)', async () => {
     const noHost = await send(server.port, 'GET /health/live HTTP/1.1', []);
     expect(expectEnvelope(noHost, 400, 'BAD_REQUEST').error.message).toMatch(/Host/);
     expectEnvelope(await send(server.port, 'GET /health/live HTTP/1.1', ['Host: localhost', 'Expect: teapot']), 417, 'EXPECTATION_FAILED');
+    expectEnvelope(await send(server.port, 'CONNECT localhost:443 HTTP/1.1', ['Host: localhost:443']), 405, 'METHOD_NOT_ALLOWED');
   });
 });
 
