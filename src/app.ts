@@ -40,7 +40,7 @@ export interface AppOptions {
   /** Where per-key quotas are counted; this process's memory by default (Redis: see server.ts). */
   quotaStore?: QuotaStore;
   /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
-  trustProxy?: boolean;
+  trustProxy?: import('./http/client-ip.js').TrustProxySetting;
   /** Failed authentications allowed per client IP before 429s (defaults in limits/admission.ts). */
   authFailureLimits?: PerWindow<number>;
   /** Readiness turns 503 while it is draining (graceful shutdown). */

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { parseTrustProxy } from './http/client-ip.js';
 
 /**
  * The folder holding package.json: `src/..` when run from source (tsx), `dist/src/../..` when run
@@ -49,10 +50,23 @@ const serverSchema = logSchema.extend({
     .optional(),
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** Which hops are our proxies (see http/client-ip.ts): false, true (= 1 hop), a hop count and/or addresses and CIDR ranges. */
   TRUST_PROXY: z
-    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .string()
     .default('false')
-    .transform((v) => v === 'true' || v === '1'),
+    .transform((text, context) => {
+      const { trust, problems } = parseTrustProxy(text);
+      for (const problem of problems) context.addIssue({ code: 'custom', message: problem });
+      return trust;
+    }),
+  /** Longest time a client has to send a whole request, headers and body (Node answers 408 after it). */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+  /** Longest time a client has to send the request line and headers; capped at the request timeout. */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
+  /** How long an idle keep-alive connection stays open; above a load balancer's idle timeout when behind one. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(5_000),
+  /** Open connections per serving process; further ones are closed at once. */
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
 });
 
 export type DatabaseConfig = z.infer<typeof databaseSchema>;

@@ -9,7 +9,9 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createPrismaClient, SQL_POOL } from './db/client.js';
 import { answerClientErrors } from './http/client-errors.js';
+import { reportDroppedConnections } from './http/connection-limit.js';
 import { Lifecycle } from './http/lifecycle.js';
+import { createNodeListener } from './http/node-listener.js';
 import { FallbackQuotaStore } from './limits/fallback-store.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import { createRedisClient, whenReady } from './limits/redis-client.js';
@@ -49,7 +51,23 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
     trustProxy: config.TRUST_PROXY,
     dbPool: db[SQL_POOL].stats,
   });
-  const server = createServer(app);
+  const server = createServer(
+    {
+      // Deliberate limits on slow clients (Node's defaults let a request body trickle in for 300 s).
+      requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeout: Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS),
+      keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      // Node checks those two timeouts on this interval (default 30 s, which would let a 10 s
+      // limit run to 40 s); a check walks the open connections, cheap at once a second.
+      connectionsCheckingInterval: Math.min(1_000, Math.floor(config.HTTP_HEADERS_TIMEOUT_MS / 4)),
+      // A missing Host is refused by the Host guard (http/request-target.ts), in the envelope.
+      requireHostHeader: false,
+    },
+    createNodeListener(app, { logger, trustProxy: config.TRUST_PROXY }),
+  );
+  // Beyond it Node closes new connections at once, before reading a byte: no answer is possible.
+  server.maxConnections = config.HTTP_MAX_CONNECTIONS;
+  reportDroppedConnections(server, logger);
   answerClientErrors(server);
   server.on('request', (_request, response) => {
     if (lifecycle.draining) response.setHeader('Connection', 'close');

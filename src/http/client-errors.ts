@@ -1,32 +1,47 @@
-// Requests Node's HTTP parser rejects before any handler runs (headers or URL over the size limit,
-// malformed requests) still get a clear 4xx in the API's envelope, never a bare socket reset.
-import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+// Requests Node's HTTP layer rejects before any handler runs (headers or URL over the size limit,
+// malformed requests, a request not received within HTTP_HEADERS/REQUEST_TIMEOUT_MS) still get a
+// clear 4xx in the API's envelope, never a bare socket reset or Node's own empty-bodied answer.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { type EdgeErrorCode, rawEnvelope, writeEnvelope } from './raw-envelope.js';
+import { requestIdFrom } from './request-id.js';
 
-const REJECTIONS: Record<string, { status: number; reason: string; message: string }> = {
+const REJECTIONS: Record<string, { status: number; code: EdgeErrorCode; message: string }> = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
-    reason: 'Request Header Fields Too Large',
+    code: 'REQUEST_TOO_LARGE',
     message: 'The request line and headers are too large (at most 16 KB); shorten the URL or the headers',
   },
-  HPE_URI_TOO_LONG: { status: 414, reason: 'URI Too Long', message: 'The URL is too long' },
+  HPE_URI_TOO_LONG: { status: 414, code: 'REQUEST_TOO_LARGE', message: 'The URL is too long' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request was not received in time; send it again, faster' },
 };
+const MALFORMED = { status: 400, code: 'BAD_REQUEST', message: 'The request is malformed' } as const;
+
+/** How long the client has to read the answer before the socket is destroyed (it may still be sending). */
+const LINGER_MS = 1_000;
+
+/** Node's socket while a request is on it; `_httpMessage._headerSent` is how Node's own handler tells the same. */
+type HttpSocket = Duplex & { _httpMessage?: { headersSent?: boolean } | null };
 
 export function answerClientErrors(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+  // CONNECT (a tunnel through a proxy) is not served; without this Node closes the socket unanswered.
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    socket.end(rawEnvelope(405, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported'));
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  });
+  // An `Expect` other than 100-continue: Node's own answer would be an empty 417.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    writeEnvelope(response, 417, 'EXPECTATION_FAILED', 'Only "Expect: 100-continue" is supported', requestIdFrom(request.headers['x-request-id']));
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: HttpSocket) => {
     if (!socket.writable || (error.code === 'ECONNRESET' && !socket.readable)) return socket.destroy();
-    const rejection = REJECTIONS[error.code ?? ''] ?? { status: 400, reason: 'Bad Request', message: 'The request is malformed' };
-    const requestId = `req_${randomUUID().replaceAll('-', '')}`;
-    const body = JSON.stringify({
-      success: false,
-      error: { code: rejection.status === 400 ? 'BAD_REQUEST' : 'REQUEST_TOO_LARGE', message: rejection.message },
-      request_id: requestId,
-      timestamp: new Date().toISOString(),
-    });
-    socket.end(
-      `HTTP/1.1 ${rejection.status} ${rejection.reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    // A response already under way cannot be followed by another on the same connection.
+    if (socket._httpMessage?.headersSent) return socket.destroy();
+    const rejection = REJECTIONS[error.code ?? ''] ?? MALFORMED;
+    socket.end(rawEnvelope(rejection.status, rejection.code, rejection.message));
+    // end() only closes our side: a client still sending (a slow body) would keep the socket. Destroying at once could reset
+    // the connection before the client reads the answer, so it gets a moment first.
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
 }

@@ -6,11 +6,19 @@ import type { Plugin } from 'graphql-yoga';
 const WELL_FORMED = /^[A-Za-z0-9._:-]{8,128}$/;
 const ids = new WeakMap<Request, string>();
 
+export function newRequestId(): string {
+  return `req_${randomUUID().replaceAll('-', '')}`;
+}
+
+/** A well-formed incoming `X-Request-Id`, else a new id. */
+export function requestIdFrom(incoming: string | string[] | null | undefined): string {
+  return typeof incoming === 'string' && WELL_FORMED.test(incoming) ? incoming : newRequestId();
+}
+
 export function requestIdOf(request: Request): string {
   let id = ids.get(request);
   if (!id) {
-    const incoming = request.headers.get('x-request-id');
-    id = incoming && WELL_FORMED.test(incoming) ? incoming : `req_${randomUUID().replaceAll('-', '')}`;
+    id = requestIdFrom(request.headers.get('x-request-id'));
     ids.set(request, id);
   }
   return id;

@@ -43,13 +43,15 @@ export function createAdmission(options: AdmissionOptions): Admitter {
   const failureLimits = options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS;
 
   async function admit(request: Request): Promise<Admission> {
-    const ip = options.clientIp(request);
     const nowMs = options.now();
-    const failuresSoFar = failures.countsOf(ip, nowMs);
-    if (failuresSoFar.minute >= failureLimits.minute || failuresSoFar.hour >= failureLimits.hour || failuresSoFar.day >= failureLimits.day) {
-      const blocked = failures.consumeSync(ip, failureLimits, nowMs);
-      return { ok: false, status: 429, retryAfterSeconds: blocked.retryAfterSeconds ?? 60 };
-    }
+    // Authenticate first: a valid key is never refused because of failures from its address
+    // (others behind the same NAT or proxy, or someone naming that address); its own quota applies.
+    // Only a FAILED attempt from an address over the limit is answered 429 instead of 401. A guess
+    // of a 190-bit key cannot succeed, so what the limit must bound is the work a guesser causes,
+    // and that stays bounded although every attempt is now looked at: malformed tokens never reach
+    // the database, a repeated token is answered from the resolver's negative cache, concurrent
+    // lookups of one token share one query, and each new well-formed token costs one indexed
+    // lookup by hash - no more than any keyed request costs before its quota is known.
     let auth: Awaited<ReturnType<RequestAuthenticator>>;
     try {
       auth = await options.authenticate(request);
@@ -58,7 +60,10 @@ export function createAdmission(options: AdmissionOptions): Admitter {
       throw error;
     }
     if (!auth.ok) {
-      failures.consumeSync(ip, failureLimits, nowMs);
+      // Counts the failure while the address is under its limits; over them, the attempt is
+      // refused and counted nowhere (the hour and day windows count answered attempts only).
+      const counted = failures.consumeSync(options.clientIp(request), failureLimits, nowMs);
+      if (!counted.allowed) return { ok: false, status: 429, retryAfterSeconds: counted.retryAfterSeconds ?? 60 };
       return { ok: false, status: 401, failure: auth.failure };
     }
     const limits = TIER_LIMITS[auth.key.tier];

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
+import { routes } from '../../src/rest/routes.js';
 import { ENDPOINTS, expectStatus, expectValidationError, get, metaOf, pathOf, UNKNOWN_CLINIC } from './client.js';
 
 const db = testDb();
@@ -300,6 +301,43 @@ for (const endpoint of ENDPOINTS) {
     });
   });
 }
+
+describe('hostile names and encodings, on every endpoint', () => {
+  it('the test covers every REST route', () => {
+    expect(ENDPOINTS.map((e) => e.path).sort()).toEqual(routes.map((r) => r.path).sort());
+  });
+
+  for (const endpoint of ENDPOINTS) {
+    const path = () => pathOf(endpoint, interactionId);
+    // A parameter of the endpoint if it has one, else one it does not take: named either way.
+    const param = endpoint.params[0] ?? 'search';
+
+    it(`${endpoint.path}: __proto__, constructor and other Object.prototype names are unknown parameters (400 naming them)`, async () => {
+      for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+        const details = expectValidationError(await get(app, `${path()}?${name}=1`, key), [name]);
+        expect(details[name]).toMatch(/is not a parameter of this endpoint/);
+      }
+      expectValidationError(await get(app, `${path()}?__proto__=1&__proto__=2`, key), ['__proto__']);
+      expectValidationError(await get(app, `${path()}?__proto__[page]=1&constructor=2`, key), ['__proto__[page]', 'constructor']);
+    });
+
+    it(`${endpoint.path}: malformed percent-encoding or bytes that are not UTF-8 are a 400 naming the parameter`, async () => {
+      for (const value of ['%E0%A4%A', '%', '%zz', '%FF', '%C3%28', '%ED%A0%80', 'ok%']) {
+        const details = expectValidationError(await get(app, `${path()}?${param}=${value}`, key), [param]);
+        expect(details[param], value).toMatch(endpoint.params.length ? /encoded/ : /is not a parameter/);
+      }
+      // A malformed name is named as it was written.
+      expectValidationError(await get(app, `${path()}?%E0%A4%A=1`, key), ['%E0%A4%A']);
+      expectValidationError(await get(app, `${path()}?a%zz=1&${param}=%FF`, key), ['a%zz', param]);
+    });
+  }
+
+  it('search with a broken escape is refused, not searched for U+FFFD; a well-formed escape still works', async () => {
+    const details = expectValidationError(await get(app, '/api/v1/interactions?search=%E0%A4%A', key), ['search']);
+    expect(details.search).toMatch(/percent-encoding/);
+    expectStatus(await get(app, '/api/v1/interactions?search=%2B1+555', key), 200);
+  });
+});
 
 describe('messages of the details', () => {
   it('an unknown parameter is named with the endpoint parameters; a repeated one says so', async () => {

@@ -1,0 +1,83 @@
+// What Node's HTTP server calls for each request, in front of the app's adapter: the request
+// target and Host are checked first (request-target.ts), and whatever fails below it is answered
+// with the API's envelope. Yoga's own `requestListener` answers a failure of its adapter (an
+// unparseable URL, a plugin hook that threw) with the error's stack as text/plain; this one
+// calls the adapter's parts itself so that no input can produce a non-envelope body.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendNodeResponse } from '@whatwg-node/server';
+import type { Logger } from '../observability/logger.js';
+import { clientAddressOf, proxyMatcher, type TrustProxySetting } from './client-ip.js';
+import { writeEnvelope } from './raw-envelope.js';
+import { requestIdFrom } from './request-id.js';
+import { checkRequestTarget } from './request-target.js';
+
+/** The part of Yoga's server adapter used here. */
+export interface NodeAdapter {
+  handleNodeRequestAndResponse(request: IncomingMessage, response: ServerResponse, context: never): Response | Promise<Response>;
+}
+
+export interface NodeListenerOptions {
+  logger: Logger;
+  trustProxy: TrustProxySetting;
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+export function createNodeListener(adapter: NodeAdapter, options: NodeListenerOptions): (request: IncomingMessage, response: ServerResponse) => void {
+  const { logger } = options;
+  const isProxy = proxyMatcher(options.trustProxy);
+
+  return (request, response) => {
+    const startedAt = performance.now();
+    // The id the app would pick, fixed here so a failure answered below the app carries the same
+    // id as the app's own log lines for the request.
+    const requestId = requestIdFrom(request.headers['x-request-id']);
+    request.headers['x-request-id'] = requestId;
+
+    const checked = checkRequestTarget(request);
+    if (!checked.ok) {
+      // After the server's other 'request' listeners (they may still set headers), as the adapter's answer is.
+      queueMicrotask(() => writeEnvelope(response, 400, 'BAD_REQUEST', checked.message, requestId));
+      // The request line every request gets (see observability/use-request-log.ts), with the reason.
+      logger.info(
+        {
+          request_id: requestId,
+          method: METHODS.has(request.method ?? '') ? request.method : 'OTHER',
+          route: 'unmatched',
+          status: 400,
+          duration_ms: Math.round((performance.now() - startedAt) * 100) / 100,
+          client_ip: clientAddressOf(headerText(request.headers['x-forwarded-for']), request.socket.remoteAddress, isProxy),
+          reason: checked.message,
+        },
+        'request',
+      );
+      return;
+    }
+    request.url = checked.target;
+    void handle(request, response, requestId);
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse, requestId: string): Promise<void> {
+    let answer: Response;
+    try {
+      // The server context Yoga's requestListener passes (plugins read the socket from `req`).
+      answer = await adapter.handleNodeRequestAndResponse(request, response, { req: request, res: response } as never);
+    } catch (error) {
+      logger.error({ err: error, request_id: requestId }, 'unhandled error below the app; answered 500');
+      if (!response.headersSent) writeEnvelope(response, 500, 'INTERNAL_ERROR', 'An unexpected error occurred', requestId);
+      else response.destroy();
+      return;
+    }
+    try {
+      await sendNodeResponse(answer, response, request, true);
+    } catch (error) {
+      // The answer was (partly) on its way: nothing else can be sent on this connection.
+      logger.warn({ err: error, request_id: requestId }, 'sending the response failed');
+      response.destroy();
+    }
+  }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
