@@ -31,7 +31,7 @@ const databaseSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
   /** A query unanswered this long on the client's clock fails and its connection is closed. */
   DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
-  /** PostgreSQL cancels a statement running this long (statement_timeout); the connection stays usable. */
+  /** PostgreSQL cancels a statement running this long (statement_timeout); below the query timeout, so the server answers first. */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(4_000),
   /** /health/ready answers 503 when the database has not answered within this. */
   DATABASE_READY_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(1_500),

@@ -99,11 +99,12 @@ export interface DatabaseBounds {
    */
   queryTimeoutMs: number;
   /**
-   * PostgreSQL cancels a statement that runs longer (statement_timeout, SQLSTATE 57014). Below
-   * queryTimeoutMs, a slow statement is cancelled by the server and its connection stays usable;
-   * only an unanswering server reaches the client-side bound. It includes time spent waiting for
-   * locks, so no separate lock_timeout: requests only read, and a read blocked behind a migration's
-   * lock is bounded by this all the same.
+   * PostgreSQL cancels a statement that runs longer (statement_timeout, SQLSTATE 57014), and its
+   * backend stops working on it (the client-side bound alone would leave it running). Below
+   * queryTimeoutMs, a slow statement is cancelled and answered by the server; only an unanswering
+   * server reaches the client-side bound. It includes time spent waiting for locks, so no separate
+   * lock_timeout: requests only read, and a read blocked behind a migration's lock is bounded by
+   * this all the same.
    */
   statementTimeoutMs: number;
   /** How long /health/ready waits for the database (http/use-health.ts). */
