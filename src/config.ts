@@ -27,6 +27,15 @@ const databaseSchema = z.object({
   DATABASE_URL: postgresUrl.optional(),
   DATA_DIR: z.string().min(1).default(path.join(projectRoot, '.data')),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  // Bounds on the server's database work (db/client.ts DatabaseBounds); 0 turns one off.
+  /** Getting a connection: a free one from the pool, or a new one opened (TCP, start-up, authentication). */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
+  /** A query unanswered this long on the client's clock fails and its connection is closed. */
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /** PostgreSQL cancels a statement running this long (statement_timeout); below the query timeout, so the server answers first. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(4_000),
+  /** /health/ready answers 503 when the database has not answered within this. */
+  DATABASE_READY_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(1_500),
 });
 
 const logSchema = z.object({

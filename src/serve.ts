@@ -7,7 +7,7 @@ import net from 'node:net';
 import type { Redis } from 'ioredis';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { createPrismaClient, SQL_POOL } from './db/client.js';
+import { createPrismaClient, databaseBounds, SQL_POOL } from './db/client.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { reportDroppedConnections } from './http/connection-limit.js';
 import { Lifecycle } from './http/lifecycle.js';
@@ -31,7 +31,7 @@ export interface Serving {
 /** Listens on config.PORT (0: any free port) and serves the app. */
 export async function serve(config: Config, databaseUrl: string, demoKey: string | undefined): Promise<Serving> {
   const logger = createLogger(loggerOptions(config));
-  const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE);
+  const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE, { bounds: databaseBounds(config) });
   let quotaStore: QuotaStore = new MemoryQuotaStore();
   let redis: Redis | undefined;
   if (config.REDIS_URL) {

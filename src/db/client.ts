@@ -2,15 +2,19 @@
 // read SQL run on that client's own pool (`queryRows`).
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
 import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 /** The node-postgres pool beneath a client, on which `queryRows` runs hand-written SQL. */
 export interface SqlPool {
-  query(config: pg.QueryConfig): Promise<pg.QueryResult>;
+  /** `query_timeout`: node-postgres's client-side bound for this query alone (readiness sets its own). */
+  query(config: pg.QueryConfig & { query_timeout?: number }): Promise<pg.QueryResult>;
   /** The name to prepare a text under (`prepared`), or undefined to run it unnamed. */
   statementName(text: string): string | undefined;
   /** The pool's live counts (for the pool metrics). */
   readonly stats: Pick<pg.Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
+  /** The bounds its connections were opened with; undefined: unbounded (a CLI's or a test's client). */
+  readonly bounds?: DatabaseBounds;
 }
 
 export const SQL_POOL = Symbol('sqlPool');
@@ -76,24 +80,137 @@ const PRISMA_LIKE_TYPES = {
   },
 } as const;
 
+/**
+ * How long the server's database work may take before the database counts as unavailable (the
+ * request is answered 503 with Retry-After; db/errors.ts). Without them a hung PostgreSQL (stopped,
+ * or a network path that silently drops packets) held every request, and readiness, until it came
+ * back. Each is in milliseconds; 0 turns it off (PostgreSQL's and node-postgres's meaning of 0).
+ */
+export interface DatabaseBounds {
+  /**
+   * Getting a connection (node-postgres's connectionTimeoutMillis, which bounds both): waiting for
+   * a free one when all `poolSize` are busy, or opening a new one (TCP connect, start-up, auth).
+   */
+  connectTimeoutMs: number;
+  /**
+   * A query unanswered this long on the client's clock fails (node-postgres's query_timeout) and
+   * its connection is closed (`endOnQueryTimeout`): it catches what the server cannot, a server
+   * that does not answer at all.
+   */
+  queryTimeoutMs: number;
+  /**
+   * PostgreSQL cancels a statement that runs longer (statement_timeout, SQLSTATE 57014), and its
+   * backend stops working on it (the client-side bound alone would leave it running). Below
+   * queryTimeoutMs, a slow statement is cancelled and answered by the server; only an unanswering
+   * server reaches the client-side bound. It includes time spent waiting for locks, so no separate
+   * lock_timeout: requests only read, and a read blocked behind a migration's lock is bounded by
+   * this all the same.
+   */
+  statementTimeoutMs: number;
+  /** How long /health/ready waits for the database (http/use-health.ts). */
+  readyTimeoutMs: number;
+}
+
+/** The bounds serve.ts puts on the request-serving client, from the DATABASE_*_TIMEOUT_MS variables. */
+export function databaseBounds(config: DatabaseConfig): DatabaseBounds {
+  return {
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    readyTimeoutMs: config.DATABASE_READY_TIMEOUT_MS,
+  };
+}
+
+/**
+ * Connections' application_name (pg_stat_activity, the server's logs): operators tell the service's
+ * connections from others' by it. An `application_name` parameter in the URL takes precedence.
+ */
+export const APPLICATION_NAME = 'clinic-analytics-api';
+
+/**
+ * A transaction left open and idle this long is ended by PostgreSQL (its locks and snapshot with
+ * it). Requests run no transactions; this only bounds the damage of one leaked by a bug.
+ */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
+
+/**
+ * TCP keepalive on every connection: a connection idle in the pool whose peer has vanished (a
+ * crashed host, a dropped NAT entry) is found dead by the kernel and closed rather than handed to a
+ * request. The first probe goes out after this much silence.
+ */
+const KEEPALIVE_DELAY_MS = 10_000;
+
+/** node-postgres's error for a query that passed query_timeout. */
+const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
+
 export interface ClientOptions {
   /** Called with the text of every statement sent on the pool (Prisma's and `queryRows`'s): tests count them. */
   onStatement?: (text: string) => void;
+  /** Timeouts for a client that serves requests; none by default (the CLI's commands, tests, bench). */
+  bounds?: DatabaseBounds;
 }
 
 export function createPrismaClient(url: string, poolSize = 10, options: ClientOptions = {}): Db {
+  const { bounds } = options;
   // The adapter sends timestamps without an offset, which PostgreSQL reads in the session's time
   // zone: pin it to UTC so stored instants never depend on the server's configuration.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, options: '-c TimeZone=UTC' });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    options: '-c TimeZone=UTC',
+    application_name: APPLICATION_NAME,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    ...(bounds && {
+      connectionTimeoutMillis: bounds.connectTimeoutMs,
+      query_timeout: bounds.queryTimeoutMs,
+      statement_timeout: bounds.statementTimeoutMs,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    }),
+  });
   const { onStatement } = options;
   if (onStatement) pool.on('connect', (connection) => reportStatements(connection, onStatement));
+  if (bounds?.queryTimeoutMs) pool.on('connect', endOnQueryTimeout);
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  const sqlPool: SqlPool = { query: (config) => pool.query(config), statementName: statementNames(), stats: pool };
+  const sqlPool: SqlPool = { query: (config) => pool.query(config), statementName: statementNames(), stats: pool, bounds };
   // A property of the client rather than a second object passed alongside it: every function that
   // reads the database takes one `db`. Configurable, so that a Proxy around the client (tests inject
   // faults that way) may answer it with another pool.
   Object.defineProperty(client, SQL_POOL, { value: sqlPool, configurable: true });
   return client as Db;
+}
+
+/**
+ * Closes a connection whose query passed query_timeout. node-postgres fails the query but leaves
+ * the connection waiting for its answer: every later query on it queues behind one that, from a
+ * hung server, never comes. pool.query (the adapter's queries outside transactions, `queryRows`)
+ * releases it with the error, which drops it; but a client released without one (a transaction's
+ * commit or rollback, any pool.connect() user) would go back to the pool stuck. end() on a client
+ * with a query in flight destroys its socket, and the pool never hands out an ended client.
+ */
+function endOnQueryTimeout(connection: pg.PoolClient): void {
+  const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+  const endIfTimedOut = (error: unknown) => {
+    if (error instanceof Error && error.message === QUERY_TIMEOUT_MESSAGE) connection.end().catch(() => {});
+  };
+  Object.assign(connection, {
+    query: (...args: unknown[]) => {
+      const callback = args.at(-1);
+      if (typeof callback === 'function') {
+        args[args.length - 1] = (error: unknown, result: unknown) => {
+          endIfTimedOut(error);
+          callback(error, result);
+        };
+        return query(...args);
+      }
+      const result = query(...args);
+      if (!(result instanceof Promise)) return result;
+      return result.catch((error: unknown) => {
+        endIfTimedOut(error);
+        throw error;
+      });
+    },
+  });
 }
 
 function reportStatements(connection: pg.PoolClient, onStatement: (text: string) => void): void {

@@ -1,30 +1,70 @@
 // Liveness and readiness probes: no key needed, never rate limited or counted.
-// Live: the process answers. Ready: not shutting down, the database answers, and it has every
-// committed migration (checked until it is true once; migrations are never un-applied).
+// Live: the process answers. Ready: not shutting down, the database answers within the readiness
+// budget, and it has every committed migration (checked until it is true once; migrations are
+// never un-applied).
 import type { Plugin } from 'graphql-yoga';
-import type { Db } from '../db/client.js';
+import { type Db, SQL_POOL } from '../db/client.js';
 import { listMigrations } from '../db/migrate.js';
 import type { Lifecycle } from './lifecycle.js';
 
 type Check = 'ok' | 'down' | 'pending' | 'draining';
 
+/** How long readiness waits for the database when the client sets no bound of its own (DatabaseBounds.readyTimeoutMs). */
+export const DEFAULT_READY_TIMEOUT_MS = 1_500;
+
+const TIMED_OUT = Symbol('timedOut');
+
+/** `work`, or TIMED_OUT once `ms` have passed without it settling. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(resolve, ms, TIMED_OUT);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function useHealth(db: Db, lifecycle?: Lifecycle): Plugin {
   const committed = listMigrations().migrationDirectories.map((d) => d.path);
+  const pool = db[SQL_POOL];
+  // A probe must fail fast, well before an orchestrator's probe timeout: a hung database is "not
+  // ready" within this budget, not after the request bounds (connect, then query) run out.
+  const budgetMs = pool.bounds?.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   let migrated = false;
 
+  /** One statement, on the pool: the same path requests take. */
+  async function rows<T>(text: string): Promise<T[]> {
+    // The statement's own query_timeout frees its connection once the budget is spent, so probes
+    // against a hung database do not pile up on the pool. Waiting for a connection is bounded by
+    // the race in checkDatabase (and by the pool's connect timeout behind it).
+    return (await pool.query({ text, query_timeout: budgetMs })).rows as T[];
+  }
+
+  async function queryDatabase(): Promise<{ database: Check; migrations: Check }> {
+    if (migrated) {
+      await rows('SELECT 1');
+      return { database: 'ok', migrations: 'ok' };
+    }
+    const applied = await rows<{ name: string }>(
+      'SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+    const names = new Set(applied.map((r) => r.name));
+    migrated = committed.every((name) => names.has(name));
+    return { database: 'ok', migrations: migrated ? 'ok' : 'pending' };
+  }
+
   async function checkDatabase(): Promise<{ database: Check; migrations: Check }> {
+    const down = { database: 'down', migrations: 'pending' } as const;
+    const checks = queryDatabase();
+    checks.catch(() => {}); // after a time-out nobody awaits it any more
     try {
-      if (migrated) {
-        await db.$queryRaw`SELECT 1`;
-        return { database: 'ok', migrations: 'ok' };
-      }
-      const rows = await db.$queryRaw<Array<{ name: string }>>`
-        SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
-      const applied = new Set(rows.map((r) => r.name));
-      migrated = committed.every((name) => applied.has(name));
-      return { database: 'ok', migrations: migrated ? 'ok' : 'pending' };
+      const result = await within(checks, budgetMs);
+      return result === TIMED_OUT ? down : result;
     } catch {
-      return { database: 'down', migrations: 'pending' };
+      return down;
     }
   }
 

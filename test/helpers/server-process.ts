@@ -61,21 +61,33 @@ export function getOnOwnConnection(server: ServerProcess, path: string, key: str
 
 /**
  * A TCP relay in front of PostgreSQL that a test can cut (refuse and drop connections), restore,
- * or slow down (delay what the database sends back), without touching the shared server.
+ * slow down (delay what the database sends back), or freeze (connections stay open and nothing is
+ * forwarded either way until thawed: a SIGSTOPped database as its clients see it, new connections
+ * included; or, with freezeExisting, only the connections open now, as a network path that
+ * silently drops their packets), without touching the shared server.
  */
 export async function createTcpRelay(target: { host: string; port: number }) {
   const sockets = new Set<net.Socket>();
+  /** Each open connection's pair, and while it is frozen what arrived for each side, in order. */
+  const links = new Set<{ held?: Array<{ to: net.Socket; chunk: Buffer }> }>();
   let delayMs = 0;
+  let freezeNew = false;
   let server: net.Server | undefined;
   let port = 0;
   const listen = () =>
     new Promise<void>((resolve) => {
       server = net.createServer((client) => {
         const upstream = net.connect(target.port, target.host);
+        const link: { held?: Array<{ to: net.Socket; chunk: Buffer }> } = freezeNew ? { held: [] } : {};
+        links.add(link);
         sockets.add(client).add(upstream);
-        client.pipe(upstream);
+        client.on('data', (chunk: Buffer) => {
+          if (link.held) link.held.push({ to: upstream, chunk });
+          else upstream.write(chunk);
+        });
         upstream.on('data', (chunk: Buffer) => {
-          if (delayMs === 0) client.write(chunk);
+          if (link.held) link.held.push({ to: client, chunk });
+          else if (delayMs === 0) client.write(chunk);
           else {
             upstream.pause();
             setTimeout(() => {
@@ -89,6 +101,7 @@ export async function createTcpRelay(target: { host: string; port: number }) {
           upstream.destroy();
           sockets.delete(client);
           sockets.delete(upstream);
+          links.delete(link);
         };
         for (const s of [client, upstream]) s.on('error', drop).on('close', drop);
       });
@@ -101,9 +114,13 @@ export async function createTcpRelay(target: { host: string; port: number }) {
     new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
       sockets.clear();
+      links.clear();
       if (server?.listening) server.close(() => resolve());
       else resolve();
     });
+  const freezeExisting = () => {
+    for (const link of links) link.held ??= [];
+  };
   await listen();
   return {
     get port() {
@@ -111,6 +128,19 @@ export async function createTcpRelay(target: { host: string; port: number }) {
     },
     slow(ms: number) {
       delayMs = ms;
+    },
+    freeze() {
+      freezeNew = true;
+      freezeExisting();
+    },
+    freezeExisting,
+    thaw() {
+      freezeNew = false;
+      for (const link of links) {
+        const held = link.held ?? [];
+        link.held = undefined;
+        for (const { to, chunk } of held) if (!to.destroyed) to.write(chunk);
+      }
     },
     cut: stop,
     restore: listen,

@@ -89,7 +89,9 @@ describe('the database', () => {
 describe('SIGTERM', () => {
   it('with 50 requests in flight: all 50 complete, new connections are refused, exit code 0', async () => {
     const relay = await createTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
-    const server = await startServer({ DATABASE_URL: viaRelay(relay.port), SHUTDOWN_TIMEOUT_MS: '30000' });
+    // 50 requests queue for the pool's 10 connections behind a slow database for longer than the
+    // default connect timeout (a 503 by design); this test is about draining, so it waits.
+    const server = await startServer({ DATABASE_URL: viaRelay(relay.port), SHUTDOWN_TIMEOUT_MS: '30000', DATABASE_CONNECT_TIMEOUT_MS: '30000' });
     try {
       expect((await get(server, '/api/v1/clinics')).status).toBe(200);
       relay.slow(400); // every database answer now takes a while: requests stay in flight
