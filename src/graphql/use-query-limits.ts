@@ -5,7 +5,8 @@
 import { useRateLimiter } from '@envelop/rate-limiter';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { isPromise } from 'node:util/types';
-import { type ASTNode, type DocumentNode, type FragmentDefinitionNode, GraphQLError, getOperationAST, Kind, visit } from 'graphql';
+import { GraphQLError } from 'graphql';
+import { type ASTNode, type DocumentNode, type FragmentDefinitionNode, getOperationAST, Kind, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import type { GraphQLContext } from './context.js';
