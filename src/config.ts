@@ -57,6 +57,12 @@ const serverSchema = logSchema.extend({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
+  /** How long a request waits for Redis before counting in memory (see limits/redis-breaker.ts). */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  /** Consecutive Redis failures or timeouts after which requests count in memory without asking Redis. */
+  REDIS_BREAKER_FAILURES: z.coerce.number().int().min(1).max(1_000).default(3),
+  /** How long requests count in memory after that before Redis is probed again. */
+  REDIS_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Which hops are our proxies (see http/client-ip.ts): false, true (= 1 hop), a hop count and/or addresses and CIDR ranges. */

@@ -14,6 +14,7 @@ import { Lifecycle } from './http/lifecycle.js';
 import { createNodeListener } from './http/node-listener.js';
 import { FallbackQuotaStore } from './limits/fallback-store.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
+import { redisBreaker } from './limits/redis-breaker.js';
 import { createRedisClient, whenReady } from './limits/redis-client.js';
 import { RedisQuotaStore } from './limits/redis-store.js';
 import type { QuotaStore } from './limits/windows.js';
@@ -36,6 +37,12 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
   let redis: Redis | undefined;
   if (config.REDIS_URL) {
     redis = createRedisClient(config.REDIS_URL);
+    redisBreaker(redis, {
+      commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+      failureThreshold: config.REDIS_BREAKER_FAILURES,
+      cooldownMs: config.REDIS_BREAKER_COOLDOWN_MS,
+      warn: (m) => logger.warn(m),
+    });
     if (!(await whenReady(redis))) logger.warn('Redis is not reachable yet; quotas are counted in memory until it is');
     quotaStore = new FallbackQuotaStore(new RedisQuotaStore(redis), new MemoryQuotaStore(), (m) => logger.warn(m));
   }

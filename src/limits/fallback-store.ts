@@ -1,5 +1,7 @@
 // Redis when it answers, this process's memory when it does not: a Redis outage never turns into
-// 5xx responses; each instance then enforces the limits on its own until Redis is back.
+// 5xx responses; each instance then enforces the limits on its own until Redis is back. How long
+// a request waits before falling back, and when Redis is tried again, is the circuit breaker's
+// business (redis-breaker.ts): while it is open the primary fails at once.
 import type { QuotaStore } from './windows.js';
 import type { PerWindow } from './windows.js';
 

@@ -1,13 +1,14 @@
-// The Redis connection for shared quotas. Commands fail fast while Redis is away (no offline
-// queue, one try, short timeout), so requests fall back to in-memory counting instead of waiting;
-// ioredis keeps reconnecting in the background.
+// The Redis connection for shared quotas and field limits. Commands fail fast while Redis is away
+// (no offline queue, one try), so requests fall back to in-memory counting instead of waiting;
+// ioredis keeps reconnecting in the background. How long a command may take is the circuit
+// breaker's business (redis-breaker.ts), not ioredis's commandTimeout, whose timer could fail a
+// command whose reply is already in the socket buffer.
 import { Redis } from 'ioredis';
 
 export function createRedisClient(url: string, onError: (error: Error) => void = () => {}): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: 500,
     connectTimeout: 2_000,
     lazyConnect: false,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),

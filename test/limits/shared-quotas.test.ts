@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { FallbackQuotaStore } from '../../src/limits/fallback-store.js';
 import { MemoryQuotaStore } from '../../src/limits/memory-store.js';
+import { redisBreaker } from '../../src/limits/redis-breaker.js';
 import { createRedisClient, whenReady } from '../../src/limits/redis-client.js';
 import { RedisQuotaStore } from '../../src/limits/redis-store.js';
 import { testApp } from '../helpers/app.js';
@@ -125,6 +126,7 @@ describe.skipIf(!redisAvailable)('quotas shared through Redis by two app instanc
       await relay.restore();
       expect(await whenReady(a.redis, 10_000), 'instance a reconnected').toBe(true);
       expect(await whenReady(b.redis, 10_000), 'instance b reconnected').toBe(true);
+      for (const inst of [a, b]) expect(await redisBreaker(inst.redis).whenClosed(10_000), 'circuit closed again').toBe(true);
       const backA = await typename(a.app, key);
       const backB = await typename(b.app, key);
       expect(backA.status).toBe(200);
@@ -209,6 +211,8 @@ describe.skipIf(!redisAvailable)('quotas shared through Redis by two app instanc
       await relay.restore();
       expect(await whenReady(a.redis, 10_000)).toBe(true);
       expect(await whenReady(b.redis, 10_000)).toBe(true);
+      // b's failures opened its circuit breaker: it uses Redis again once its probe has answered.
+      expect(await redisBreaker(b.redis).whenClosed(10_000)).toBe(true);
 
       // 30 counted in Redis (the 5 of the outage were counted in b's memory only): 30 left.
       const responses = await Promise.all([burst(a.app, key, 50), burst(b.app, key, 50)]).then(([x, y]) => [...x, ...y]);

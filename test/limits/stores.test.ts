@@ -85,6 +85,26 @@ describe.skipIf(!redisAvailable)('Redis quota store', () => {
     expect(last.remaining.hour).toBe(940);
   });
 
+  // Timers run before I/O callbacks in an event-loop turn: after the loop was busy for longer than
+  // the command timeout, the timer fires while Redis's reply already sits in the socket buffer.
+  // That command was answered (and counted in Redis): it must not fail, or the memory fallback
+  // would count it again.
+  it('a busy event loop does not fail a command whose reply has arrived: it counts once, in Redis', async () => {
+    const prefix = `test-quota-${randomUUID()}`;
+    const shared = await store(redisUrl, prefix);
+    const bucket = `bucket-${randomUUID()}`;
+    const now = Date.now();
+    // A first command, so the script is loaded and the connection warm.
+    expect((await shared.consume(bucket, STANDARD, now)).allowed).toBe(true);
+    const pending = shared.consume(bucket, STANDARD, now);
+    // Busy for well over the 500 ms command timeout; Redis answers meanwhile.
+    const busyUntil = Date.now() + 1_200;
+    while (Date.now() < busyUntil) {}
+    const decision = await pending;
+    expect(decision.allowed).toBe(true);
+    expect(decision.remaining.minute).toBe(58);
+  });
+
   it('falls back to memory when Redis goes away, without failing, and returns to Redis', async () => {
     const relay = await createRedisRelay();
     const warnings: string[] = [];
