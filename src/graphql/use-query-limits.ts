@@ -1,11 +1,9 @@
-// Protection of the GraphQL endpoint against expensive free-form queries (issue: depth and cost are
-// bounded by @pothos/plugin-complexity in builder.ts). Here: a cap on aliases, and per-field rate
-// limits on the expensive fields, per API key, so that one query with many aliased metrics fields
-// cannot multiply the database work.
+// Per-field rate limits on the expensive GraphQL fields, per API key, so that one query with many
+// aliased metrics fields cannot multiply the database work (the bounds on a document's size, tokens,
+// aliases, depth and cost are in use-document-limits.ts).
 import { useRateLimiter } from '@envelop/rate-limiter';
 import { isPromise } from 'node:util/types';
-import { GraphQLError } from 'graphql';
-import { type ASTNode, type DocumentNode, type FragmentDefinitionNode, getOperationAST, Kind, visit } from 'graphql';
+import { type ASTNode, type DocumentNode, type FragmentDefinitionNode, GraphQLError, getOperationAST, Kind, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import type { GraphQLContext } from './context.js';
