@@ -53,6 +53,8 @@ const UNAVAILABLE_TEXT = new RegExp(
     'connection terminated',
     'econnrefused',
     'connection refused',
+    // node-postgres's Client (no pool): no connection opened in connectionTimeoutMillis.
+    '^timeout expired$',
     // node-postgres's pool: no connection became free, or none could be opened, in connectionTimeoutMillis.
     'timeout exceeded when trying to connect',
     // node-postgres: query_timeout (a query unanswered on the client's clock).

@@ -39,9 +39,17 @@ export function listMigrations(dir = migrationsDir): MigrationList {
   };
 }
 
+/** How long the check for pending migrations waits to connect, and then for its answer. */
+const CHECK_TIMEOUT_MS = 10_000;
+
 /** Names of committed migrations that the database has not finished applying. */
 export async function pendingMigrations(url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
+  // Bounded, so that a database that accepts connections but answers nothing (a stopped server, a
+  // dead network path) is "unreachable" after seconds: the server then starts listening, answers
+  // 503 and retries (server.ts), instead of waiting for as long as the database hangs.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CHECK_TIMEOUT_MS, query_timeout: CHECK_TIMEOUT_MS });
+  // A connection that breaks while idle would otherwise crash the process; its query fails anyway.
+  client.on('error', () => {});
   await client.connect();
   try {
     const { rows } = await client.query<{ name: string }>(
@@ -53,7 +61,8 @@ export async function pendingMigrations(url: string): Promise<string[]> {
     if ((error as { code?: string }).code === '42P01') return listMigrations().migrationDirectories.map((d) => d.path);
     throw error;
   } finally {
-    await client.end();
+    // Ending waits for the server's goodbye, which a hung server never sends.
+    await Promise.race([client.end().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
   }
 }
 

@@ -59,6 +59,27 @@ describe('the database', () => {
     }
   });
 
+  it('hung at start (accepts connections, answers nothing): the server still starts listening, answers 503, and recovers when it answers', async () => {
+    const relay = await createTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+    relay.freeze();
+    // Before: the migration check waited on the hung database for as long as it hung, so the
+    // server never listened (startServer timed out).
+    const server = await startServer({ DATABASE_URL: viaRelay(relay.port) }, 50_000);
+    try {
+      const rest = await get(server, '/api/v1/clinics');
+      expect(rest.status).toBe(503);
+      expect(rest.headers.get('retry-after')).toBeTruthy();
+      expect((await fetch(`${server.baseUrl}/health/live`)).status).toBe(200);
+      relay.thaw();
+      await until('readiness', async () => ((await fetch(`${server.baseUrl}/health/ready`)).status === 200 ? true : undefined), 40_000);
+      expect((await get(server, '/api/v1/clinics')).status).toBe(200);
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      await relay.close();
+    }
+  });
+
   it('lost mid-run: 503 while it is away, 200 again when it returns', async () => {
     const relay = await createTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
     const server = await startServer({ DATABASE_URL: viaRelay(relay.port) });
