@@ -481,6 +481,18 @@ async function main(): Promise<void> {
         });
       }
     }
+    // What was in flight on the same instance while the slowest liveness probes waited: a long
+    // stall names its cause (a hostile document, a fault) or shows it had none.
+    const overlapping = (probe: Sample) =>
+      samples.filter((s) => s !== probe && s.instance === probe.instance && s.kind === 'hostile' && s.at < probe.at + probe.ms && s.at + s.ms > probe.at);
+    const slowestProbes = [...health]
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5)
+      .map((probe) => {
+        const faultsThen = faults.filter((f) => probe.at + probe.ms >= f.from && probe.at <= f.to).map((f) => f.what);
+        const hostileThen = [...new Set(overlapping(probe).map((s) => s.what))];
+        return `${(probe.at / 1000).toFixed(1)} s, instance ${probe.instance + 1}: ${ms(probe.ms)} ms; hostile requests in flight on it: ${hostileThen.join(', ') || 'none'}; faults: ${faultsThen.join(', ') || 'none'}`;
+      });
     const healthyMinutes = quotaMinutes.filter((q) => !q.degraded);
     const inexact = healthyMinutes.filter((q) => q.admitted !== 60);
     const growth = rss.start.map((s, i) => (s ? ((rss.end[i]! - s) / s) * 100 : 0));
@@ -526,6 +538,10 @@ async function main(): Promise<void> {
       }),
       '',
       `Throughput: ${(goodOk.length / (durationMs / 1000)).toFixed(0)} successful well-behaved requests/s.`,
+      '',
+      '## Slowest /health/live answers',
+      '',
+      ...slowestProbes.map((line) => `- ${line}`),
       '',
       '## Quotas (Standard keys, 60 a minute)',
       '',

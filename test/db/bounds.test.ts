@@ -6,22 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, createPrismaClient, type DatabaseBounds, queryRows } from '../../src/db/client.js';
 import { isDatabaseUnavailable } from '../../src/db/errors.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
-import { databaseUrl, sql, testDb } from '../helpers/db.js';
+import { databaseUrl, databaseUrlVia, sql, testDb } from '../helpers/db.js';
 import { createClinic, uniqueId } from '../helpers/factories.js';
 import { createTcpRelay } from '../helpers/server-process.js';
 
 const target = new URL(databaseUrl);
 const BOUNDS: DatabaseBounds = { connectTimeoutMs: 1_000, queryTimeoutMs: 1_000, statementTimeoutMs: 500, readyTimeoutMs: 500 };
 
-function urlFor(options: { port?: number; applicationName?: string }): string {
-  const u = new URL(databaseUrl);
-  if (options.port) {
-    u.hostname = '127.0.0.1';
-    u.port = String(options.port);
-  }
-  if (options.applicationName) u.searchParams.set('application_name', options.applicationName);
-  return u.toString();
-}
 
 /** The error `work` fails with (the test fails if it succeeds). */
 async function failure(work: Promise<unknown>): Promise<unknown> {
@@ -67,7 +58,7 @@ describe('connections terminated by the server (pg_terminate_backend: 57P01) are
   it('during a Prisma model query (P2039 wrapping the adapter error)', async () => {
     const clinic = await createClinic(testDb());
     const name = uniqueId('bounds-model');
-    const db = client(urlFor({ applicationName: name }), 1);
+    const db = client(databaseUrlVia({ applicationName: name }), 1);
     // Hold the row so that the model query is in flight, waiting for the lock, when its backend goes.
     const holder = client(databaseUrl, 1);
     const held = holder.$transaction(async (tx) => {
@@ -85,7 +76,7 @@ describe('connections terminated by the server (pg_terminate_backend: 57P01) are
 
   it('during a Prisma raw query (P2010) and a hand-written one (queryRows: the DatabaseError itself)', async () => {
     const name = uniqueId('bounds-raw');
-    const db = client(urlFor({ applicationName: name }), 2);
+    const db = client(databaseUrlVia({ applicationName: name }), 2);
     const raw = failure(db.$queryRaw`SELECT pg_sleep(10)`);
     const rows = failure(queryRows(db, Prisma.sql`SELECT pg_sleep(10)`));
     await untilActive(name);
@@ -110,7 +101,7 @@ describe('timeouts are "unavailable"', () => {
   it('a hung database: the query, a new connection and the wait for a busy pool each fail within their bound', async () => {
     const relay = await createTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
     try {
-      const db = client(urlFor({ port: relay.port }), 1, BOUNDS);
+      const db = client(databaseUrlVia({ port: relay.port }), 1, BOUNDS);
       await db.$queryRaw`SELECT 1`;
       relay.freeze();
       const started = Date.now();
@@ -150,7 +141,7 @@ describe('a connection whose query timed out', () => {
   it('is closed, not returned to the pool stuck on its unanswered query (a transaction releases it without an error)', async () => {
     const relay = await createTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
     try {
-      const db = client(urlFor({ port: relay.port }), 1, BOUNDS);
+      const db = client(databaseUrlVia({ port: relay.port }), 1, BOUNDS);
       await db.$queryRaw`SELECT 1`;
       const error = await failure(
         db.$transaction(async (tx) => {
@@ -185,7 +176,7 @@ describe('connection settings', () => {
       Prisma.sql`SELECT current_setting('statement_timeout') AS statement, current_setting('idle_in_transaction_session_timeout') AS idle, current_setting('application_name') AS app`,
     );
     expect(settings).toEqual({ statement: '500ms', idle: '10s', app: 'clinic-analytics-api' });
-    const unbounded = client(urlFor({ applicationName: name }), 1);
+    const unbounded = client(databaseUrlVia({ applicationName: name }), 1);
     const [plain] = await queryRows<{ statement: string; app: string }>(
       unbounded,
       Prisma.sql`SELECT current_setting('statement_timeout') AS statement, current_setting('application_name') AS app`,

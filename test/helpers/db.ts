@@ -5,6 +5,17 @@ import { createPrismaClient, type Db, SQL_POOL, type SqlPool } from '../../src/d
 
 export const databaseUrl = inject('databaseUrl');
 
+/** The test database's URL, through `port` on this machine (a relay) if given, with connections named `applicationName`. */
+export function databaseUrlVia(options: { port?: number; applicationName?: string }): string {
+  const u = new URL(databaseUrl);
+  if (options.port) {
+    u.hostname = '127.0.0.1';
+    u.port = String(options.port);
+  }
+  if (options.applicationName) u.searchParams.set('application_name', options.applicationName);
+  return u.toString();
+}
+
 let client: Db | undefined;
 
 /** The file's shared Prisma client; disconnected after the file's tests. */

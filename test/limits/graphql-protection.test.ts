@@ -18,7 +18,7 @@ import { FIELD_RATE_LIMITS } from '../../src/graphql/use-query-limits.js';
 import { createRedisClient, whenReady } from '../../src/limits/redis-client.js';
 import { createKey, type GraphQLResponse, graphql, testApp } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
-import { createCampaign, createClinic } from '../helpers/factories.js';
+import { createCallPage, createCampaign, createClinic } from '../helpers/factories.js';
 import { redisUrl, requireRedis } from '../helpers/redis.js';
 import { get } from '../rest/client.js';
 import { statuses } from './support.js';
@@ -62,20 +62,7 @@ beforeAll(async () => {
   clinicId = clinic.id;
   const campaign = await createCampaign(db, clinic.id);
   const prefix = `gp${randomUUID().replaceAll('-', '').slice(0, 10)}`;
-  await db.interaction.createMany({
-    data: Array.from({ length: PAGE_SIZE }, (_, i) => ({
-      id: `${prefix}_${String(i).padStart(4, '0')}`,
-      clinicId,
-      campaignId: campaign.id,
-      channel: 'voice' as const,
-      type: 'INBOUND' as const,
-      direction: 'inbound' as const,
-      phoneNumber: '+34 600 000 000',
-      startedAt: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
-      durationSeconds: 60,
-      outcome: 'NO_ANSWER',
-    })),
-  });
+  await createCallPage(db, { prefix, count: PAGE_SIZE, clinicId, campaignId: campaign.id });
   // Unlimited tier: these tests are about the query, not the per-key quota.
   key = await createKey(db, { clinicIds: [clinicId] });
 });

@@ -4,22 +4,12 @@
 // Either way every request is answered, quickly, with 200 or 503 + Retry-After: never a hang, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../helpers/app.js';
-import { databaseUrl, sql, testDb } from '../helpers/db.js';
+import { databaseUrl, databaseUrlVia, sql, testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, uniqueId } from '../helpers/factories.js';
 import { createTcpRelay, type ServerProcess, startServer } from '../helpers/server-process.js';
 
 const target = new URL(databaseUrl);
 
-/** The test database's URL, through `port` (a relay) if given, with connections named `applicationName`. */
-function serverDatabaseUrl(options: { port?: number; applicationName?: string }): string {
-  const u = new URL(databaseUrl);
-  if (options.port) {
-    u.hostname = '127.0.0.1';
-    u.port = String(options.port);
-  }
-  if (options.applicationName) u.searchParams.set('application_name', options.applicationName);
-  return u.toString();
-}
 
 let key: string;
 beforeAll(async () => {
@@ -85,7 +75,7 @@ describe('a hung database (every connection open, nothing answered)', () => {
 
   it('REST, GraphQL and readiness answer 503 with Retry-After within seconds, 50 at once too; liveness 200; 200 again once it answers', async () => {
     const relay = await createTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
-    const server = await startServer({ DATABASE_URL: serverDatabaseUrl({ port: relay.port }) });
+    const server = await startServer({ DATABASE_URL: databaseUrlVia({ port: relay.port }) });
     try {
       // Warm: the pool holds open connections, as a running service's does when its database hangs.
       expect((await timed(server, 'rest-clinics')).status).toBe(200);
@@ -122,7 +112,7 @@ describe("the server's connections terminated (pg_terminate_backend) under load"
   const applicationName = uniqueId('faults-terminate');
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startServer({ DATABASE_URL: serverDatabaseUrl({ applicationName }) });
+    server = await startServer({ DATABASE_URL: databaseUrlVia({ applicationName }) });
   });
   afterAll(async () => {
     server.child.kill('SIGTERM');

@@ -2,17 +2,12 @@
 // requests in flight, and hostile HTTP input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../helpers/app.js';
-import { databaseUrl, testDb } from '../helpers/db.js';
+import { databaseUrl, databaseUrlVia, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 import { createTcpRelay, getOnOwnConnection, rawRequest, type ServerProcess, startServer } from '../helpers/server-process.js';
 
 const target = new URL(databaseUrl);
-const viaRelay = (port: number) => {
-  const u = new URL(databaseUrl);
-  u.hostname = '127.0.0.1';
-  u.port = String(port);
-  return u.toString();
-};
+const viaRelay = (port: number) => databaseUrlVia({ port });
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

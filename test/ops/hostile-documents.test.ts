@@ -4,13 +4,14 @@
 // answers meanwhile), and an alias `then` is refused with a clear error instead of 500 failures
 // and as many stack traces in the log.
 import http from 'node:http';
+import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ALIASES, MAX_BODY_BYTES, MAX_TOKENS } from '../../src/graphql/use-document-limits.js';
 import { createKey } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
-import { createCampaign, createClinic } from '../helpers/factories.js';
+import { createCallPage, createCampaign, createClinic } from '../helpers/factories.js';
 import { type ServerProcess, startServer } from '../helpers/server-process.js';
 
 interface GraphQLAnswer {
@@ -30,21 +31,7 @@ beforeAll(async () => {
   clinicId = clinic.id;
   const campaign = await createCampaign(db, clinic.id);
   const prefix = `hd${randomUUID().replaceAll('-', '').slice(0, 10)}`;
-  await db.interaction.createMany({
-    data: Array.from({ length: 500 }, (_, i) => ({
-      id: `${prefix}_${String(i).padStart(4, '0')}`,
-      clinicId,
-      campaignId: campaign.id,
-      channel: 'voice' as const,
-      type: 'INBOUND' as const,
-      direction: 'inbound' as const,
-      phoneNumber: '+34 600 000 000',
-      startedAt: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
-      durationSeconds: 60,
-      outcome: 'NO_ANSWER',
-      summary: 'A patient called to ask about the opening hours of the clinic.',
-    })),
-  });
+  await createCallPage(db, { prefix, count: 500, clinicId, campaignId: campaign.id, summary: 'A patient called to ask about the opening hours of the clinic.' });
   // Seeded conversations have about ten turns: about 1.5 KB of transcript each.
   const turn = (i: number) => ({ role: i % 2 ? 'user' : 'assistant', content: `Turn ${i}: ${'the patient and the assistant talk about an appointment. '.repeat(2)}` });
   await db.interactionTranscript.createMany({
@@ -64,14 +51,13 @@ afterAll(async () => {
   }
 });
 
-async function post(body: string | ReadableStream<Uint8Array>): Promise<GraphQLAnswer> {
+async function post(body: string): Promise<GraphQLAnswer> {
   const started = performance.now();
   const response = await fetch(`${server.baseUrl}/graphql`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
     body,
-    ...(typeof body === 'string' ? {} : { duplex: 'half' }),
-  } as RequestInit);
+  });
   const text = await response.text();
   return { status: response.status, ms: performance.now() - started, bytes: Buffer.byteLength(text), body: JSON.parse(text) as GraphQLAnswer['body'] };
 }
@@ -90,6 +76,70 @@ function probeLive(): Promise<number> {
         response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`live ${response.statusCode}`))));
       })
       .on('error', reject);
+  });
+}
+
+/**
+ * POSTs over a raw socket and reads the answer as it comes: fetch reports the server's early answer
+ * as a failed write (EPIPE) once the server stops reading, which is the point of these tests. The
+ * body is `whole` with its Content-Length, or, without `whole`, a document of aliases in chunks (no
+ * Content-Length) up to `maxBytes`.
+ */
+function rawPost(body: { whole: string } | { chunkedUpTo: number }): Promise<GraphQLAnswer & { sent: number }> {
+  const chunk = Buffer.from(aliases(1_000));
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const socket = net.connect(server.port, '127.0.0.1');
+    let answer = '';
+    let sent = 0;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      const split = answer.indexOf('\r\n\r\n');
+      const text = split < 0 ? '' : answer.slice(split + 4);
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0),
+        ms: performance.now() - started,
+        bytes: Buffer.byteLength(text),
+        body: text ? (JSON.parse(text) as GraphQLAnswer['body']) : {},
+        sent,
+      });
+    };
+    socket.on('data', (data) => {
+      answer += data.toString();
+      const split = answer.indexOf('\r\n\r\n');
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(answer)?.[1] ?? Number.NaN);
+      if (split >= 0 && Buffer.byteLength(answer.slice(split + 4)) >= length) finish();
+    });
+    // Once the server has answered and closed, further writes fail (EPIPE, ECONNRESET): the answer is already read.
+    socket.on('error', finish);
+    socket.on('close', finish);
+    socket.setTimeout(20_000, finish);
+    socket.on('connect', () => {
+      const head = `POST /graphql HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n`;
+      if ('whole' in body) {
+        sent = Buffer.byteLength(body.whole);
+        socket.write(`${head}Content-Length: ${sent}\r\n\r\n`);
+        socket.write(body.whole);
+        return;
+      }
+      socket.write(`${head}Transfer-Encoding: chunked\r\n\r\n`);
+      const piece = (data: Buffer | string) => socket.write(`${Buffer.byteLength(data).toString(16)}\r\n`) && socket.write(data) && socket.write('\r\n');
+      piece('{"query":"{ ');
+      const pump = () => {
+        while (!done && sent < body.chunkedUpTo) {
+          sent += chunk.length;
+          if (!piece(chunk)) {
+            socket.once('drain', pump);
+            return;
+          }
+        }
+        if (!done) socket.write(`${(4).toString(16)}\r\n }"}\r\n0\r\n\r\n`);
+      };
+      pump();
+    });
   });
 }
 
@@ -121,7 +171,7 @@ describe("the issue's attack documents are refused early", () => {
   it('400,000 aliased __typename (6.7 MB): 413 REQUEST_TOO_LARGE, unread, while /health/live keeps answering', async () => {
     const attack = JSON.stringify({ query: `{ ${aliases(400_000)} }` });
     expect(attack.length).toBeGreaterThan(6_000_000);
-    const { result, slowestLiveMs } = await whileProbing(() => post(attack));
+    const { result, slowestLiveMs } = await whileProbing(() => rawPost({ whole: attack }));
     expect(result.status).toBe(413);
     expect(codes(result)).toEqual(['REQUEST_TOO_LARGE']);
     expect(result.body.errors?.[0]?.message).toBe(`The request is too large: at most ${MAX_BODY_BYTES} bytes of query and variables`);
@@ -131,28 +181,11 @@ describe("the issue's attack documents are refused early", () => {
   });
 
   it('the same body streamed without Content-Length is refused 413 once it passes the limit', async () => {
-    const chunk = new TextEncoder().encode(aliases(1_000));
-    let sent = 0;
-    // Up to 40 MB in chunks: the refusal cannot wait for the end.
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode('{"query":"{ '));
-      },
-      pull(controller) {
-        if (sent > 40_000_000) {
-          controller.enqueue(new TextEncoder().encode(' }"}'));
-          controller.close();
-          return;
-        }
-        sent += chunk.byteLength;
-        controller.enqueue(chunk);
-      },
-    });
-    const answer = await post(stream);
+    const answer = await rawPost({ chunkedUpTo: 40_000_000 });
     expect(answer.status).toBe(413);
     expect(codes(answer)).toEqual(['REQUEST_TOO_LARGE']);
     // The server stopped reading: what was sent is what the socket buffers took, not the 40 MB.
-    expect(sent).toBeLessThan(40_000_000);
+    expect(answer.sent).toBeLessThan(40_000_000);
   });
 
   it(`a document under the size limit with more than ${MAX_TOKENS} tokens: 400 TOO_MANY_TOKENS`, async () => {
