@@ -160,6 +160,15 @@ const HOSTILE_CALLS: Call[] = [
   { what: 'introspection aliases', method: 'POST', path: '/graphql', body: JSON.stringify({ query: `{ __schema { types { fields { ${repeat(2_000, (i) => `t${i}:__typename`)} } } } }` }) },
   { what: 'then alias', method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ interactions(limit: 100) { nodes { then: id } } }' }) },
   { what: 'deep page of everything', method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ interactions(limit: 500, page: 150) { nodes { id transcript { role content } } } }' }) },
+  // The largest answer the document limits allow: 1,360 transcripts, just under the cost limit.
+  {
+    what: 'transcripts at the cost limit',
+    method: 'POST',
+    path: '/graphql',
+    body: JSON.stringify({
+      query: `{ ${[500, 500, 360].map((limit, i) => `p${i}: interactions(limit: ${limit}, page: ${i + 1}) { nodes { id transcript { role content } } }`).join(' ')} }`,
+    }),
+  },
   { what: '__proto__ parameter', method: 'GET', path: '/api/v1/interactions?__proto__=1' },
   { what: 'bad percent-encoding', method: 'GET', path: '/api/v1/interactions?search=%E0%A4%A' },
   { what: 'limit 501', method: 'GET', path: '/api/v1/interactions?limit=501' },
