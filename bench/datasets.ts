@@ -113,16 +113,76 @@ interface ClinicSeed {
 
 /** Index i in 0..9; its country is i % 5 (ES, US, GB, DE, FR), which also decides its patients' phone formats. */
 const CLINICS: readonly ClinicSeed[] = [
-  { name: 'Clínica Dental Sonrisa Madrid', address: 'Calle de Alcalá 112, 28009 Madrid', phone: '+34 914 35 22 10', email: 'citas@sonrisamadrid.es', timezone: 'Europe/Madrid' },
-  { name: 'Bayview Family Dental', address: '2140 Fillmore St, San Francisco, CA 94115', phone: '+1 (415) 555-0142', email: 'frontdesk@bayviewfamilydental.com', timezone: 'America/Los_Angeles' },
-  { name: 'Camden Physio Clinic', address: '14 Parkway, London NW1 7AA', phone: '+44 20 7946 0321', email: 'hello@camdenphysio.co.uk', timezone: 'Europe/London' },
-  { name: 'Hautarztpraxis am Prenzlauer Berg', address: 'Schönhauser Allee 45, 10435 Berlin', phone: '+49 30 5557 2210', email: 'praxis@haut-prenzlberg.de', timezone: 'Europe/Berlin' },
-  { name: 'Centre Ophtalmologique Lyon Part-Dieu', address: '19 Rue de la Villette, 69003 Lyon', phone: '+33 4 72 55 10 20', email: 'rdv@ophtalmo-partdieu.fr', timezone: 'Europe/Paris' },
-  { name: 'Fisioterapia Triana Sevilla', address: 'Calle Betis 31, 41010 Sevilla', phone: '+34 954 27 81 40', email: 'info@fisiotriana.es', timezone: 'Europe/Madrid' },
-  { name: 'Lakeshore Dermatology', address: '875 N Michigan Ave, Chicago, IL 60611', phone: '+1 (312) 555-0187', email: 'appointments@lakeshorederm.com', timezone: 'America/Chicago' },
-  { name: 'Didsbury Family Practice', address: '8 Wilmslow Rd, Manchester M20 5PG', phone: '+44 161 496 0730', email: 'reception@didsburyfp.co.uk', timezone: 'Europe/London' },
-  { name: 'Zahnzentrum Schwabing', address: 'Leopoldstraße 77, 80802 München', phone: '+49 89 5559 4410', email: 'termine@zahnzentrum-schwabing.de', timezone: 'Europe/Berlin' },
-  { name: 'Cabinet Médical Bordeaux Chartrons', address: '42 Quai des Chartrons, 33000 Bordeaux', phone: '+33 5 56 55 30 12', email: 'secretariat@medical-chartrons.fr', timezone: 'Europe/Paris' },
+  {
+    name: 'Clínica Dental Sonrisa Madrid',
+    address: 'Calle de Alcalá 112, 28009 Madrid',
+    phone: '+34 914 35 22 10',
+    email: 'citas@sonrisamadrid.es',
+    timezone: 'Europe/Madrid',
+  },
+  {
+    name: 'Bayview Family Dental',
+    address: '2140 Fillmore St, San Francisco, CA 94115',
+    phone: '+1 (415) 555-0142',
+    email: 'frontdesk@bayviewfamilydental.com',
+    timezone: 'America/Los_Angeles',
+  },
+  {
+    name: 'Camden Physio Clinic',
+    address: '14 Parkway, London NW1 7AA',
+    phone: '+44 20 7946 0321',
+    email: 'hello@camdenphysio.co.uk',
+    timezone: 'Europe/London',
+  },
+  {
+    name: 'Hautarztpraxis am Prenzlauer Berg',
+    address: 'Schönhauser Allee 45, 10435 Berlin',
+    phone: '+49 30 5557 2210',
+    email: 'praxis@haut-prenzlberg.de',
+    timezone: 'Europe/Berlin',
+  },
+  {
+    name: 'Centre Ophtalmologique Lyon Part-Dieu',
+    address: '19 Rue de la Villette, 69003 Lyon',
+    phone: '+33 4 72 55 10 20',
+    email: 'rdv@ophtalmo-partdieu.fr',
+    timezone: 'Europe/Paris',
+  },
+  {
+    name: 'Fisioterapia Triana Sevilla',
+    address: 'Calle Betis 31, 41010 Sevilla',
+    phone: '+34 954 27 81 40',
+    email: 'info@fisiotriana.es',
+    timezone: 'Europe/Madrid',
+  },
+  {
+    name: 'Lakeshore Dermatology',
+    address: '875 N Michigan Ave, Chicago, IL 60611',
+    phone: '+1 (312) 555-0187',
+    email: 'appointments@lakeshorederm.com',
+    timezone: 'America/Chicago',
+  },
+  {
+    name: 'Didsbury Family Practice',
+    address: '8 Wilmslow Rd, Manchester M20 5PG',
+    phone: '+44 161 496 0730',
+    email: 'reception@didsburyfp.co.uk',
+    timezone: 'Europe/London',
+  },
+  {
+    name: 'Zahnzentrum Schwabing',
+    address: 'Leopoldstraße 77, 80802 München',
+    phone: '+49 89 5559 4410',
+    email: 'termine@zahnzentrum-schwabing.de',
+    timezone: 'Europe/Berlin',
+  },
+  {
+    name: 'Cabinet Médical Bordeaux Chartrons',
+    address: '42 Quai des Chartrons, 33000 Bordeaux',
+    phone: '+33 5 56 55 30 12',
+    email: 'secretariat@medical-chartrons.fr',
+    timezone: 'Europe/Paris',
+  },
 ];
 
 /** Relative traffic of each clinic (busiest first). */
@@ -130,11 +190,46 @@ const CLINIC_VOLUMES = [1.6, 1.4, 1.3, 1.2, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5];
 
 /** Slot s of every clinic. Voice campaigns are slots 1 and 3, WhatsApp ones 2 and 4, reminders slot 0. */
 const CAMPAIGN_SLOTS = [
-  { type: 'appointment_reminder', channel: 'whatsapp', status: 'active', name: 'Appointment reminders', settings: { reminder_hours_before: 24, allow_reschedule: true, allow_cancel: true, message_template: 'Hi {name}, this is a reminder of your appointment on {date}.' } },
-  { type: 'no_show_recovery', channel: 'voice', status: 'active', name: 'Missed appointment recovery', settings: { max_attempts: 3, retry_interval_hours: 24, call_window_start: '09:00', call_window_end: '18:00' } },
-  { type: 'follow_up', channel: 'whatsapp', status: 'active', name: 'Post-visit follow-up', settings: { max_attempts: 2, message_template: 'Hi {name}, how are you feeling after your visit?' } },
-  { type: 'reactivation', channel: 'voice', status: 'paused', name: 'Patient reactivation', settings: { max_attempts: 2, retry_interval_hours: 48, call_window_start: '10:00', call_window_end: '17:30', inactivity_threshold_days: 365 } },
-  { type: 'recall', channel: 'multi', status: 'completed', name: 'Annual check-up recall', settings: { max_attempts: 3, retry_interval_hours: 72, call_window_start: '09:30', call_window_end: '19:00' } },
+  {
+    type: 'appointment_reminder',
+    channel: 'whatsapp',
+    status: 'active',
+    name: 'Appointment reminders',
+    settings: {
+      reminder_hours_before: 24,
+      allow_reschedule: true,
+      allow_cancel: true,
+      message_template: 'Hi {name}, this is a reminder of your appointment on {date}.',
+    },
+  },
+  {
+    type: 'no_show_recovery',
+    channel: 'voice',
+    status: 'active',
+    name: 'Missed appointment recovery',
+    settings: { max_attempts: 3, retry_interval_hours: 24, call_window_start: '09:00', call_window_end: '18:00' },
+  },
+  {
+    type: 'follow_up',
+    channel: 'whatsapp',
+    status: 'active',
+    name: 'Post-visit follow-up',
+    settings: { max_attempts: 2, message_template: 'Hi {name}, how are you feeling after your visit?' },
+  },
+  {
+    type: 'reactivation',
+    channel: 'voice',
+    status: 'paused',
+    name: 'Patient reactivation',
+    settings: { max_attempts: 2, retry_interval_hours: 48, call_window_start: '10:00', call_window_end: '17:30', inactivity_threshold_days: 365 },
+  },
+  {
+    type: 'recall',
+    channel: 'multi',
+    status: 'completed',
+    name: 'Annual check-up recall',
+    settings: { max_attempts: 3, retry_interval_hours: 72, call_window_start: '09:30', call_window_end: '19:00' },
+  },
 ] as const;
 
 export const CLINIC_IDS: readonly string[] = CLINICS.map((_, c) => uuidOf(`bench-clinic-${c}`));
@@ -177,7 +272,18 @@ async function insertClinicsAndCampaigns(client: pg.Client, firstDay: Date): Pro
     `INSERT INTO campaigns (id, name, description, type, channel, status, clinic_id, created_at, updated_at, settings)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::"CampaignType"[], $5::"CampaignChannel"[], $6::"CampaignStatus"[],
                           $7::uuid[], $8::timestamptz[], $9::timestamptz[], $10::jsonb[])`,
-    [col('id'), col('name'), col('description'), col('type'), col('channel'), col('status'), col('clinicId'), col('createdAt'), col('updatedAt'), col('settings')],
+    [
+      col('id'),
+      col('name'),
+      col('description'),
+      col('type'),
+      col('channel'),
+      col('status'),
+      col('clinicId'),
+      col('createdAt'),
+      col('updatedAt'),
+      col('settings'),
+    ],
   );
 }
 
@@ -532,7 +638,12 @@ export async function describeDataset(url: string): Promise<{ tableMb: number; i
       `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'
        AND tablename NOT IN ('interactions', 'interaction_transcripts', 'clinics', 'campaigns', 'api_keys', '_prisma_migrations') ORDER BY 1`,
     );
-    return { tableMb: Number(rows[0]!.table_mb), indexMb: Number(rows[0]!.index_mb), transcripts: Number(rows[0]!.transcripts), rollupTables: tables.map((t) => t.name) };
+    return {
+      tableMb: Number(rows[0]!.table_mb),
+      indexMb: Number(rows[0]!.index_mb),
+      transcripts: Number(rows[0]!.transcripts),
+      rollupTables: tables.map((t) => t.name),
+    };
   });
 }
 

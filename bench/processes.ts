@@ -186,4 +186,3 @@ export function sampleRss(pid: number): { stop(): { peakMb: number; peakProcessM
     },
   };
 }
-

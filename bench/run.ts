@@ -45,7 +45,17 @@ const HELP = `npm run bench -- [options]
 Environment: BENCH_DATABASE_URL (default: embedded PostgreSQL in .data/bench), WORKERS (passed to both servers).`;
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { sizes: ['100k', '1m'].map(parseSize), duration: 10, warmup: 2, connections: 10, keys: 200, scenarios: [], rebuild: false, buildOnly: false, profile: false };
+  const options: Options = {
+    sizes: ['100k', '1m'].map(parseSize),
+    duration: 10,
+    warmup: 2,
+    connections: 10,
+    keys: 200,
+    scenarios: [],
+    rebuild: false,
+    buildOnly: false,
+    profile: false,
+  };
   const number = (name: string, value: string | undefined, min: number, max: number) => {
     const n = Number(value);
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${name} must be a number from ${min} to ${max}`);
@@ -63,7 +73,11 @@ function parseOptions(argv: string[]): Options {
     else if (arg === '--warmup') options.warmup = number(arg, value(), 0, 120);
     else if (arg === '--connections') options.connections = Math.round(number(arg, value(), 1, 1000));
     else if (arg === '--keys') options.keys = Math.round(number(arg, value(), 1, 5000));
-    else if (arg === '--scenarios') options.scenarios = value().split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    else if (arg === '--scenarios')
+      options.scenarios = value()
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
     else if (arg === '--rebuild') options.rebuild = true;
     else if (arg === '--build-only') options.buildOnly = true;
     else if (arg === '--profile') options.profile = true;
@@ -102,7 +116,10 @@ function treeCpu(root: number, reaped: boolean): number {
     const pid = stack.pop()!;
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+      const fields = stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number);
       // fields[0] is the state (field 3): utime is field 14, stime 15, cutime 16, cstime 17.
       total += fields[11]! + fields[12]! + (reaped && pid === root ? fields[13]! + fields[14]! : 0);
     } catch {}
@@ -423,7 +440,11 @@ function verdicts(reports: SizeReport[]): Verdict[] {
     if (!big) {
       const l = find(largest, name)!;
       const base = small ? `, ${(p50(l.ours) / p50(small.ours)).toFixed(1)}x the 100k p50` : '';
-      out.push({ target: `${name}: p50 <= 10 ms at 10m and <= 1.5x its 100k p50`, status: 'not measured', detail: `10m not run; at ${label(largest!)}: p50 ${f1(p50(l.ours))} ms${base}` });
+      out.push({
+        target: `${name}: p50 <= 10 ms at 10m and <= 1.5x its 100k p50`,
+        status: 'not measured',
+        detail: `10m not run; at ${label(largest!)}: p50 ${f1(p50(l.ours))} ms${base}`,
+      });
       continue;
     }
     const growth = small ? p50(big.ours) / p50(small.ours) : undefined;
@@ -444,7 +465,8 @@ function verdicts(reports: SizeReport[]): Verdict[] {
       const b = row.baseline;
       const r = b ? (b.requests > 0 ? row.ours.rps / b.rps : Number.POSITIVE_INFINITY) : undefined;
       const met = p50(row.ours) <= 10 && r !== undefined && r >= 0.8;
-      const versus = r === undefined ? 'no baseline' : Number.isFinite(r) ? `${r.toFixed(2)}x baseline req/s` : `baseline answered nothing in ${report.durationSeconds} s`;
+      const versus =
+        r === undefined ? 'no baseline' : Number.isFinite(r) ? `${r.toFixed(2)}x baseline req/s` : `baseline answered nothing in ${report.durationSeconds} s`;
       out.push({
         target: `${row.scenario.name} at ${label(report)}: >= 0.8x baseline req/s and p50 <= 10 ms`,
         status: met ? 'met' : 'missed',
@@ -506,13 +528,19 @@ function machineFacts(pgVersion: string, where: string): string[] {
   return [
     `- CPU: ${cpus.length} cores (${cpus[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB memory, ${os.platform()} ${os.release()}`,
     `- Node.js ${process.version}; PostgreSQL ${pgVersion} (${where})`,
-    `- Commit ${commit} (plus the working tree's uncommitted changes); migrations: ${listMigrations().migrationDirectories.map((m) => m.path).join(', ')}`,
+    `- Commit ${commit} (plus the working tree's uncommitted changes); migrations: ${listMigrations()
+      .migrationDirectories.map((m) => m.path)
+      .join(', ')}`,
     `- Load generator: autocannon in the bench process on the same machine (loopback), so client, service and PostgreSQL share the ${cpus.length} cores.`,
     `- WORKERS=${process.env.WORKERS ?? '(unset)'}; pool size ${process.env.DATABASE_POOL_SIZE ?? '10 (default)'}; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'} (as \`npm start\` sets it) on both servers.`,
   ];
 }
 
-const commandLine = () => `npm run bench -- ${process.argv.slice(2).map((a) => (/\s/.test(a) ? `'${a}'` : a)).join(' ')}`;
+const commandLine = () =>
+  `npm run bench -- ${process.argv
+    .slice(2)
+    .map((a) => (/\s/.test(a) ? `'${a}'` : a))
+    .join(' ')}`;
 
 function renderReport(options: Options, reports: SizeReport[], facts: string[], started: Date): string {
   const parts = [
@@ -526,9 +554,9 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
     '- Peak RSS: VmRSS of the server process (and its node worker processes, together) sampled every 200 ms during the measured run.',
     "- Worker CPU % split (only with WORKERS > 1): each worker's share of the CPU time the service's workers used during the measured run.",
     "- After each run (warm-up included), the statements of requests still in flight are given 3 s, then cancelled, so that no run inherits the previous one's load; their numbers are listed below a table when there were any.",
-    '- Other CPU %: share of the machine\'s CPU used during the measured run by processes other than the bench, the server and its PostgreSQL (other work on the machine; figures with a high value are disturbed). `?` when unknown (BENCH_DATABASE_URL).',
+    "- Other CPU %: share of the machine's CPU used during the measured run by processes other than the bench, the server and its PostgreSQL (other work on the machine; figures with a high value are disturbed). `?` when unknown (BENCH_DATABASE_URL).",
     "- Stolen CPU %: share of the machine's CPU the hypervisor gave to other guests during the measured run (steal time in /proc/stat): the service, its PostgreSQL and the load generator were ready to run and could not. Figures with a high value are slowed down by the host, not by the code.",
-    '- CPU ms/request: CPU time of the server process (with its workers) and of PostgreSQL (all its processes) during the measured run, divided by the requests answered; `?` when PostgreSQL is external (BENCH_DATABASE_URL). The load generator\'s own CPU (same machine) is not in it.',
+    "- CPU ms/request: CPU time of the server process (with its workers) and of PostgreSQL (all its processes) during the measured run, divided by the requests answered; `?` when PostgreSQL is external (BENCH_DATABASE_URL). The load generator's own CPU (same machine) is not in it.",
     '',
   ];
   for (const report of reports) {
@@ -546,7 +574,10 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
     );
     const cancelled = report.rows.filter((r) => r.ours.cancelled || r.baseline?.cancelled);
     if (cancelled.length) {
-      parts.push(`Cancelled after the run (ours/base): ${cancelled.map((r) => `${r.scenario.name} ${r.ours.cancelled}/${r.baseline?.cancelled ?? '-'}`).join('; ')}.`, '');
+      parts.push(
+        `Cancelled after the run (ours/base): ${cancelled.map((r) => `${r.scenario.name} ${r.ours.cancelled}/${r.baseline?.cancelled ?? '-'}`).join('; ')}.`,
+        '',
+      );
     }
     if (report.probe) {
       parts.push(
@@ -558,7 +589,8 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
   const v = verdicts(reports);
   if (v.length) {
     parts.push('## Targets', '');
-    if (options.connections !== 10) parts.push(`The targets are stated for 10 connections; this run used ${options.connections}, so these verdicts are only indicative.`, '');
+    if (options.connections !== 10)
+      parts.push(`The targets are stated for 10 connections; this run used ${options.connections}, so these verdicts are only indicative.`, '');
     parts.push('| Target | Status | Detail |', '|---|---|---|', ...v.map((x) => `| ${x.target} | ${x.status} | ${x.detail} |`), '');
   }
   return parts.join('\n');
@@ -570,7 +602,9 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const started = new Date();
   const suffix = options.scenarios.length ? `-${options.scenarios.join('+').replace(/[^a-z0-9+]+/g, '_')}` : '';
-  const out = options.out ?? path.join(projectRoot, 'bench', 'results', `${started.toISOString().slice(0, 10)}-${options.sizes.map((s) => s.label).join('-')}${suffix}.md`);
+  const out =
+    options.out ??
+    path.join(projectRoot, 'bench', 'results', `${started.toISOString().slice(0, 10)}-${options.sizes.map((s) => s.label).join('-')}${suffix}.md`);
   log(`Bench: sizes ${options.sizes.map((s) => s.label).join(', ')}; ${options.duration} s per scenario and server at ${options.connections} connections`);
 
   if (!options.buildOnly) compile();
@@ -650,7 +684,16 @@ async function main(): Promise<void> {
   if (options.buildOnly) return;
   if (options.profile) {
     const file = out.replace(/\.md$/, '-profile.md');
-    const text = [`# CPU profiles of the service, ${started.toISOString().slice(0, 10)}`, '', `\`${commandLine()}\``, '', ...facts, `- Each scenario: a fresh service under \`node --cpu-prof\`, ${options.warmup} s + ${options.duration} s at ${options.connections} connections; self time of the service process, idle excluded.`, '', ...profiles].join('\n');
+    const text = [
+      `# CPU profiles of the service, ${started.toISOString().slice(0, 10)}`,
+      '',
+      `\`${commandLine()}\``,
+      '',
+      ...facts,
+      `- Each scenario: a fresh service under \`node --cpu-prof\`, ${options.warmup} s + ${options.duration} s at ${options.connections} connections; self time of the service process, idle excluded.`,
+      '',
+      ...profiles,
+    ].join('\n');
     fs.writeFileSync(file, text);
     log(`\n${text}\nWritten to ${path.relative(projectRoot, file)}`);
     return;

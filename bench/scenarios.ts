@@ -40,7 +40,13 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     get(`phone search "${meta.search}"`, 'interactions', `/api/v1/interactions?search=${encodeURIComponent(meta.search)}`, 'search'),
     get('deep page (2000 x 25)', 'interactions', '/api/v1/interactions?page=2000&limit=25', 'deep-page'),
     ...metrics,
-    { name: 'GraphQL interactions(limit: 50) + relations', group: 'graphql', method: 'POST', path: '/graphql', body: JSON.stringify({ query: GRAPHQL_DOCUMENT }) },
+    {
+      name: 'GraphQL interactions(limit: 50) + relations',
+      group: 'graphql',
+      method: 'POST',
+      path: '/graphql',
+      body: JSON.stringify({ query: GRAPHQL_DOCUMENT }),
+    },
   ];
 }
 
@@ -96,7 +102,8 @@ export function checkAnswers(scenario: Scenario, ours: Answer, baseline: Answer 
   const problems: string[] = [];
   const body = ours.body as Record<string, unknown>;
   if (ours.status !== 200) problems.push(`service answered ${ours.status}: ${JSON.stringify(ours.body).slice(0, 300)}`);
-  else if (scenario.group === 'graphql' ? body?.errors !== undefined : body?.success !== true) problems.push(`service answered ${JSON.stringify(ours.body).slice(0, 300)}`);
+  else if (scenario.group === 'graphql' ? body?.errors !== undefined : body?.success !== true)
+    problems.push(`service answered ${JSON.stringify(ours.body).slice(0, 300)}`);
   else {
     const data = body.data as Record<string, unknown> | undefined;
     const empty =

@@ -72,21 +72,26 @@ interface PrivateRedis {
 async function startRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const failed = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`cannot start redis-server (${e.message}); the soak needs it on PATH`))));
+  const failed = new Promise<never>((_, reject) =>
+    child.once('error', (e) => reject(new Error(`cannot start redis-server (${e.message}); the soak needs it on PATH`))),
+  );
   failed.catch(() => {}); // reported through the race below when it happens while starting
   const url = `redis://127.0.0.1:${port}`;
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 100 });
   probe.on('error', () => {});
-  await Promise.race([failed, (async () => {
-    for (let i = 0; i < 50; i++) {
-      try {
-        await probe.connect().catch(() => {});
-        if ((await probe.ping()) === 'PONG') return;
-      } catch {}
-      await sleep(100);
-    }
-    throw new Error('redis-server did not answer');
-  })()]);
+  await Promise.race([
+    failed,
+    (async () => {
+      for (let i = 0; i < 50; i++) {
+        try {
+          await probe.connect().catch(() => {});
+          if ((await probe.ping()) === 'PONG') return;
+        } catch {}
+        await sleep(100);
+      }
+      throw new Error('redis-server did not answer');
+    })(),
+  ]);
   probe.disconnect();
   return {
     url,
@@ -154,12 +159,32 @@ const wellBehaved = (n: number): Call => {
 
 const repeat = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i)).join(' ');
 const HOSTILE_CALLS: Call[] = [
-  { what: '6,000 operations', method: 'POST', path: '/graphql', body: JSON.stringify({ query: repeat(6_000, (i) => `query O${i} { metricsSummary { totalInteractions } }`), operationName: 'O1' }) },
-  { what: 'one field 300 times', method: 'POST', path: '/graphql', body: JSON.stringify({ query: `{ ${repeat(300, () => 'metricsSummary { totalInteractions }')} }` }) },
+  {
+    what: '6,000 operations',
+    method: 'POST',
+    path: '/graphql',
+    body: JSON.stringify({ query: repeat(6_000, (i) => `query O${i} { metricsSummary { totalInteractions } }`), operationName: 'O1' }),
+  },
+  {
+    what: 'one field 300 times',
+    method: 'POST',
+    path: '/graphql',
+    body: JSON.stringify({ query: `{ ${repeat(300, () => 'metricsSummary { totalInteractions }')} }` }),
+  },
   { what: '__typename aliases', method: 'POST', path: '/graphql', body: JSON.stringify({ query: `{ ${repeat(20_000, (i) => `a${i}:__typename`)} }` }) },
-  { what: 'introspection aliases', method: 'POST', path: '/graphql', body: JSON.stringify({ query: `{ __schema { types { fields { ${repeat(2_000, (i) => `t${i}:__typename`)} } } } }` }) },
+  {
+    what: 'introspection aliases',
+    method: 'POST',
+    path: '/graphql',
+    body: JSON.stringify({ query: `{ __schema { types { fields { ${repeat(2_000, (i) => `t${i}:__typename`)} } } } }` }),
+  },
   { what: 'then alias', method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ interactions(limit: 100) { nodes { then: id } } }' }) },
-  { what: 'deep page of everything', method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ interactions(limit: 500, page: 150) { nodes { id transcript { role content } } } }' }) },
+  {
+    what: 'deep page of everything',
+    method: 'POST',
+    path: '/graphql',
+    body: JSON.stringify({ query: '{ interactions(limit: 500, page: 150) { nodes { id transcript { role content } } } }' }),
+  },
   // The largest answer the document limits allow: 1,360 transcripts, just under the cost limit.
   {
     what: 'transcripts at the cost limit',
@@ -174,7 +199,12 @@ const HOSTILE_CALLS: Call[] = [
   { what: 'limit 501', method: 'GET', path: '/api/v1/interactions?limit=501' },
 ];
 /** Sent only now and then: building and sending it is the client's cost too. */
-const HUGE_ALIASES: Call = { what: '400,000 __typename aliases', method: 'POST', path: '/graphql', body: JSON.stringify({ query: `{ ${repeat(400_000, (i) => `a${i}:__typename`)} }` }) };
+const HUGE_ALIASES: Call = {
+  what: '400,000 __typename aliases',
+  method: 'POST',
+  path: '/graphql',
+  body: JSON.stringify({ query: `{ ${repeat(400_000, (i) => `a${i}:__typename`)} }` }),
+};
 
 async function send(base: string, call: Call, key: string | undefined, timeoutMs = 30_000): Promise<{ status: number; headers?: Headers; error?: string }> {
   const headers: Record<string, string> = {};
@@ -217,7 +247,9 @@ function slowBody(port: number, key: string, capMs: number): Promise<number> {
   return new Promise((resolve) => {
     const started = Date.now();
     const socket = net.connect(port, '127.0.0.1', () => {
-      socket.write(`POST /graphql HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+      );
     });
     const drip = setInterval(() => socket.write(' '), 1_000);
     const done = () => {
@@ -308,7 +340,13 @@ async function main(): Promise<void> {
     let running = true;
     const record = (sample: Sample) => samples.push(sample);
 
-    const timed = async (kind: Kind, what: string, instance: number, fn: () => Promise<{ status: number; headers?: Headers; error?: string }>, keyIndex?: number) => {
+    const timed = async (
+      kind: Kind,
+      what: string,
+      instance: number,
+      fn: () => Promise<{ status: number; headers?: Headers; error?: string }>,
+      keyIndex?: number,
+    ) => {
       const at = now();
       const result = await fn();
       const admitted = result.status !== 0 && result.status !== 429 && Boolean(result.headers?.has('x-ratelimit-remaining-minute'));
@@ -349,7 +387,14 @@ async function main(): Promise<void> {
           for (let n = k; running; n++) {
             const next = Date.now() + 500;
             const second = new Date().getUTCSeconds();
-            if (second >= 2 && second < 58) await timed('quota', '/api/v1/metrics/summary', n % 2, () => send(bases[n % 2]!, { what: 'summary', method: 'GET', path: '/api/v1/metrics/summary' }, key), k);
+            if (second >= 2 && second < 58)
+              await timed(
+                'quota',
+                '/api/v1/metrics/summary',
+                n % 2,
+                () => send(bases[n % 2]!, { what: 'summary', method: 'GET', path: '/api/v1/metrics/summary' }, key),
+                k,
+              );
             await sleep(Math.max(0, next - Date.now()));
           }
         })(),
@@ -369,11 +414,16 @@ async function main(): Promise<void> {
           } else if (slot === HOSTILE_CALLS.length) {
             const host = n % 2 ? 'x/graphql?query={clinics{nodes{name}}}&' : '[::1';
             await timed('hostile', `Host: ${host}`, instance, () =>
-              rawStatus(ports[instance]!, `GET /api/v1/interactions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${hostile}\r\nConnection: close\r\n\r\n`),
+              rawStatus(
+                ports[instance]!,
+                `GET /api/v1/interactions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${hostile}\r\nConnection: close\r\n\r\n`,
+              ),
             );
           } else {
             const call: Call = { what: 'bogus key', method: 'GET', path: '/api/v1/clinics' };
-            await timed('bogus-key', call.what, instance, () => send(bases[instance]!, call, `svc_live_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`));
+            await timed('bogus-key', call.what, instance, () =>
+              send(bases[instance]!, call, `svc_live_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`),
+            );
           }
           await sleep(Math.max(0, next - Date.now()));
         }
@@ -393,7 +443,9 @@ async function main(): Promise<void> {
         for (let n = 0; running; n++) {
           const next = Date.now() + 250;
           const instance = n % 2;
-          await timed('health', '/health/live', instance, () => send(bases[instance]!, { what: 'live', method: 'GET', path: '/health/live' }, undefined, 10_000));
+          await timed('health', '/health/live', instance, () =>
+            send(bases[instance]!, { what: 'live', method: 'GET', path: '/health/live' }, undefined, 10_000),
+          );
           await sleep(Math.max(0, next - Date.now()));
         }
       })(),
@@ -508,10 +560,31 @@ async function main(): Promise<void> {
 
     const verdicts = [
       { ok: unexpected.length === 0, text: `responses other than 200/304/4xx/503 (or no response): ${unexpected.length}` },
-      { ok: healthyMinutes.length > 0 && inexact.length === 0, text: `quota minutes with Redis healthy that admitted exactly 60: ${healthyMinutes.length - inexact.length} of ${healthyMinutes.length}` },
-      { ok: growth.every((g) => g <= 10), text: `resident memory growth from start to end: ${growth.map((g) => `${g.toFixed(1)}%`).join(' / ')} (at most 10%)` },
-      { ok: percentile(health.map((s) => s.ms), 99) <= 100, text: `/health/live p99 ${ms(percentile(health.map((s) => s.ms), 99))} ms, max ${ms(Math.max(...health.map((s) => s.ms)))} ms (p99 at most 100 ms)` },
-      { ok: slowBodies.every((d) => d < 60_000), text: `slow bodies closed by the server after ${ms(percentile(slowBodies, 50) / 1000)} s (p50), ${ms(Math.max(0, ...slowBodies) / 1000)} s at most (under 60 s)` },
+      {
+        ok: healthyMinutes.length > 0 && inexact.length === 0,
+        text: `quota minutes with Redis healthy that admitted exactly 60: ${healthyMinutes.length - inexact.length} of ${healthyMinutes.length}`,
+      },
+      {
+        ok: growth.every((g) => g <= 10),
+        text: `resident memory growth from start to end: ${growth.map((g) => `${g.toFixed(1)}%`).join(' / ')} (at most 10%)`,
+      },
+      {
+        ok:
+          percentile(
+            health.map((s) => s.ms),
+            99,
+          ) <= 100,
+        text: `/health/live p99 ${ms(
+          percentile(
+            health.map((s) => s.ms),
+            99,
+          ),
+        )} ms, max ${ms(Math.max(...health.map((s) => s.ms)))} ms (p99 at most 100 ms)`,
+      },
+      {
+        ok: slowBodies.every((d) => d < 60_000),
+        text: `slow bodies closed by the server after ${ms(percentile(slowBodies, 50) / 1000)} s (p50), ${ms(Math.max(0, ...slowBodies) / 1000)} s at most (under 60 s)`,
+      },
     ];
     const passed = verdicts.every((v) => v.ok);
 
@@ -556,7 +629,10 @@ async function main(): Promise<void> {
       '',
       '| key | minute (UTC) | admitted | refused (429) | Redis |',
       '|--:|---|--:|--:|---|',
-      ...quotaMinutes.map((q) => `| ${q.key} | ${q.minute} | ${q.admitted} | ${q.refused} | ${q.degraded ? 'fault in or near this minute (each instance may count alone)' : 'healthy'} |`),
+      ...quotaMinutes.map(
+        (q) =>
+          `| ${q.key} | ${q.minute} | ${q.admitted} | ${q.refused} | ${q.degraded ? 'fault in or near this minute (each instance may count alone)' : 'healthy'} |`,
+      ),
       '',
       '## Memory',
       '',
@@ -569,12 +645,22 @@ async function main(): Promise<void> {
       '|---|---|--:|',
       ...[...byStatus.entries()].sort().map(([k, n]) => `| ${k.split(' ')[0]} | ${k.split(' ').slice(1).join(' ')} | ${n} |`),
       '',
-      ...(unexpected.length ? ['## Unexpected responses (first 20)', '', ...unexpected.slice(0, 20).map((s) => `- ${(s.at / 1000).toFixed(1)} s ${s.kind} ${s.what}: ${s.status} ${s.error ?? ''}`), ''] : []),
+      ...(unexpected.length
+        ? [
+            '## Unexpected responses (first 20)',
+            '',
+            ...unexpected.slice(0, 20).map((s) => `- ${(s.at / 1000).toFixed(1)} s ${s.kind} ${s.what}: ${s.status} ${s.error ?? ''}`),
+            '',
+          ]
+        : []),
     ];
     const text = lines.join('\n');
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, text);
-    fs.writeFileSync(out.replace(/\.md$/, '.json'), `${JSON.stringify({ options, faults, verdicts, quotaMinutes, rss, redisMemoryMb, byStatus: Object.fromEntries(byStatus), slowBodies }, null, 1)}\n`);
+    fs.writeFileSync(
+      out.replace(/\.md$/, '.json'),
+      `${JSON.stringify({ options, faults, verdicts, quotaMinutes, rss, redisMemoryMb, byStatus: Object.fromEntries(byStatus), slowBodies }, null, 1)}\n`,
+    );
     console.log(`\n${text}\nWritten to ${path.relative(projectRoot, out)}`);
     if (!passed) process.exitCode = 1;
   } finally {

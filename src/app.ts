@@ -22,9 +22,9 @@ import { MemoryQuotaStore } from './limits/memory-store.js';
 import { useAdmission } from './limits/use-admission.js';
 import type { PerWindow, QuotaStore } from './limits/windows.js';
 import { defaultLogger, type Logger } from './observability/logger.js';
-import { classifyUnexpectedError, createMetrics, type PoolStats } from './observability/metrics.js';
+import { classifyUnexpectedError, createMetrics, type PoolStats } from './observability/prometheus.js';
 import { METRICS_PATH } from './observability/request-context.js';
-import { useMetrics } from './observability/use-metrics.js';
+import { useMetrics } from './observability/use-prometheus.js';
 import { useRequestLog } from './observability/use-request-log.js';
 import { createYogaLogger } from './observability/yoga-logger.js';
 import { isDocsPath, useDocs } from './rest/use-docs.js';
@@ -88,7 +88,12 @@ export function createApp(options: AppOptions): App {
     useAdmission(admitter, '/graphql', reportError),
     ...useDocumentLimits(),
     ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits }),
-    useRest({ admitter, now, onError: reportError, passThrough: (path) => path === '/graphql' || path === METRICS_PATH || path.startsWith('/health/') || isDocsPath(path) }),
+    useRest({
+      admitter,
+      now,
+      onError: reportError,
+      passThrough: (path) => path === '/graphql' || path === METRICS_PATH || path.startsWith('/health/') || isDocsPath(path),
+    }),
     ...(options.plugins ?? []),
   ];
 

@@ -19,9 +19,7 @@ function findProjectRoot(start: string): string {
 
 export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
 
-const postgresUrl = z
-  .string()
-  .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL');
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL');
 
 const databaseSchema = z.object({
   DATABASE_URL: postgresUrl.optional(),

@@ -2,12 +2,14 @@
 // a process that serves runs (server.ts: the only process, or each cluster worker). Its stop()
 // drains gracefully: readiness turns 503 at once, new connections are refused, in-flight requests
 // finish, then its connections close.
+
 import { createServer } from 'node:http';
 import net from 'node:net';
 import type { Redis } from 'ioredis';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { createPrismaClient, databaseBounds, SQL_POOL } from './db/client.js';
+import { createPrismaClient, databaseBounds } from './db/client.js';
+import { SQL_POOL } from './db/sql.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { reportDroppedConnections } from './http/connection-limit.js';
 import { Lifecycle } from './http/lifecycle.js';

@@ -24,9 +24,7 @@ function withDatabase(url: string, database: string): string {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  const cluster = process.env.TEST_DATABASE_URL
-    ? undefined
-    : await useEmbeddedPostgres(path.join(os.tmpdir(), `clinic-analytics-test-${uid}`));
+  const cluster = process.env.TEST_DATABASE_URL ? undefined : await useEmbeddedPostgres(path.join(os.tmpdir(), `clinic-analytics-test-${uid}`));
   const adminUrl = process.env.TEST_DATABASE_URL ?? cluster!.urlFor('postgres');
   const database = `test_${Date.now()}_${process.pid}`;
 

@@ -122,7 +122,8 @@ function filters(query: Query, problems: Problems): Filters {
   }
   if (query.search !== undefined) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-    if (query.search.length === 0 || query.search.length > 64 || /[\u0000-\u001f\u007f]/.test(query.search)) problems.search = 'must be 1 to 64 characters without control characters';
+    if (query.search.length === 0 || query.search.length > 64 || /[\u0000-\u001f\u007f]/.test(query.search))
+      problems.search = 'must be 1 to 64 characters without control characters';
     else f.search = query.search;
   }
   return f;
@@ -228,7 +229,10 @@ function metricsWindow(query: Query, allowed: string[], key: Principal, maxDays?
   const from = f.from ?? new Date(today - 30 * DAY);
   const to = f.to ?? new Date(today + DAY - 1);
   if (!problems.date_from && !problems.date_to && from > to) problems.date_from = 'is later than date_to';
-  const days = Math.floor((Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()) - Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate())) / DAY) + 1;
+  const days =
+    Math.floor(
+      (Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()) - Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate())) / DAY,
+    ) + 1;
   if (maxDays && days > maxDays) problems.date_to = `the daily series covers at most ${maxDays} days`;
   if (Object.keys(problems).length) throw new BadRequest(problems);
   let visible = key.clinicIds;
@@ -268,10 +272,11 @@ type Derived = Record<'total' | 'calls' | 'conversations' | 'inbound' | 'outboun
 export async function metricsSummary(pool: pg.Pool, query: Query, key: Principal): Promise<Result> {
   const w = metricsWindow(query, ['date_from', 'date_to', 'clinic_id', 'channel'], key);
   const n = w.params.length;
-  const { rows } = await pool.query<Derived>(
-    `SELECT ${derived} FROM (SELECT ${aggregates(`$${n + 1}`, `$${n + 2}`)} FROM interactions WHERE ${w.sql}) AS a`,
-    [...w.params, SUCCESSFUL, 'APPOINTMENT_BOOKED'],
-  );
+  const { rows } = await pool.query<Derived>(`SELECT ${derived} FROM (SELECT ${aggregates(`$${n + 1}`, `$${n + 2}`)} FROM interactions WHERE ${w.sql}) AS a`, [
+    ...w.params,
+    SUCCESSFUL,
+    'APPOINTMENT_BOOKED',
+  ]);
   const r = rows[0]!;
   return {
     data: {
@@ -341,7 +346,11 @@ export async function metricsOutcomes(pool: pg.Pool, query: Query, key: Principa
 
 /** The one document the baseline answers at /graphql (whitespace-insensitive). */
 export const GRAPHQL_DOCUMENT = '{ interactions(limit: 50) { nodes { id outcome clinic { name } campaign { name } } pageInfo { total } } }';
-export const normalizeDocument = (text: string) => text.replace(/\s+/g, ' ').replace(/\s*([{}():,])\s*/g, '$1').trim();
+export const normalizeDocument = (text: string) =>
+  text
+    .replace(/\s+/g, ' ')
+    .replace(/\s*([{}():,])\s*/g, '$1')
+    .trim();
 
 export async function graphqlInteractions(pool: pg.Pool, key: Principal): Promise<unknown> {
   const w = where({}, key.clinicIds);
@@ -360,7 +369,12 @@ export async function graphqlInteractions(pool: pg.Pool, key: Principal): Promis
   return {
     data: {
       interactions: {
-        nodes: rows.rows.map((r) => ({ id: r.id, outcome: r.outcome, clinic: { name: r.clinic }, campaign: r.campaign === null ? null : { name: r.campaign } })),
+        nodes: rows.rows.map((r) => ({
+          id: r.id,
+          outcome: r.outcome,
+          clinic: { name: r.clinic },
+          campaign: r.campaign === null ? null : { name: r.campaign },
+        })),
         pageInfo: { total: Number(count.rows[0]!.total) },
       },
     },

@@ -4,8 +4,10 @@
 // hex SHA-256 and a short display prefix are stored; the key itself exists once, in the answer of
 // `createApiKey`. A fast hash (not a password hash) is right here: the secret is high-entropy random,
 // so there is nothing to brute-force, and lookup by hash goes through the unique index.
+
 import { createHash, randomBytes } from 'node:crypto';
-import { type Db, prepared, queryRows } from '../db/client.js';
+import type { Db } from '../db/client.js';
+import { prepared, queryRows } from '../db/sql.js';
 import { KEY_PREFIXES, KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
 import { isUuid } from '../filters/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
@@ -71,9 +73,7 @@ const DISPLAY_CHARS = 4;
 /** Largest multiple of 62 that fits in a byte: bytes at or above it are rejected, so every character is equally likely. */
 const UNBIASED_LIMIT = 256 - (256 % BASE62.length);
 const NAME_MAX_LENGTH = 200;
-const WELL_FORMED = new RegExp(
-  `^(?:${Object.values(KEY_PREFIXES).join('|')})[0-9A-Za-z]{${API_KEY_RANDOM_LENGTH}}$`,
-);
+const WELL_FORMED = new RegExp(`^(?:${Object.values(KEY_PREFIXES).join('|')})[0-9A-Za-z]{${API_KEY_RANDOM_LENGTH}}$`);
 
 export function generateApiKey(environment: KeyEnvironmentValue): string {
   const prefix = KEY_PREFIXES[environment];
@@ -288,7 +288,7 @@ export async function findActiveKeyByHash(db: Db, hash: string): Promise<ApiKeyP
   // Hand-written and prepared rather than findUnique: this runs for every key the resolver has not
   // cached (each busy key every few seconds, every request of a quiet one), and Prisma's client
   // compiles and interprets a query plan for each call: 0.64 against 0.22 ms of CPU per lookup.
-  const [row] = await queryRows<ApiKeyRow>(db, prepared(KEY_BY_HASH(hash)));
+  const [row] = await queryRows<ApiKeyRow>(db, prepared('api_key_by_hash', KEY_BY_HASH(hash)));
   if (!row || row.revokedAt !== null) return null;
   return toPrincipal(row);
 }

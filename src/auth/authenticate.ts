@@ -30,7 +30,11 @@ export async function authenticate(header: string | null | undefined, resolver: 
   if (lookup.status === 'expired') {
     return {
       ok: false,
-      failure: { code: 'API_KEY_EXPIRED', message: 'API key has expired', challenge: 'Bearer realm="api", error="invalid_token", error_description="The API key has expired"' },
+      failure: {
+        code: 'API_KEY_EXPIRED',
+        message: 'API key has expired',
+        challenge: 'Bearer realm="api", error="invalid_token", error_description="The API key has expired"',
+      },
     };
   }
   return { ok: false, failure: { code: 'INVALID_API_KEY', message: 'Invalid API key', challenge: 'Bearer realm="api", error="invalid_token"' } };

@@ -12,15 +12,7 @@
 // - `last_used_at` is written at most once per key per minute, fire-and-forget: its failure never
 //   fails or delays a request.
 import type { Db } from '../db/client.js';
-import {
-  type ApiKeyPrincipal,
-  findActiveKeyByHash,
-  hashApiKey,
-  isWellFormedApiKey,
-  type KeyLookup,
-  keyStatus,
-  touchApiKey,
-} from './api-keys.js';
+import { type ApiKeyPrincipal, findActiveKeyByHash, hashApiKey, isWellFormedApiKey, type KeyLookup, keyStatus, touchApiKey } from './api-keys.js';
 
 export interface ApiKeyResolver {
   resolve(token: string): Promise<KeyLookup>;

@@ -27,7 +27,11 @@ export function createOutput(json: boolean): Output {
 
 /** A failure the user can act on: printed without a stack trace, exit code 1 (or `exitCode`). */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1, readonly details?: unknown) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+    readonly details?: unknown,
+  ) {
     super(message);
     this.name = 'CliError';
   }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type ImportFiles, ImportDatabaseError, ImportFileError, checkReadable, importFiles } from '../importer/import.js';
+import { checkReadable, ImportDatabaseError, ImportFileError, type ImportFiles, importFiles } from '../importer/import.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../importer/read-ndjson.js';
 import { problemLines, rejection, summaryLines, toJson } from '../importer/report.js';
 import { CliError, type Output, withDatabase } from './context.js';

@@ -1,84 +1,12 @@
-// The Prisma client, over node-postgres through Prisma 7's driver adapter, and the hand-written
-// read SQL run on that client's own pool (`queryRows`).
+// The Prisma client, over node-postgres through Prisma 7's driver adapter, with its pool kept
+// beside it for the hand-written SQL of sql.ts, and the bounds on its connections.
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
-import { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { PrismaClient } from '../generated/prisma/client.js';
+import { type Db, SQL_POOL, type SqlPool, statementNames } from './sql.js';
 
-/** The node-postgres pool beneath a client, on which `queryRows` runs hand-written SQL. */
-export interface SqlPool {
-  /** `query_timeout`: node-postgres's client-side bound for this query alone (readiness sets its own). */
-  query(config: pg.QueryConfig & { query_timeout?: number }): Promise<pg.QueryResult>;
-  /** The name to prepare a text under (`prepared`), or undefined to run it unnamed. */
-  statementName(text: string): string | undefined;
-  /** The pool's live counts (for the pool metrics). */
-  readonly stats: Pick<pg.Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
-  /** The bounds its connections were opened with; undefined: unbounded (a CLI's or a test's client). */
-  readonly bounds?: DatabaseBounds;
-}
-
-export const SQL_POOL = Symbol('sqlPool');
-
-/** The Prisma client with the pool beneath it (made by createPrismaClient). */
-export type Db = PrismaClient & { readonly [SQL_POOL]: SqlPool };
-
-/** How a statement kept prepared begins (see `prepared`). */
-const PREPARED_MARK = '/* prepared */';
-
-/** At most this many distinct statements are kept prepared on each connection. */
-const PREPARED_STATEMENTS_MAX = 200;
-
-/**
- * `sql`, marked to be kept prepared on each connection that runs it: node-postgres then parses it
- * once per connection and afterwards sends only its parameters, and PostgreSQL skips parsing and
- * analysing its text and, once its plan cache has settled on a generic plan (after five runs), planning
- * it. For the metrics statements that was 0.3-0.6 ms of PostgreSQL's CPU per request, as much as
- * executing a summary.
- *
- * Only for statements whose plan does not depend on the values bound: the metrics SQL reads the
- * small rollup tables and at most a day or two of the raw table by `started_at`, and rows looked up
- * by primary key are found the same way whatever the key. The other statements, Prisma's own queries
- * included, stay unnamed (planned for their values on every run): a generic plan for a page filtered
- * on a rare outcome, or for a LIMIT and OFFSET it cannot see, can be far worse than the custom one.
- * Marked statements run through `queryRows`.
- */
-export function prepared(sql: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`${Prisma.raw(PREPARED_MARK)} ${sql}`;
-}
-
-/**
- * Statement names: one per distinct text marked by `prepared`, none for the rest
- * (node-postgres's unnamed statement). The metrics SQL comes in a bounded number of shapes (lists
- * are bound as one array parameter); past `max` texts further ones also run unnamed, so that
- * neither this map nor each connection's statements can grow without bound.
- */
-export function statementNames(max = PREPARED_STATEMENTS_MAX): (text: string) => string | undefined {
-  const names = new Map<string, string>();
-  return (text) => {
-    if (!text.startsWith(PREPARED_MARK)) return undefined;
-    let name = names.get(text);
-    if (name === undefined && names.size < max) {
-      name = `prepared_${names.size + 1}`;
-      names.set(text, name);
-    }
-    return name;
-  };
-}
-
-/**
- * How node-postgres converts the columns of hand-written SQL: as Prisma's `$queryRaw` would, so that
- * queries read the same whichever runs them. int8 (counts and sums) as bigint, exact beyond 2^53;
- * a date as midnight UTC of that day (node-postgres's own parser reads it in the process's time
- * zone). The other types keep node-postgres's parsers: int4 and float8 as numbers, timestamptz as a
- * Date (read with its offset), arrays as arrays.
- */
-const PRISMA_LIKE_TYPES = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === pg.types.builtins.INT8) return (value: string) => BigInt(value);
-    if (oid === pg.types.builtins.DATE) return (value: string) => new Date(`${value}T00:00:00.000Z`);
-    return pg.types.getTypeParser(oid, format);
-  },
-} as const;
+export { type Db, SQL_POOL, type SqlPool } from './sql.js';
 
 /**
  * How long the server's database work may take before the database counts as unavailable (the
@@ -222,18 +150,4 @@ function reportStatements(connection: pg.PoolClient, onStatement: (text: string)
       return query(...args);
     },
   });
-}
-
-/**
- * The rows of hand-written SQL (`Prisma.sql`), run by node-postgres on the client's pool rather than
- * by `$queryRaw`. Prisma's raw queries go through its query interpreter and map every value of
- * every row into tagged values and back: for a page of 25 interactions that was 0.43 ms of the
- * service's CPU against 0.25 ms here, and 0.08 against 0.04 ms for a one-row count (10,000,000-row
- * bench database; the statements are the same). Values come back as `$queryRaw` gives them
- * (PRISMA_LIKE_TYPES). A text marked by `prepared` runs as a named statement.
- */
-export async function queryRows<T>(db: Db, sql: Prisma.Sql): Promise<T[]> {
-  const pool = db[SQL_POOL];
-  const result = await pool.query({ text: sql.text, values: sql.values as unknown[], name: pool.statementName(sql.text), types: PRISMA_LIKE_TYPES });
-  return result.rows as T[];
 }

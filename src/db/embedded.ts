@@ -68,7 +68,10 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   try {
     return lookup();
   } catch {
-    execFileSync('sh', ['-c', `getent group ${SUPERUSER} >/dev/null || groupadd --system ${SUPERUSER}; useradd --system -g ${SUPERUSER} --no-create-home ${SUPERUSER}`]);
+    execFileSync('sh', [
+      '-c',
+      `getent group ${SUPERUSER} >/dev/null || groupadd --system ${SUPERUSER}; useradd --system -g ${SUPERUSER} --no-create-home ${SUPERUSER}`,
+    ]);
     return lookup();
   }
 }
@@ -245,8 +248,7 @@ export async function useEmbeddedPostgres(dataDir: string, log: Log = () => {}):
     return running.port;
   });
 
-  const urlFor = (database: string) =>
-    `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  const urlFor = (database: string) => `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   await ensureDatabase(urlFor('postgres'), EMBEDDED_DATABASE);
 
   let released = false;

@@ -18,7 +18,11 @@ export function readSchema(): { path: string; content: string } {
 export function listMigrations(dir = migrationsDir): MigrationList {
   const lockPath = path.join(dir, 'migration_lock.toml');
   const names = fs.existsSync(dir)
-    ? fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort()
     : [];
   return {
     baseDir: dir,
@@ -30,9 +34,7 @@ export function listMigrations(dir = migrationsDir): MigrationList {
         path: name,
         migrationFile: {
           path: 'migration.sql',
-          content: fs.existsSync(file)
-            ? { tag: 'ok' as const, value: fs.readFileSync(file, 'utf8') }
-            : { tag: 'error' as const, value: `${file} is missing` },
+          content: fs.existsSync(file) ? { tag: 'ok' as const, value: fs.readFileSync(file, 'utf8') } : { tag: 'error' as const, value: `${file} is missing` },
         },
       };
     }),
@@ -56,7 +58,9 @@ export async function pendingMigrations(url: string): Promise<string[]> {
       `SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
     );
     const applied = new Set(rows.map((r) => r.name));
-    return listMigrations().migrationDirectories.map((d) => d.path).filter((name) => !applied.has(name));
+    return listMigrations()
+      .migrationDirectories.map((d) => d.path)
+      .filter((name) => !applied.has(name));
   } catch (error) {
     if ((error as { code?: string }).code === '42P01') return listMigrations().migrationDirectories.map((d) => d.path);
     throw error;

@@ -6,11 +6,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { PrismaPg } from '@prisma/adapter-pg';
-import {
-  bindMigrationAwareSqlAdapterFactory,
-  type SqlDriverAdapter,
-  type SqlMigrationAwareDriverAdapterFactory,
-} from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { SchemaEngine } from '@prisma/schema-engine-wasm';
 import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
 import pg, { type PoolConfig } from 'pg';
@@ -124,11 +120,7 @@ function sendScriptWhole(adapter: SqlDriverAdapter): void {
 }
 
 /** Runs `fn` with a schema engine connected to `url` and the given Prisma schema as its datamodel. */
-export async function withSchemaEngine<T>(
-  url: string,
-  schema: { path: string; content: string },
-  fn: (engine: SchemaEngine) => Promise<T>,
-): Promise<T> {
+export async function withSchemaEngine<T>(url: string, schema: { path: string; content: string }, fn: (engine: SchemaEngine) => Promise<T>): Promise<T> {
   initialiseWasm();
   const connections = new EngineConnections(poolConfig(url));
   const { SchemaEngine: Engine } = glue as unknown as { SchemaEngine: typeof SchemaEngine };

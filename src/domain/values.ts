@@ -4,13 +4,7 @@
 export const CHANNELS = ['voice', 'whatsapp'] as const;
 export type ChannelValue = (typeof CHANNELS)[number];
 
-export const INTERACTION_TYPES = [
-  'INBOUND',
-  'FORM_OUTBOUND',
-  'CAMPAIGN_OUTBOUND',
-  'CAMPAIGN_CALLBACK',
-  'APPOINTMENT_REMINDER',
-] as const;
+export const INTERACTION_TYPES = ['INBOUND', 'FORM_OUTBOUND', 'CAMPAIGN_OUTBOUND', 'CAMPAIGN_CALLBACK', 'APPOINTMENT_REMINDER'] as const;
 export type InteractionTypeValue = (typeof INTERACTION_TYPES)[number];
 
 /** The seven valid channel/type pairs of the spec. */

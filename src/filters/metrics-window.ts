@@ -1,5 +1,5 @@
 // The window and filters of a metrics request, defaults resolved (decisions section 4).
-import type { MetricsFilter } from '../metrics/filter.js';
+import type { MetricsFilter } from '../analytics/filter.js';
 import { checkFilters, daysInWindow, defaultMetricsWindow, type FilterNames, type Problems, type RawFilters } from './parameters.js';
 import { clinicScope, type VisibleClinics } from './visibility.js';
 

@@ -1,7 +1,16 @@
 // Validation of the filter and paging parameters shared by REST and GraphQL (decisions section 2).
 // Callers pass the name under which a problem is reported (`date_from` for REST, `dateFrom` for
 // GraphQL), and every problem is collected so a client sees all of them at once.
-import { CHANNELS, type ChannelValue, DEFAULT_PAGE_SIZE, INTERACTION_TYPES, type InteractionTypeValue, MAX_PAGE_SIZE, OUTCOMES, TYPES_BY_CHANNEL } from '../domain/values.js';
+import {
+  CHANNELS,
+  type ChannelValue,
+  DEFAULT_PAGE_SIZE,
+  INTERACTION_TYPES,
+  type InteractionTypeValue,
+  MAX_PAGE_SIZE,
+  OUTCOMES,
+  TYPES_BY_CHANNEL,
+} from '../domain/values.js';
 
 /** Parameter name -> message, for `VALIDATION_ERROR` details. */
 export type Problems = Record<string, string>;
@@ -77,11 +86,7 @@ export interface Paging {
   limit: number;
 }
 
-export function checkPaging(
-  raw: { page?: number | null; limit?: number | null },
-  names: { page: string; limit: string },
-  problems: Problems,
-): Paging {
+export function checkPaging(raw: { page?: number | null; limit?: number | null }, names: { page: string; limit: string }, problems: Problems): Paging {
   const page = raw.page ?? 1;
   const limit = raw.limit ?? DEFAULT_PAGE_SIZE;
   if (!Number.isSafeInteger(page) || page < 1) problems[names.page] = 'must be an integer greater than or equal to 1';

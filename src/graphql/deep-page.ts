@@ -11,12 +11,14 @@
 // Reading the day counts costs about as much as skipping ten to twenty thousand index entries (a
 // year of daily rollup rows is a few thousand rows; 10,000,000-row bench database), so shallower
 // pages keep the plain offset.
-import { type Db, queryRows } from '../db/client.js';
+
+import { countedMatches } from '../analytics/count.js';
+import { everyInteractionByDay } from '../analytics/sql.js';
+import type { Db } from '../db/client.js';
+import { and, queryRows } from '../db/sql.js';
 import type { Filters } from '../filters/parameters.js';
 import { clinicScope, type VisibleClinics } from '../filters/visibility.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { countedMatches } from '../metrics/count.js';
-import { and, everyInteractionByDay } from '../metrics/sql.js';
 import { interactionConditions } from './loaders.js';
 
 /** From this offset on, a page's position is found from the day counts (see above). */

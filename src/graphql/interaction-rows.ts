@@ -10,9 +10,10 @@
 // parsed, serialized again and parsed once more. Here each transcript arrives as text and is parsed
 // once. The rows have the shape findMany gives for the same selection, so the fields beneath
 // (`transcript` included) resolve from them exactly as they would from Prisma's.
-import { type Db, prepared, queryRows } from '../db/client.js';
+
+import type { Db } from '../db/client.js';
+import { and, prepared, queryRows } from '../db/sql.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';
-import { and } from '../metrics/sql.js';
 
 /** The interaction's own columns, named as Prisma's model names them (shared with loaders.ts). */
 export const INTERACTION_COLUMNS = Prisma.sql`i.id, i.channel::text AS channel, i.type::text AS type, i.direction::text AS direction,
@@ -92,6 +93,7 @@ export async function rowsById(db: Db, ids: readonly string[], transcript: boole
   const rows = await queryRows<RawRow>(
     db,
     prepared(
+      'interactions_by_id',
       transcript
         ? Prisma.sql`SELECT ${INTERACTION_COLUMNS}, ${TRANSCRIPT_TEXT} FROM interactions i
             LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id WHERE i.id = ANY(${ids}::text[]) ${ORDER}`

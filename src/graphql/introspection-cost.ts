@@ -7,14 +7,14 @@
 import {
   type FieldNode,
   type FragmentDefinitionNode,
-  getArgumentValues,
   type GraphQLObjectType,
   type GraphQLSchema,
+  getArgumentValues,
   getNamedType,
   isObjectType,
   Kind,
-  type SelectionSetNode,
   SchemaMetaFieldDef,
+  type SelectionSetNode,
   TypeMetaFieldDef,
 } from 'graphql';
 

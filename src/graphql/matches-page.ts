@@ -4,11 +4,13 @@
 // Asked separately (Prisma's findMany and count), PostgreSQL searches it twice per request; here
 // once. The matches are materialized (id and started_at only), so the statement is bounded: past
 // MATCHES_PAGE_MAX matches it gives up and the caller pages and counts the usual way.
-import { type Db, queryRows } from '../db/client.js';
+
+import type { Db } from '../db/client.js';
+import { and, num, queryRows } from '../db/sql.js';
 import type { Filters } from '../filters/parameters.js';
 import type { VisibleClinics } from '../filters/visibility.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { and, num } from '../metrics/sql.js';
+
 import { interactionConditions } from './loaders.js';
 
 /** Most matches read into one statement; beyond it, a list is paged (and counted) separately. */

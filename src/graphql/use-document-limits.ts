@@ -10,7 +10,7 @@
 // The REST facade's fixed documents are not checked: they are neither parsed nor validated per
 // request, and each is bounded by its route.
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { complexityFromQuery, ComplexityErrorKind } from '@pothos/plugin-complexity';
+import { ComplexityErrorKind, complexityFromQuery } from '@pothos/plugin-complexity';
 import {
   type ASTVisitor,
   type DocumentNode,

@@ -1,8 +1,9 @@
 // Per-field rate limits on the expensive GraphQL fields, per API key, so that one query with many
 // aliased metrics fields cannot multiply the database work (the bounds on a document's size, tokens,
 // aliases, depth and cost are in use-document-limits.ts).
-import { useRateLimiter } from '@envelop/rate-limiter';
+
 import { isPromise } from 'node:util/types';
+import { useRateLimiter } from '@envelop/rate-limiter';
 import { type ASTNode, type DocumentNode, type FragmentDefinitionNode, GraphQLError, getOperationAST, Kind, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
@@ -37,7 +38,10 @@ export function useQueryLimits(options: { redis?: Redis; fieldRateLimits?: reado
       store,
       useRateLimiter({
         identifyFn: (context) => `key:${(context as GraphQLContext).key.id}`,
-        configByField: fieldRateLimits.map((limit) => ({ ...limit, message: `Too many ${limit.field} executions: at most ${limit.max} per second per API key` })),
+        configByField: fieldRateLimits.map((limit) => ({
+          ...limit,
+          message: `Too many ${limit.field} executions: at most ${limit.max} per second per API key`,
+        })),
         store,
         // The reserving stores count each call when it is checked (see field-limit-store.ts).
         enableBatchRequestCache: false,

@@ -1,6 +1,6 @@
 // The API's error envelope for answers written below Yoga (straight to Node's response or to the
 // socket): requests refused before they reach the app, and failures of the adapter itself.
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import { newRequestId } from './request-id.js';
 
 export type EdgeErrorCode = 'BAD_REQUEST' | 'REQUEST_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'EXPECTATION_FAILED' | 'METHOD_NOT_ALLOWED' | 'INTERNAL_ERROR';

@@ -2,9 +2,11 @@
 // Live: the process answers. Ready: not shutting down, the database answers within the readiness
 // budget, and it has every committed migration (checked until it is true once; migrations are
 // never un-applied).
+
 import type { Plugin } from 'graphql-yoga';
-import { type Db, SQL_POOL } from '../db/client.js';
+import type { Db } from '../db/client.js';
 import { listMigrations } from '../db/migrate.js';
+import { SQL_POOL } from '../db/sql.js';
 import type { Lifecycle } from './lifecycle.js';
 
 type Check = 'ok' | 'down' | 'pending' | 'draining';

@@ -15,7 +15,7 @@ import { ImportSession } from './session.js';
 import { checkLine, type Problem, WHOLE_LINE } from './validate.js';
 import { BatchWriter } from './write.js';
 
-export { ImportDatabaseError, IMPORT_APPLICATION_NAME } from './session.js';
+export { IMPORT_APPLICATION_NAME, ImportDatabaseError } from './session.js';
 
 export type ImportFiles = Partial<Record<Resource, string>>;
 
@@ -278,7 +278,10 @@ async function checkAcrossLines(resource: Resource, batch: LineFacts[], state: P
   const ownIds = batch.flatMap((f) => (ownId(f) !== undefined ? [ownId(f)!] : []));
   await references.load(
     batch.flatMap((f) => (f.clinicId !== undefined && !state.clinics.has(f.clinicId) ? [f.clinicId] : [])),
-    [...batch.flatMap((f) => (f.campaignId !== undefined && !state.campaigns.has(f.campaignId) ? [f.campaignId] : [])), ...(resource === 'campaigns' ? ownIds : [])],
+    [
+      ...batch.flatMap((f) => (f.campaignId !== undefined && !state.campaigns.has(f.campaignId) ? [f.campaignId] : [])),
+      ...(resource === 'campaigns' ? ownIds : []),
+    ],
     resource === 'interactions' ? ownIds : [],
   );
   const noun = resource === 'campaigns' ? 'campaign' : 'interaction';
@@ -313,12 +316,7 @@ function clinicProblem(clinicId: string, state: Pass1State, references: Database
   return references.clinicExists(clinicId) ? undefined : `unknown clinic ${clinicId}`;
 }
 
-function campaignProblem(
-  campaignId: string,
-  clinicId: string | undefined,
-  state: Pass1State,
-  references: DatabaseReferences,
-): string | undefined {
+function campaignProblem(campaignId: string, clinicId: string | undefined, state: Pass1State, references: DatabaseReferences): string | undefined {
   const entry = state.campaigns.get(campaignId);
   let owner: string | null | undefined;
   if (entry) {

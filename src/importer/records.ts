@@ -2,14 +2,7 @@
 // A line of an import file is exactly one of these objects; unknown fields are rejected so that a
 // typo (`clinc_id`) is reported instead of silently dropped.
 import { z } from 'zod';
-import {
-  CAMPAIGN_CHANNELS,
-  CAMPAIGN_STATUSES,
-  CAMPAIGN_TYPES,
-  CHANNELS,
-  DIRECTIONS,
-  INTERACTION_TYPES,
-} from '../domain/values.js';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CAMPAIGN_TYPES, CHANNELS, DIRECTIONS, INTERACTION_TYPES } from '../domain/values.js';
 
 export const RESOURCES = ['clinics', 'campaigns', 'interactions'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -85,9 +78,7 @@ export function isTimeZone(name: string): boolean {
 
 const id = z.string().min(1, 'must not be empty');
 const uuid = z.string().regex(UUID, 'must be a UUID');
-const timestamp = z
-  .string()
-  .refine((v) => parseTimestamp(v) !== undefined, 'must be an ISO 8601 timestamp with Z or an offset (2024-05-01T09:30:00.000Z)');
+const timestamp = z.string().refine((v) => parseTimestamp(v) !== undefined, 'must be an ISO 8601 timestamp with Z or an offset (2024-05-01T09:30:00.000Z)');
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';

@@ -51,7 +51,5 @@ export function summaryLines(report: ImportReport): string[] {
 
 /** The problems, then a line saying how many were not listed. */
 export function problemLines(report: ImportReport): string[] {
-  return report.problemsNotListed > 0
-    ? [...report.problems, `... and ${report.problemsNotListed} more problem(s) not listed`]
-    : report.problems;
+  return report.problemsNotListed > 0 ? [...report.problems, `... and ${report.problemsNotListed} more problem(s) not listed`] : report.problems;
 }

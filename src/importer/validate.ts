@@ -2,7 +2,7 @@
 // together. References to other records and duplicate ids are checked by the importer, which sees
 // the whole files and the database.
 import type { z } from 'zod';
-import { directionOfType, type ChannelValue, type InteractionTypeValue, TYPES_BY_CHANNEL } from '../domain/values.js';
+import { type ChannelValue, directionOfType, type InteractionTypeValue, TYPES_BY_CHANNEL } from '../domain/values.js';
 import { parseTimestamp, type RecordOf, type Resource, SCHEMAS } from './records.js';
 
 export interface Problem {

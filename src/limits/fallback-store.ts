@@ -2,8 +2,7 @@
 // 5xx responses; each instance then enforces the limits on its own until Redis is back. How long
 // a request waits before falling back, and when Redis is tried again, is the circuit breaker's
 // business (redis-breaker.ts): while it is open the primary fails at once.
-import type { QuotaStore } from './windows.js';
-import type { PerWindow } from './windows.js';
+import type { PerWindow, QuotaStore } from './windows.js';
 
 export class FallbackQuotaStore implements QuotaStore {
   private degraded = false;

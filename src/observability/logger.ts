@@ -1,7 +1,7 @@
 // Structured logs: pino, one JSON object a line on stdout (or readable lines with `pretty`).
 // Never a key: `authorization` fields are redacted wherever they sit, and anything shaped like an
 // API key (`svc_live_...`, `svc_test_...`) is masked in messages, string fields and error stacks.
-import { type DestinationStream, type Logger, type LevelWithSilent, pino } from 'pino';
+import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
 import { type LogConfig, loadLogConfig } from '../config.js';
 
 export type { Logger } from 'pino';

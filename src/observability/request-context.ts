@@ -5,8 +5,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RequestAuthenticator } from '../auth/request-auth.js';
 import { TIER_LIMITS } from '../domain/values.js';
 import type { Admission, Admitter } from '../limits/admission.js';
-import { isDocsPath } from '../rest/use-docs.js';
 import { matchRoute } from '../rest/routes.js';
+import { isDocsPath } from '../rest/use-docs.js';
 
 export const METRICS_PATH = '/metrics';
 export const GRAPHQL_PATH = '/graphql';

@@ -3,11 +3,11 @@
 // SERVICE_UNAVAILABLE); the first of a request is logged at error level with its stack and the
 // request_id of the response it was masked in, and counted in the metrics.
 import { GraphQLError } from 'graphql';
-import type { Logger } from './logger.js';
-import { classifyUnexpectedError, type Metrics } from './metrics.js';
-import { rootError } from './logger.js';
-import { currentRequest, routeOfRequest } from './request-context.js';
 import { requestIdOf } from '../http/request-id.js';
+import type { Logger } from './logger.js';
+import { rootError } from './logger.js';
+import { classifyUnexpectedError, type Metrics } from './prometheus.js';
+import { currentRequest, routeOfRequest } from './request-context.js';
 
 type LogFn = (...args: unknown[]) => void;
 export type YogaLogger = Record<'debug' | 'info' | 'warn' | 'error', LogFn>;

@@ -127,9 +127,29 @@ const EXAMPLE_SUMMARY = {
 };
 
 const EXAMPLE_DAILY = [
-  { date: '2026-01-28', total: 44, calls: 31, conversations: 13, inbound: 18, outbound: 26, appointments_scheduled: 12, success_rate: 38.64, avg_duration_seconds: 139.5 },
+  {
+    date: '2026-01-28',
+    total: 44,
+    calls: 31,
+    conversations: 13,
+    inbound: 18,
+    outbound: 26,
+    appointments_scheduled: 12,
+    success_rate: 38.64,
+    avg_duration_seconds: 139.5,
+  },
   { date: '2026-01-29', total: 0, calls: 0, conversations: 0, inbound: 0, outbound: 0, appointments_scheduled: 0, success_rate: 0, avg_duration_seconds: 0 },
-  { date: '2026-01-30', total: 51, calls: 35, conversations: 16, inbound: 20, outbound: 31, appointments_scheduled: 16, success_rate: 43.14, avg_duration_seconds: 151.2 },
+  {
+    date: '2026-01-30',
+    total: 51,
+    calls: 35,
+    conversations: 16,
+    inbound: 20,
+    outbound: 31,
+    appointments_scheduled: 16,
+    success_rate: 43.14,
+    avg_duration_seconds: 151.2,
+  },
 ];
 
 const EXAMPLE_OUTCOMES = {
@@ -275,7 +295,12 @@ const CAMPAIGN_SETTINGS: Json = {
 
 function componentSchemas(): Record<string, Json> {
   return {
-    RequestId: { type: 'string', pattern: '^[A-Za-z0-9._:-]{8,128}$', description: 'Identifier of the request; equals the `X-Request-Id` header.', examples: [EXAMPLE_REQUEST_ID] },
+    RequestId: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9._:-]{8,128}$',
+      description: 'Identifier of the request; equals the `X-Request-Id` header.',
+      examples: [EXAMPLE_REQUEST_ID],
+    },
     Timestamp: timestamp('When the response was produced: ISO 8601 UTC with milliseconds and `Z`.'),
     PaginationMeta: object(
       {
@@ -285,11 +310,14 @@ function componentSchemas(): Record<string, Json> {
         total_pages: count('Number of pages: ceil(total / limit), 0 when total is 0.'),
         has_more: { type: 'boolean', description: '`true` when a further page exists (page < total_pages).' },
       },
-      { description: 'Pagination of a list. A page beyond the last is a 200 with an empty list and `has_more: false`.', examples: [{ page: 1, limit: 25, total: 1284, total_pages: 52, has_more: true }] },
+      {
+        description: 'Pagination of a list. A page beyond the last is a 200 with an empty list and `has_more: false`.',
+        examples: [{ page: 1, limit: 25, total: 1284, total_pages: 52, has_more: true }],
+      },
     ),
     TranscriptEntry: object(
       {
-        role: { type: 'string', description: 'Who spoke: `assistant` (the clinic\'s agent) or `user` (the patient).', examples: ['assistant', 'user'] },
+        role: { type: 'string', description: "Who spoke: `assistant` (the clinic's agent) or `user` (the patient).", examples: ['assistant', 'user'] },
         content: { type: 'string', description: 'What was said or written.' },
       },
       { examples: [EXAMPLE_TRANSCRIPT[0]] },
@@ -297,8 +325,14 @@ function componentSchemas(): Record<string, Json> {
     VoiceCall: voiceCall(false),
     VoiceCallWithTranscript: voiceCall(true),
     WhatsAppConversation: whatsAppConversation(),
-    Interaction: interactionUnion('VoiceCall', 'An interaction as listed: a voice call (without transcript) or a WhatsApp conversation (with transcript), by `channel`.'),
-    InteractionWithTranscript: interactionUnion('VoiceCallWithTranscript', 'One interaction read by id: a voice call or a WhatsApp conversation, both with their transcript.'),
+    Interaction: interactionUnion(
+      'VoiceCall',
+      'An interaction as listed: a voice call (without transcript) or a WhatsApp conversation (with transcript), by `channel`.',
+    ),
+    InteractionWithTranscript: interactionUnion(
+      'VoiceCallWithTranscript',
+      'One interaction read by id: a voice call or a WhatsApp conversation, both with their transcript.',
+    ),
     Clinic: object(
       {
         id: uuid('Clinic UUID.'),
@@ -333,7 +367,10 @@ function componentSchemas(): Record<string, Json> {
       },
       { examples: [EXAMPLE_CAMPAIGN] },
     ),
-    InteractionList: object({ interactions: { type: 'array', items: ref('Interaction') } }, { examples: [{ interactions: [EXAMPLE_VOICE_CALL, EXAMPLE_CONVERSATION] }] }),
+    InteractionList: object(
+      { interactions: { type: 'array', items: ref('Interaction') } },
+      { examples: [{ interactions: [EXAMPLE_VOICE_CALL, EXAMPLE_CONVERSATION] }] },
+    ),
     InteractionDetail: object({ interaction: ref('InteractionWithTranscript') }, { examples: [{ interaction: withTranscriptOf(EXAMPLE_VOICE_CALL) }] }),
     ClinicList: object({ clinics: { type: 'array', items: ref('Clinic') } }, { examples: [{ clinics: [EXAMPLE_CLINIC] }] }),
     CampaignList: object({ campaigns: { type: 'array', items: ref('Campaign') } }, { examples: [{ campaigns: [EXAMPLE_CAMPAIGN] }] }),
@@ -391,7 +428,7 @@ function componentSchemas(): Record<string, Json> {
 
 const SUCCESS_RATE =
   `Percentage of successful outcomes, 0-100, rounded to 2 decimals: interactions whose outcome is ${list(SUCCESSFUL_OUTCOMES)} ` +
-  '(the patient\'s scheduling request was completed) over interactions that have an outcome, x 100; 0 when there are none.';
+  "(the patient's scheduling request was completed) over interactions that have an outcome, x 100; 0 when there are none.";
 
 // ---------------------------------------------------------------------------------------------
 // Errors (decisions section 1)
@@ -485,7 +522,12 @@ function errorSchemas(): Record<string, Json> {
 }
 
 function errorBody(code: ErrorCode, message: string, details?: unknown): Json {
-  return { success: false, error: details === undefined ? { code, message } : { code, message, details }, request_id: EXAMPLE_REQUEST_ID, timestamp: EXAMPLE_TIMESTAMP };
+  return {
+    success: false,
+    error: details === undefined ? { code, message } : { code, message, details },
+    request_id: EXAMPLE_REQUEST_ID,
+    timestamp: EXAMPLE_TIMESTAMP,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -496,7 +538,7 @@ const RATE_LIMIT_HEADERS = ['Minute', 'Hour', 'Day'].flatMap((window) => [`X-Rat
 function componentHeaders(): Record<string, Json> {
   const headers: Record<string, Json> = {
     'X-Request-Id': {
-      description: 'Identifier of the request, equal to the body\'s `request_id`. A well-formed incoming `X-Request-Id` (8-128 of `A-Za-z0-9._:-`) is reused.',
+      description: "Identifier of the request, equal to the body's `request_id`. A well-formed incoming `X-Request-Id` (8-128 of `A-Za-z0-9._:-`) is reused.",
       required: true,
       schema: { type: 'string' },
     },
@@ -706,7 +748,9 @@ function sharedResponses(): Record<string, Json> {
         `${ERRORS.rateLimited.description} The exhausted window's \`X-RateLimit-Remaining-*\` is 0. Repeated failed authentications from one client IP are limited ` +
         'the same way (then without `X-RateLimit-*` headers).',
       headers: headersOf('X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS),
-      content: jsonContent('RateLimitedError', { rateLimited: { summary: 'Minute window exhausted', value: errorBody('RATE_LIMITED', 'Rate limit exceeded') } }),
+      content: jsonContent('RateLimitedError', {
+        rateLimited: { summary: 'Minute window exhausted', value: errorBody('RATE_LIMITED', 'Rate limit exceeded') },
+      }),
     },
     InternalError: {
       description: ERRORS.internal.description,

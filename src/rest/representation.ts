@@ -2,10 +2,10 @@
 // order, lowercase enum values, and the per-channel field rules of decisions section 3.
 import type {
   RestCampaignFieldsFragment,
-  RestMetricsDailyQuery,
-  RestMetricsSummaryQuery,
   RestClinicFieldsFragment,
   RestInteractionFieldsFragment,
+  RestMetricsDailyQuery,
+  RestMetricsSummaryQuery,
   RestPageInfoFragment,
 } from '../documents/graphql.js';
 import type { PaginationMeta } from './envelope.js';

@@ -147,7 +147,10 @@ export function useDocs(options: DocsOptions = {}): Plugin {
         ...(pathname === DOCS_PATH ? PAGE_SECURITY_HEADERS : { 'X-Content-Type-Options': 'nosniff' }),
       };
       if (pathname === OPENAPI_PATH) headers['Access-Control-Allow-Origin'] = '*';
-      const matches = request.headers.get('if-none-match')?.split(',').some((tag) => tag.trim() === etag);
+      const matches = request.headers
+        .get('if-none-match')
+        ?.split(',')
+        .some((tag) => tag.trim() === etag);
       if (matches) {
         endResponse(new fetchAPI.Response(null, { status: 304, headers }));
         return;

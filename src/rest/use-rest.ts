@@ -6,10 +6,10 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, type GraphQLError, validate } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
-import type { Admitter } from '../limits/admission.js';
 import type { Problems } from '../filters/parameters.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { isRestExecution, REST_EXECUTION } from '../graphql/use-query-limits.js';
+import type { Admitter } from '../limits/admission.js';
 import { failure, success } from './envelope.js';
 import { readQuery } from './query-params.js';
 import { matchRoute, type Route, routes } from './routes.js';
@@ -64,9 +64,7 @@ export function useRest(options: RestOptions): Plugin {
         return;
       }
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        endResponse(
-          failure(request, 405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed; use GET or HEAD` }, { Allow: ALLOW }),
-        );
+        endResponse(failure(request, 405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed; use GET or HEAD` }, { Allow: ALLOW }));
         return;
       }
       try {
@@ -95,7 +93,11 @@ export function useRest(options: RestOptions): Plugin {
       return failure(
         request,
         403,
-        { code: 'INSUFFICIENT_SCOPE', message: `This API key lacks the scope ${route.scope} needed for this endpoint`, details: { required_scope: route.scope } },
+        {
+          code: 'INSUFFICIENT_SCOPE',
+          message: `This API key lacks the scope ${route.scope} needed for this endpoint`,
+          details: { required_scope: route.scope },
+        },
         { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${route.scope}"` },
       );
     }
@@ -130,7 +132,8 @@ export function useRest(options: RestOptions): Plugin {
       return failure(request, status, { code, message: FAILURE_MESSAGES[code] }, retryAfter ? { 'Retry-After': retryAfter } : {});
     }
     const shaped = route.shape(result.data as never);
-    if (!shaped) return failure(request, 404, { code: 'NOT_FOUND', message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });
+    if (!shaped)
+      return failure(request, 404, { code: 'NOT_FOUND', message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });
     return success(request, shaped.data, shaped.meta);
   }
 }

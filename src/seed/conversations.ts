@@ -137,7 +137,9 @@ function outboundReply(c: Conversation, r: Rng, when: string, reason: string): s
         ? r.pick(['YES', 'Yes, confirmed. See you then!', 'Yes, I will be there, thanks.'])
         : r.pick(['Yes, that would be great.', "Sure, let's book it.", "Yes please, I've been meaning to get in touch."]);
     case 'APPOINTMENT_MODIFIED':
-      return reminding ? "I can't make it that day. Could we move it?" : `Actually, I already have an appointment on ${c.oldSlot} - could we move that one instead?`;
+      return reminding
+        ? "I can't make it that day. Could we move it?"
+        : `Actually, I already have an appointment on ${c.oldSlot} - could we move that one instead?`;
     case 'APPOINTMENT_CANCELLED':
       return reminding ? 'I need to cancel it, sorry.' : `Actually, I'd like to cancel the appointment I have on ${c.oldSlot}.`;
     case 'CALLBACK_REQUESTED':
@@ -189,7 +191,9 @@ function resolution(c: Conversation, r: Rng, inbound: boolean, when: string, rea
         return [
           a(`${capitalise(c.aService)} costs ${c.price}. Would you like me to book one for you?`),
           u(`I need to ${reason} first.`),
-          a(`Of course. ${c.channel === 'whatsapp' ? 'Just reply here' : 'Call us or send us a WhatsApp message'} whenever you're ready and I'll find you a time.`),
+          a(
+            `Of course. ${c.channel === 'whatsapp' ? 'Just reply here' : 'Call us or send us a WhatsApp message'} whenever you're ready and I'll find you a time.`,
+          ),
         ];
       return [
         a(`No problem at all. I'll send you our available times by ${c.channel === 'whatsapp' ? 'message' : 'WhatsApp'} so you can decide when you're ready.`),
@@ -248,7 +252,9 @@ export function converse(c: Conversation, r: Rng): ConversationText {
               'The person you are calling is not available. Please leave a message after the tone.',
             ]),
           ),
-          a(`Hello ${c.first}, this is ${c.agent} from ${c.clinic}. ${voicemailReason(c)}. Please call us back on ${c.clinicPhone} or reply to our WhatsApp message. Thank you!`),
+          a(
+            `Hello ${c.first}, this is ${c.agent} from ${c.clinic}. ${voicemailReason(c)}. Please call us back on ${c.clinicPhone} or reply to our WhatsApp message. Thank you!`,
+          ),
         ],
         summary: `The call reached voicemail; a message about ${topic(c)} was left asking the patient to call back.`,
       };

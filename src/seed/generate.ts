@@ -4,10 +4,10 @@
 // and interactions are produced one at a time (bounded memory, however many are asked for).
 import {
   CAMPAIGN_TYPES,
-  CHANNELS,
   type CampaignChannelValue,
   type CampaignStatusValue,
   type CampaignTypeValue,
+  CHANNELS,
   type ChannelValue,
   type DirectionValue,
   directionOfType,
@@ -18,7 +18,7 @@ import {
 } from '../domain/values.js';
 import { type CampaignSettings, campaignCopy, campaignSettings, minutesOf } from './campaigns.js';
 import { type Conversation, converse, type TranscriptEntry } from './conversations.js';
-import { CLINIC_COUNTRY_ORDER, type City, COUNTRIES, COUNTRY_CODES, type Country, SERVICES, SPECIALTIES, type Specialty } from './locales.js';
+import { type City, CLINIC_COUNTRY_ORDER, COUNTRIES, COUNTRY_CODES, type Country, SERVICES, SPECIALTIES, type Specialty } from './locales.js';
 import { cumulative, Rng, recordUuid, type SeedKey, Stream, seedKey } from './random.js';
 import { DAY_MS, formatSlot, fromLocal, HOUR_MS, MINUTE_MS, toLocal, weekdayOf } from './time.js';
 
@@ -194,11 +194,61 @@ const PROFILES = {
   // The voice assistant answers around the clock; most calls still come in office hours.
   voiceInbound: {
     weekdays: [1, 0.95, 0.95, 0.95, 0.85, 0.4, 0.15],
-    hours: hours({ 0: 0.3, 1: 0.2, 2: 0.1, 3: 0.1, 4: 0.1, 5: 0.2, 6: 0.4, 7: 1.2, 8: 4, 9: 7, 10: 8, 11: 7.5, 12: 6, 13: 4.5, 14: 5, 15: 6.5, 16: 6.5, 17: 5.5, 18: 4, 19: 2.5, 20: 1.5, 21: 1, 22: 0.7, 23: 0.5 }),
+    hours: hours({
+      0: 0.3,
+      1: 0.2,
+      2: 0.1,
+      3: 0.1,
+      4: 0.1,
+      5: 0.2,
+      6: 0.4,
+      7: 1.2,
+      8: 4,
+      9: 7,
+      10: 8,
+      11: 7.5,
+      12: 6,
+      13: 4.5,
+      14: 5,
+      15: 6.5,
+      16: 6.5,
+      17: 5.5,
+      18: 4,
+      19: 2.5,
+      20: 1.5,
+      21: 1,
+      22: 0.7,
+      23: 0.5,
+    }),
   },
   whatsappInbound: {
     weekdays: [1, 1, 1, 1, 0.95, 0.6, 0.45],
-    hours: hours({ 0: 0.6, 1: 0.3, 2: 0.1, 3: 0.1, 4: 0.1, 5: 0.2, 6: 0.6, 7: 1.5, 8: 3, 9: 4.5, 10: 5, 11: 5, 12: 5.5, 13: 5.5, 14: 4.5, 15: 4.5, 16: 4.5, 17: 5, 18: 5.5, 19: 6, 20: 6.5, 21: 6, 22: 4, 23: 2 }),
+    hours: hours({
+      0: 0.6,
+      1: 0.3,
+      2: 0.1,
+      3: 0.1,
+      4: 0.1,
+      5: 0.2,
+      6: 0.6,
+      7: 1.5,
+      8: 3,
+      9: 4.5,
+      10: 5,
+      11: 5,
+      12: 5.5,
+      13: 5.5,
+      14: 4.5,
+      15: 4.5,
+      16: 4.5,
+      17: 5,
+      18: 5.5,
+      19: 6,
+      20: 6.5,
+      21: 6,
+      22: 4,
+      23: 2,
+    }),
   },
   office: {
     weekdays: [1, 1, 1, 1, 0.95, 0.2, 0],
@@ -369,7 +419,7 @@ function buildCampaigns(key: SeedKey, clinics: ClinicModel[], windowStart: numbe
         reminderDays: Math.max(1, Math.round((settings.reminder_hours_before ?? 24) / 24)),
       });
       // Busier for longer: a campaign stopped halfway through the period gets half the traffic.
-      weights.push(rng.between(0.6, 1.4) * ((stoppedAt ?? windowEnd) - windowStart) / span);
+      weights.push((rng.between(0.6, 1.4) * ((stoppedAt ?? windowEnd) - windowStart)) / span);
     }
     const choose = (accept: (m: CampaignModel) => boolean): CampaignChoice => {
       const items: CampaignModel[] = [];
@@ -458,7 +508,13 @@ class InteractionFactory {
       campaign = choice.items[rng.weighted(choice.cumulative)]!;
     }
     const profile =
-      type === 'INBOUND' ? (channel === 'voice' ? PROFILES.voiceInbound : PROFILES.whatsappInbound) : type === 'APPOINTMENT_REMINDER' ? PROFILES.reminders : PROFILES.office;
+      type === 'INBOUND'
+        ? channel === 'voice'
+          ? PROFILES.voiceInbound
+          : PROFILES.whatsappInbound
+        : type === 'APPOINTMENT_REMINDER'
+          ? PROFILES.reminders
+          : PROFILES.office;
     const window = type === 'INBOUND' || type === 'APPOINTMENT_REMINDER' ? null : (campaign?.window ?? null);
     const started = sampleStart(rng, clinic.row.timezone, profile, window, this.windowStart, campaign?.stoppedAt ?? this.windowEnd);
     return { clinic, pairIndex, outcome, campaign, started };

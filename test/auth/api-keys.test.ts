@@ -14,8 +14,8 @@ import {
 } from '../../src/auth/api-keys.js';
 import type { Db } from '../../src/db/client.js';
 import { SCOPES } from '../../src/domain/values.js';
-import { createClinic } from '../helpers/factories.js';
 import { sql, testDb } from '../helpers/db.js';
+import { createClinic } from '../helpers/factories.js';
 
 const db = testDb();
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -215,7 +215,15 @@ describe('lookupApiKey', () => {
     const lookup = await lookupApiKey(db, key);
     expect(lookup).toEqual({
       status: 'valid',
-      key: { id: record.id, name: record.name, environment: 'live', scopes: ['metrics:read', 'clinics:read'], tier: 'premium', clinicIds: record.clinicIds, expiresAt },
+      key: {
+        id: record.id,
+        name: record.name,
+        environment: 'live',
+        scopes: ['metrics:read', 'clinics:read'],
+        tier: 'premium',
+        clinicIds: record.clinicIds,
+        expiresAt,
+      },
     });
     expect(lookup.status === 'valid' && lookup.key.expiresAt).toBeInstanceOf(Date);
   });

@@ -1,8 +1,8 @@
 // `keys create | list | revoke` run as an operator runs them: a child process on the test database.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type CliRun, runCli } from '../helpers/cli.js';
 import { hashApiKey, lookupApiKey } from '../../src/auth/api-keys.js';
+import { type CliRun, runCli } from '../helpers/cli.js';
 import { sql, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 
@@ -125,7 +125,13 @@ describe('keys create, list, revoke', () => {
     const found = await lookupApiKey(db, key);
     expect(found.status).toBe('valid');
     if (found.status !== 'valid') return;
-    expect(found.key).toMatchObject({ name: keyName, environment: 'live', tier: 'standard', clinicIds: null, scopes: ['interactions:read', 'metrics:read', 'campaigns:read', 'clinics:read'] });
+    expect(found.key).toMatchObject({
+      name: keyName,
+      environment: 'live',
+      tier: 'standard',
+      clinicIds: null,
+      scopes: ['interactions:read', 'metrics:read', 'campaigns:read', 'clinics:read'],
+    });
 
     const listed = await cli('keys', 'list');
     expect(listed.code, listed.stderr).toBe(0);

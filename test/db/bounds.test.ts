@@ -2,9 +2,11 @@
 // database being unavailable (db/errors.ts): each error below is produced for real, on a real
 // PostgreSQL, through the paths requests take (Prisma model queries, Prisma raw queries,
 // `queryRows`), never built by hand.
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db, createPrismaClient, type DatabaseBounds, queryRows } from '../../src/db/client.js';
+import { createPrismaClient, type DatabaseBounds, type Db } from '../../src/db/client.js';
 import { isDatabaseUnavailable } from '../../src/db/errors.js';
+import { queryRows } from '../../src/db/sql.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { databaseUrl, databaseUrlVia, sql, testDb } from '../helpers/db.js';
 import { createClinic, uniqueId } from '../helpers/factories.js';
@@ -12,7 +14,6 @@ import { createTcpRelay } from '../helpers/server-process.js';
 
 const target = new URL(databaseUrl);
 const BOUNDS: DatabaseBounds = { connectTimeoutMs: 1_000, queryTimeoutMs: 1_000, statementTimeoutMs: 500, readyTimeoutMs: 500 };
-
 
 /** The error `work` fails with (the test fails if it succeeds). */
 async function failure(work: Promise<unknown>): Promise<unknown> {

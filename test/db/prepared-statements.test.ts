@@ -1,15 +1,17 @@
 // The metrics SQL is kept prepared on each connection (src/db/client.ts); Prisma's own queries are not.
+
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPrismaClient, statementNames } from '../../src/db/client.js';
+import { countInteractions } from '../../src/analytics/count.js';
+import { metricsDaily } from '../../src/analytics/daily.js';
+import { metricsOutcomes } from '../../src/analytics/outcomes.js';
+import { metricsSummary } from '../../src/analytics/summary.js';
+import { createPrismaClient } from '../../src/db/client.js';
+import { statementNames } from '../../src/db/sql.js';
 import { pageRows, rowsById } from '../../src/graphql/interaction-rows.js';
-import { countInteractions } from '../../src/metrics/count.js';
-import { metricsDaily } from '../../src/metrics/daily.js';
-import { metricsOutcomes } from '../../src/metrics/outcomes.js';
-import { metricsSummary } from '../../src/metrics/summary.js';
+import { at, insertAll } from '../analytics/fixtures.js';
+import { referenceSummary } from '../analytics/reference.js';
 import { databaseUrl } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
-import { at, insertAll } from '../metrics/fixtures.js';
-import { referenceSummary } from '../metrics/reference.js';
 
 // One connection, so that the statements it prepared can be listed on it.
 const db = createPrismaClient(databaseUrl, 1);
@@ -35,9 +37,19 @@ describe('prepared statements', () => {
     const statements = await db.$queryRaw<Array<{ name: string; statement: string }>>`
       SELECT name, statement FROM pg_prepared_statements ORDER BY name`;
     expect(statements).toHaveLength(5); // a page by id is prepared, a page by LIMIT/OFFSET is not
+    // Named for what they do, the same in every process (a hash of the text), and labelled in the
+    // text itself, which is what pg_stat_statements shows.
+    expect(statements.map((s) => s.name.replace(/_[0-9a-f]{8}$/, '')).sort()).toEqual([
+      'count_interactions',
+      'interactions_by_id',
+      'metrics_daily',
+      'metrics_outcomes',
+      'metrics_summary',
+    ]);
     for (const { name, statement } of statements) {
-      expect(name).toMatch(/^prepared_\d+$/);
-      expect(statement.startsWith('/* prepared */')).toBe(true);
+      expect(name).toMatch(/^[a-z_]+_[0-9a-f]{8}$/);
+      expect(statement.startsWith(`/* prepared ${name.slice(0, -9)} */`)).toBe(true);
+      expect(statementNames()(statement)).toBe(name);
     }
     expect(statements.some((s) => s.statement.includes('string_agg'))).toBe(true); // the daily series
   });
@@ -72,10 +84,15 @@ describe('prepared statements', () => {
 
   it('name at most the given number of distinct texts, and only marked ones', () => {
     const names = statementNames(2);
-    expect(names('/* prepared */ SELECT 1')).toBe('prepared_1');
-    expect(names('/* prepared */ SELECT 2')).toBe('prepared_2');
-    expect(names('/* prepared */ SELECT 1')).toBe('prepared_1');
-    expect(names('/* prepared */ SELECT 3')).toBeUndefined();
+    const one = names('/* prepared count_x */ SELECT 1');
+    expect(one).toMatch(/^count_x_[0-9a-f]{8}$/);
+    const two = names('/* prepared count_x */ SELECT 2');
+    expect(two).toMatch(/^count_x_[0-9a-f]{8}$/);
+    expect(two).not.toBe(one);
+    expect(names('/* prepared count_x */ SELECT 1')).toBe(one);
+    expect(statementNames(2)('/* prepared count_x */ SELECT 1')).toBe(one); // stable across processes
+    expect(names('/* prepared count_x */ SELECT 3')).toBeUndefined();
+    expect(names('/* prepared */ SELECT 1')).toBeUndefined();
     expect(names('SELECT 1')).toBeUndefined();
   });
 });

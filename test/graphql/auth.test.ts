@@ -65,7 +65,7 @@ describe('authentication', () => {
   it('an expired key: 401 API_KEY_EXPIRED', async () => {
     const { key, record } = await createApiKey(db, { name: 'to expire', clinicIds: [clinicId], expiresAt: new Date(Date.now() + 3_600_000) });
     expect((await graphql(app, { key, query: '{ clinics { pageInfo { total } } }' })).status).toBe(200);
-    await sql('UPDATE api_keys SET expires_at = now() - interval \'1 minute\' WHERE id = $1', [record.id]);
+    await sql("UPDATE api_keys SET expires_at = now() - interval '1 minute' WHERE id = $1", [record.id]);
     const response = await graphql(app, { key, query: '{ clinics { pageInfo { total } } }' });
     expectUnauthorized(response, 'API_KEY_EXPIRED', 'API key has expired');
     expect(response.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
@@ -98,7 +98,15 @@ describe('scopes', () => {
     campaignId = (await createCampaign(db, clinicId)).id;
     for (const startedAt of ['2025-05-01T10:00:00.000Z', '2025-05-02T10:00:00.000Z']) {
       interactionIds.unshift(
-        (await createInteraction(db, { clinicId, campaignId, type: 'CAMPAIGN_OUTBOUND', startedAt: new Date(startedAt), transcript: [{ role: 'user', content: 'hi' }] })).id,
+        (
+          await createInteraction(db, {
+            clinicId,
+            campaignId,
+            type: 'CAMPAIGN_OUTBOUND',
+            startedAt: new Date(startedAt),
+            transcript: [{ role: 'user', content: 'hi' }],
+          })
+        ).id,
       );
     }
   });

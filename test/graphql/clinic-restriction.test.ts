@@ -35,7 +35,15 @@ beforeAll(async () => {
   await createCampaign(db, A, { id: ids.campaignA });
   await createCampaign(db, B, { id: ids.campaignB });
   const rows = [
-    { id: ids.callA, clinicId: A, campaignId: ids.campaignA, phoneNumber: phoneA, at: '2025-04-10T10:00:00.000Z', outcome: 'APPOINTMENT_BOOKED', durationSeconds: 100 },
+    {
+      id: ids.callA,
+      clinicId: A,
+      campaignId: ids.campaignA,
+      phoneNumber: phoneA,
+      at: '2025-04-10T10:00:00.000Z',
+      outcome: 'APPOINTMENT_BOOKED',
+      durationSeconds: 100,
+    },
     { id: ids.chatA, clinicId: A, campaignId: null, phoneNumber: phoneA, at: '2025-04-11T10:00:00.000Z', outcome: 'NO_ANSWER', channel: 'whatsapp' as const },
     { id: ids.callB, clinicId: B, campaignId: ids.campaignB, phoneNumber: phoneB, at: '2025-04-10T11:00:00.000Z', outcome: 'OPT_OUT', durationSeconds: 300 },
     { id: ids.chatB, clinicId: B, campaignId: null, phoneNumber: phoneB, at: '2025-04-12T10:00:00.000Z', outcome: 'OPT_OUT', channel: 'whatsapp' as const },
@@ -75,9 +83,13 @@ describe('a key restricted to clinic A', () => {
 
   it('campaigns: only A, with or without clinicId: B', async () => {
     const data = expectNoErrors(
-      await q(keyA, 'query($b: ID) { all: campaigns(limit: 500) { nodes { id } pageInfo { total } } b: campaigns(clinicId: $b) { nodes { id } pageInfo { total totalPages hasMore } } }', {
-        b: B,
-      }),
+      await q(
+        keyA,
+        'query($b: ID) { all: campaigns(limit: 500) { nodes { id } pageInfo { total } } b: campaigns(clinicId: $b) { nodes { id } pageInfo { total totalPages hasMore } } }',
+        {
+          b: B,
+        },
+      ),
     );
     expect(data).toEqual({
       all: { nodes: [{ id: ids.campaignA }], pageInfo: { total: 1 } },
@@ -86,7 +98,9 @@ describe('a key restricted to clinic A', () => {
   });
 
   it('campaign(id of B) is null', async () => {
-    const data = expectNoErrors(await q(keyA, 'query($b: ID!, $a: ID!) { b: campaign(id: $b) { id } a: campaign(id: $a) { id } }', { b: ids.campaignB, a: ids.campaignA }));
+    const data = expectNoErrors(
+      await q(keyA, 'query($b: ID!, $a: ID!) { b: campaign(id: $b) { id } a: campaign(id: $a) { id } }', { b: ids.campaignB, a: ids.campaignA }),
+    );
     expect(data).toEqual({ b: null, a: { id: ids.campaignA } });
   });
 
@@ -117,11 +131,15 @@ describe('a key restricted to clinic A', () => {
 
   it('interaction(id of B) is null', async () => {
     const data = expectNoErrors(
-      await q(keyA, 'query($b1: ID!, $b2: ID!, $a: ID!) { b1: interaction(id: $b1) { id } b2: interaction(id: $b2) { id transcript { content } } a: interaction(id: $a) { id } }', {
-        b1: ids.callB,
-        b2: ids.chatB,
-        a: ids.callA,
-      }),
+      await q(
+        keyA,
+        'query($b1: ID!, $b2: ID!, $a: ID!) { b1: interaction(id: $b1) { id } b2: interaction(id: $b2) { id transcript { content } } a: interaction(id: $a) { id } }',
+        {
+          b1: ids.callB,
+          b2: ids.chatB,
+          a: ids.callA,
+        },
+      ),
     );
     expect(data).toEqual({ b1: null, b2: null, a: { id: ids.callA } });
   });
@@ -164,7 +182,13 @@ describe('a key restricted to clinic A', () => {
         { date: '2025-04-11', total: 0, calls: 0, conversations: 0 },
         { date: '2025-04-12', total: 0, calls: 0, conversations: 0 },
       ],
-      outcomes: { total: 2, outcomes: [{ outcome: 'APPOINTMENT_BOOKED', count: 1 }, { outcome: 'NO_ANSWER', count: 1 }] },
+      outcomes: {
+        total: 2,
+        outcomes: [
+          { outcome: 'APPOINTMENT_BOOKED', count: 1 },
+          { outcome: 'NO_ANSWER', count: 1 },
+        ],
+      },
       outcomesB: { total: 0, outcomes: [] },
     });
   });

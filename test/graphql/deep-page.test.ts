@@ -1,12 +1,14 @@
 // Deep pages found by skipping whole days (src/graphql/deep-page.ts) are the pages OFFSET gives:
 // every offset, filters on each rollup dimension, windows with partial days, ties across midnight.
+
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPrismaClient, queryRows } from '../../src/db/client.js';
+import { createPrismaClient } from '../../src/db/client.js';
+import { and, queryRows } from '../../src/db/sql.js';
 import type { Filters } from '../../src/filters/parameters.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { deepPageIds } from '../../src/graphql/deep-page.js';
 import { interactionConditions } from '../../src/graphql/loaders.js';
-import { and } from '../../src/metrics/sql.js';
+
 import { databaseUrl } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 

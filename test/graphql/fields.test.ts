@@ -406,8 +406,18 @@ describe('relations', () => {
     );
     expect(data.clinic).toEqual({
       interactions: [
-        { id: ids.chat, campaign: { id: ids.reminder, clinic: { id: ids.clinic } }, clinic: { id: ids.clinic }, transcript: CHAT_TRANSCRIPT.map(({ role }) => ({ role })) },
-        { id: ids.call, campaign: { id: ids.recall, clinic: { id: ids.clinic } }, clinic: { id: ids.clinic }, transcript: CALL_TRANSCRIPT.map(({ role }) => ({ role })) },
+        {
+          id: ids.chat,
+          campaign: { id: ids.reminder, clinic: { id: ids.clinic } },
+          clinic: { id: ids.clinic },
+          transcript: CHAT_TRANSCRIPT.map(({ role }) => ({ role })),
+        },
+        {
+          id: ids.call,
+          campaign: { id: ids.recall, clinic: { id: ids.clinic } },
+          clinic: { id: ids.clinic },
+          transcript: CALL_TRANSCRIPT.map(({ role }) => ({ role })),
+        },
         { id: ids.inbound, campaign: null, clinic: { id: ids.clinic }, transcript: null },
       ],
       campaigns: [{ interactions: [{ id: ids.call, transcript: CALL_TRANSCRIPT.map(({ content }) => ({ content })), clinic: { name: CLINIC.name } }] }],

@@ -183,9 +183,10 @@ describe('interactions: filters', () => {
   });
 
   it('filters combine (AND)', async () => {
-    expect(
-      await ids({ channel: 'WHATSAPP', dateFrom: '2025-06-02', outcomes: ['APPOINTMENT_CANCELLED', 'OPT_OUT', 'DECISION_PENDING'] }),
-    ).toEqual([e(5), e(4)]);
+    expect(await ids({ channel: 'WHATSAPP', dateFrom: '2025-06-02', outcomes: ['APPOINTMENT_CANCELLED', 'OPT_OUT', 'DECISION_PENDING'] })).toEqual([
+      e(5),
+      e(4),
+    ]);
     expect(await ids({ search: '+34', channel: 'VOICE', outcomes: ['NO_ANSWER', 'UNREACHABLE'] })).toEqual([e(6), e(2)]);
     expect(await ids({ clinicId: clinicA, type: 'INBOUND', dateTo: '2025-06-02T23:59:59.999Z', search: '+34' }, keyAB)).toEqual([e(5), e(2)]);
     expect(await ids({ clinicId: clinicB, type: 'INBOUND', search: '+34 600' }, keyAB)).toEqual([bRow.id]);
@@ -218,7 +219,14 @@ describe('interactions: paging', () => {
   beforeAll(async () => {
     await createClinic(db, { id: clinic });
     // Six distinct instants for 57 rows: most rows tie on startedAt, so only the id orders them.
-    const instants = ['2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.001Z', '2025-01-02T08:00:00.000Z', '2025-01-03T23:59:59.999Z', '2025-01-05T00:00:00.000Z', '2024-12-31T23:59:59.999Z'];
+    const instants = [
+      '2025-01-01T00:00:00.000Z',
+      '2025-01-01T00:00:00.001Z',
+      '2025-01-02T08:00:00.000Z',
+      '2025-01-03T23:59:59.999Z',
+      '2025-01-05T00:00:00.000Z',
+      '2024-12-31T23:59:59.999Z',
+    ];
     const data = Array.from({ length: count }, (_, i) => {
       // Insertion order differs from both id order and time order.
       const n = (i * 23) % count;
@@ -236,9 +244,7 @@ describe('interactions: paging', () => {
     });
     await db.interaction.createMany({ data });
     for (const row of data) startedAt.set(row.id, row.startedAt.getTime());
-    expected = [...data]
-      .sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime() || byteCompare(b.id, a.id))
-      .map((row) => row.id);
+    expected = [...data].sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime() || byteCompare(b.id, a.id)).map((row) => row.id);
     key = await createKey(db, { clinicIds: [clinic] });
   });
 
@@ -318,7 +324,10 @@ describe('clinics: order and paging', () => {
       await createClinic(db, { name: `Beta ${s}` }),
     ];
     const key = await createKey(db, { clinicIds: made.map((c) => c.id) });
-    const betas = made.filter((c) => c.name.startsWith('Beta')).map((c) => c.id).sort(byteCompare);
+    const betas = made
+      .filter((c) => c.name.startsWith('Beta'))
+      .map((c) => c.id)
+      .sort(byteCompare);
     const order = [made[1]!.id, ...betas, made[2]!.id];
 
     const all = expectNoErrors(await graphql(app, { key, query: '{ clinics { nodes { id name } pageInfo { page limit total totalPages hasMore } } }' }));

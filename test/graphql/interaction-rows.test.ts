@@ -1,11 +1,12 @@
 // The hand-written page of interactions (src/graphql/interaction-rows.ts) must give exactly what
 // Prisma's findMany gives for the same filters, page and selection: same rows, same order, same
 // values (Dates, nulls, transcripts), so that the fields beneath resolve the same either way.
+
 import { describe, expect, it } from 'vitest';
-import { Prisma } from '../../src/generated/prisma/client.js';
-import { queryRows } from '../../src/db/client.js';
+import { queryRows } from '../../src/db/sql.js';
 import type { Filters } from '../../src/filters/parameters.js';
 import { interactionWhere, type VisibleClinics } from '../../src/filters/visibility.js';
+import { Prisma } from '../../src/generated/prisma/client.js';
 import { pageRows, plainSelection, rowsById } from '../../src/graphql/interaction-rows.js';
 import { interactionConditions } from '../../src/graphql/loaders.js';
 import { ORDER_INTERACTIONS } from '../../src/graphql/schema/interaction.js';

@@ -254,7 +254,11 @@ describe('metrics over generated rows', () => {
     expect(next.metricsOutcomes).toEqual(outcomesOf(nextDay));
     // Between the two edges of one instant: the window [e2, e3] of one clinic holds both edges.
     const exact = await metrics({ dateFrom: '2024-03-10T00:00:00.000Z', dateTo: '2024-03-16T23:59:59.999Z', clinicId: a });
-    const inside = within(rows.filter((r) => r.clinicId === a), '2024-03-10T00:00:00.000Z', '2024-03-16T23:59:59.999Z');
+    const inside = within(
+      rows.filter((r) => r.clinicId === a),
+      '2024-03-10T00:00:00.000Z',
+      '2024-03-16T23:59:59.999Z',
+    );
     expect(inside.filter((r) => /_e[23]$/.test(r.id))).toHaveLength(2);
     expect(exact.metricsSummary).toEqual(summaryOf(inside));
   });
@@ -368,7 +372,10 @@ describe('rounding and the definitions, on hand-made rows', () => {
 
   it('half-way values round away from zero (1.125 -> 1.13, 0.625 -> 0.63)', async () => {
     const onlyTimed = expectNoErrors(
-      await graphql(app, { key, query: `{ metricsSummary(dateFrom: "${day}T00:00:00Z", dateTo: "${day}T07:59:59.999Z") { avgDurationSeconds totalDurationSeconds totalCalls } }` }),
+      await graphql(app, {
+        key,
+        query: `{ metricsSummary(dateFrom: "${day}T00:00:00Z", dateTo: "${day}T07:59:59.999Z") { avgDurationSeconds totalDurationSeconds totalCalls } }`,
+      }),
     );
     expect(onlyTimed.metricsSummary).toEqual({ avgDurationSeconds: 1.13, totalDurationSeconds: 9, totalCalls: 8 });
 
@@ -462,9 +469,7 @@ describe('default window: the last 30 days (UTC), today included', () => {
     expect(data.metricsOutcomes.total).toBe(4);
     const dates = utcDates('2024-06-15', '2024-07-15');
     expect(dates).toHaveLength(31);
-    expect(data.metricsDaily).toEqual(
-      dates.map((date) => ({ date, total: ['2024-06-15', '2024-07-01'].includes(date) ? 1 : date === '2024-07-15' ? 2 : 0 })),
-    );
+    expect(data.metricsDaily).toEqual(dates.map((date) => ({ date, total: ['2024-06-15', '2024-07-01'].includes(date) ? 1 : date === '2024-07-15' ? 2 : 0 })));
     // Only one bound given: the other is the default.
     const fromOnly = expectNoErrors(await graphql(fixedApp, { key, query: '{ metricsSummary(dateFrom: "2024-06-01") { totalInteractions } }' }));
     expect(fromOnly.metricsSummary.totalInteractions).toBe(5);

@@ -150,7 +150,11 @@ describe('other fields', () => {
 
   it('nested Clinic.campaigns: limit 0 and 501', async () => {
     for (const limit of [0, 501]) {
-      const response = await graphql(app, { key, query: `query($id: ID!) { clinic(id: $id) { campaigns(limit: ${limit}) { id } } }`, variables: { id: clinicId } });
+      const response = await graphql(app, {
+        key,
+        query: `query($id: ID!) { clinic(id: $id) { campaigns(limit: ${limit}) { id } } }`,
+        variables: { id: clinicId },
+      });
       expectValidationError(response, ['limit']);
       expect(response.body.data).toEqual({ clinic: { campaigns: null } });
     }

@@ -1,7 +1,9 @@
 // A Prisma client on the run's test database, and raw SQL access for assertions.
+
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
-import { createPrismaClient, type Db, SQL_POOL, type SqlPool } from '../../src/db/client.js';
+import { createPrismaClient, type Db } from '../../src/db/client.js';
+import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
 
 export const databaseUrl = inject('databaseUrl');
 

@@ -73,7 +73,10 @@ export async function createInteraction(db: Db, input: InteractionInput) {
  * `count` inbound voice calls of one clinic and campaign, one a minute from 2025-01-01, with ids
  * `<prefix>_0000`, `<prefix>_0001`, ... (a page of known size and order for protection tests).
  */
-export async function createCallPage(db: Db, input: { prefix: string; count: number; clinicId: string; campaignId: string; summary?: string }): Promise<string[]> {
+export async function createCallPage(
+  db: Db,
+  input: { prefix: string; count: number; clinicId: string; campaignId: string; summary?: string },
+): Promise<string[]> {
   const ids = Array.from({ length: input.count }, (_, i) => `${input.prefix}_${String(i).padStart(4, '0')}`);
   await db.interaction.createMany({
     data: ids.map((id, i) => ({

@@ -33,7 +33,10 @@ describe('cli import', () => {
     const clinic = clinicLine();
     const good = voiceLine(clinic.id);
     const clinics = path.relative(projectRoot, writeLines('clinics.ndjson', [clinic]));
-    const interactions = path.relative(projectRoot, writeLines('interactions.ndjson', [good, whatsappLine(clinic.id, { recording_url: 'https://r.example/a.mp3' })]));
+    const interactions = path.relative(
+      projectRoot,
+      writeLines('interactions.ndjson', [good, whatsappLine(clinic.id, { recording_url: 'https://r.example/a.mp3' })]),
+    );
 
     const run = await runCli(['--json', 'import', '--clinics', clinics, '--interactions', interactions], databaseUrl);
 

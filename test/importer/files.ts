@@ -1,11 +1,12 @@
 // Import files for tests: lines in the REST representation with fresh random ids, written to a
 // temporary directory of the test file (removed after its tests).
-import { type CliRun, runCli as runSharedCli } from '../helpers/cli.js';
+
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
+import { type CliRun, runCli as runSharedCli } from '../helpers/cli.js';
 import { uniqueId } from '../helpers/factories.js';
 
 let dir: string | undefined;

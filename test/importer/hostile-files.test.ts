@@ -80,7 +80,9 @@ describe('a __proto__ key in campaign settings', () => {
     expect(Object.hasOwn(restSettings as object, '__proto__')).toBe(true);
     expect(canonical(restSettings)).toBe(canonical(settings));
 
-    const gql = expectNoErrors(await graphql(app, { key, query: 'query($c: ID) { campaigns(clinicId: $c) { nodes { settings } } }', variables: { c: clinic.id } }));
+    const gql = expectNoErrors(
+      await graphql(app, { key, query: 'query($c: ID) { campaigns(clinicId: $c) { nodes { settings } } }', variables: { c: clinic.id } }),
+    );
     expect(canonical(gql.campaigns.nodes[0].settings)).toBe(canonical(settings));
     // Nothing leaked into prototypes on the way.
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

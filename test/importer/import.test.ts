@@ -1,9 +1,10 @@
 // The importer in-process against the run's test database. Every test writes its own files with
 // fresh ids, so the tests run in parallel and need no reset.
-import fs from 'node:fs';
+
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type ImportReport, importFiles, ImportFileError } from '../../src/importer/import.js';
+import { ImportFileError, type ImportReport, importFiles } from '../../src/importer/import.js';
 import type { Progress } from '../../src/importer/progress.js';
 import { databaseUrl, sql, testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction, uniqueId } from '../helpers/factories.js';
@@ -43,7 +44,16 @@ describe('import of valid files', () => {
     const campaign = campaignLine(clinic.id, { settings: { max_attempts: 3, message_template: 'Hi {{name}}', nested: { a: [1, 'b'] } } });
     const call = voiceLine(clinic.id, { campaign_id: campaign.id, type: 'CAMPAIGN_OUTBOUND', direction: 'outbound', started_at: '2024-03-01T09:00:00.457Z' });
     const chat = whatsappLine(clinic.id);
-    const bare = voiceLine(clinic.id, { type: 'CAMPAIGN_CALLBACK', direction: 'outbound', ended_at: null, duration_seconds: null, outcome: null, summary: null, recording_url: null, transcript: undefined });
+    const bare = voiceLine(clinic.id, {
+      type: 'CAMPAIGN_CALLBACK',
+      direction: 'outbound',
+      ended_at: null,
+      duration_seconds: null,
+      outcome: null,
+      summary: null,
+      recording_url: null,
+      transcript: undefined,
+    });
     const files = {
       clinics: writeLines('clinics.ndjson', [clinic]),
       campaigns: writeLines('campaigns.ndjson', ['', campaign, '']),
@@ -112,7 +122,12 @@ describe('import of valid files', () => {
       batchSize: 4,
     });
     expect(written(report).interactions).toBe(25);
-    expect(await count('interactions', lines.map((l) => l.id))).toBe(25);
+    expect(
+      await count(
+        'interactions',
+        lines.map((l) => l.id),
+      ),
+    ).toBe(25);
     const transcripts = await sql<{ n: number }>('SELECT count(*)::int AS n FROM interaction_transcripts WHERE interaction_id = ANY($1)', [
       lines.map((l) => l.id),
     ]);
@@ -262,9 +277,7 @@ describe('invalid lines', () => {
     ]);
     expect(written(report)).toEqual({ clinics: 1, campaigns: 0, interactions: 2 });
     expect(await count('clinics', [clinic.id, broken.id])).toBe(1);
-    expect((await interactionRows([ok[0]!.id, ok[1]!.id, orphan.id])).map((r) => [r.id, r.outcome])).toEqual(
-      ok.map((l) => [l.id, l.outcome]).sort(),
-    );
+    expect((await interactionRows([ok[0]!.id, ok[1]!.id, orphan.id])).map((r) => [r.id, r.outcome])).toEqual(ok.map((l) => [l.id, l.outcome]).sort());
   });
 
   it('are listed up to a limit, the rest counted', async () => {
@@ -297,7 +310,12 @@ describe('the transaction', () => {
     });
     await expect(run).rejects.toThrow(new ImportFileError(`${interactions} changed during the import; nothing was written`));
     expect(await count('clinics', [clinic.id])).toBe(0);
-    expect(await count('interactions', lines.map((l) => l.id))).toBe(0);
+    expect(
+      await count(
+        'interactions',
+        lines.map((l) => l.id),
+      ),
+    ).toBe(0);
   });
 
   it('fails with the file named when a file cannot be read', async () => {

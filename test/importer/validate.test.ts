@@ -35,7 +35,16 @@ describe('a valid line', () => {
   it('may leave out or null the optional interaction fields', () => {
     const minimal = without(voiceLine(clinicId), 'ended_at', 'duration_seconds', 'summary', 'recording_url', 'transcript', 'outcome');
     expect(problems('interactions', minimal)).toEqual([]);
-    const nulls = { ...minimal, ended_at: null, duration_seconds: null, summary: null, recording_url: null, transcript: null, outcome: null, campaign_id: null };
+    const nulls = {
+      ...minimal,
+      ended_at: null,
+      duration_seconds: null,
+      summary: null,
+      recording_url: null,
+      transcript: null,
+      outcome: null,
+      campaign_id: null,
+    };
     expect(problems('interactions', nulls)).toEqual([]);
     expect(problems('interactions', whatsappLine(clinicId, { duration_seconds: null, recording_url: null }))).toEqual([]);
   });
@@ -69,28 +78,25 @@ describe('an invalid line', () => {
   });
 
   it('with a value outside a vocabulary', () => {
-    expect(problems('interactions', voiceLine(clinicId, { channel: 'sms' }))).toEqual([
-      'channel: expected one of voice, whatsapp; got "sms"',
-    ]);
+    expect(problems('interactions', voiceLine(clinicId, { channel: 'sms' }))).toEqual(['channel: expected one of voice, whatsapp; got "sms"']);
     expect(problems('campaigns', campaignLine(clinicId, { status: 'Active', type: 'promo' }))).toEqual([
       'type: expected one of no_show_recovery, reactivation, appointment_reminder, follow_up, recall, custom; got "promo"',
       'status: expected one of active, paused, completed; got "Active"',
     ]);
-    expect(problems('interactions', voiceLine(clinicId, { outcome: 'booked' }))).toEqual([
-      'outcome: must be an UPPERCASE value such as APPOINTMENT_BOOKED',
-    ]);
+    expect(problems('interactions', voiceLine(clinicId, { outcome: 'booked' }))).toEqual(['outcome: must be an UPPERCASE value such as APPOINTMENT_BOOKED']);
   });
 
   it('with an unknown field, at any depth', () => {
     expect(problems('interactions', voiceLine(clinicId, { clinc_id: clinicId }))).toEqual(['clinc_id: unknown field']);
-    const transcript = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', at: 3 }];
+    const transcript = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello', at: 3 },
+    ];
     expect(problems('interactions', voiceLine(clinicId, { transcript }))).toEqual(['transcript[1].at: unknown field']);
   });
 
   it('with a malformed transcript', () => {
-    expect(problems('interactions', voiceLine(clinicId, { transcript: { role: 'user' } }))).toEqual([
-      'transcript: expected an array, got object',
-    ]);
+    expect(problems('interactions', voiceLine(clinicId, { transcript: { role: 'user' } }))).toEqual(['transcript: expected an array, got object']);
     expect(problems('interactions', voiceLine(clinicId, { transcript: [{ role: 'user' }, 'hello'] }))).toEqual([
       'transcript[0].content: required',
       'transcript[1]: expected an object, got string',
@@ -116,9 +122,7 @@ describe('an invalid line', () => {
     expect(problems('interactions', voiceLine(clinicId, { type: 'APPOINTMENT_REMINDER', direction: 'outbound' }))).toEqual([
       'type: APPOINTMENT_REMINDER is not a voice type (voice: INBOUND, FORM_OUTBOUND, CAMPAIGN_OUTBOUND, CAMPAIGN_CALLBACK)',
     ]);
-    expect(problems('interactions', voiceLine(clinicId, { type: 'FORM_OUTBOUND' }))).toEqual([
-      'direction: must be outbound for type FORM_OUTBOUND',
-    ]);
+    expect(problems('interactions', voiceLine(clinicId, { type: 'FORM_OUTBOUND' }))).toEqual(['direction: must be outbound for type FORM_OUTBOUND']);
   });
 
   it('of a WhatsApp conversation with a call duration or recording', () => {
@@ -130,9 +134,7 @@ describe('an invalid line', () => {
 
   it('with a negative or fractional duration, or an end before the start', () => {
     expect(problems('interactions', voiceLine(clinicId, { duration_seconds: -1 }))).toEqual(['duration_seconds: must not be negative']);
-    expect(problems('interactions', voiceLine(clinicId, { duration_seconds: 12.5 }))).toEqual([
-      'duration_seconds: expected an integer, got 12.5',
-    ]);
+    expect(problems('interactions', voiceLine(clinicId, { duration_seconds: 12.5 }))).toEqual(['duration_seconds: expected an integer, got 12.5']);
     expect(problems('interactions', voiceLine(clinicId, { started_at: '2024-03-01T10:00:00+01:00', ended_at: '2024-03-01T08:59:59Z' }))).toEqual([
       'ended_at: must not be before started_at',
     ]);

@@ -115,7 +115,9 @@ describe('depth', () => {
 
   it('a too-deep field refuses the whole operation: a cheap sibling root field does not run either', async () => {
     const app = appOn();
-    const deep = nested(QUERY_LIMITS.depth + 1).replace('query($id: ID!) {', '').replace(/}\s*$/, '');
+    const deep = nested(QUERY_LIMITS.depth + 1)
+      .replace('query($id: ID!) {', '')
+      .replace(/}\s*$/, '');
     const { response, sql } = await measure(app, key, `query($id: ID!) { clinics(limit: 1) { nodes { id } } ${deep} }`, { id: clinicId });
     expect(codesOf(response)).toContain('QUERY_TOO_DEEP');
     expect(response.body.data?.clinics ?? null).toBeNull();
@@ -257,7 +259,8 @@ describe('every field counts: __typename and introspection', () => {
 
   it('a transcript is priced by its turns: pages of transcripts at the cost limit pass, five pages of 500 are QUERY_TOO_COMPLEX; REST pages of 500 still pass', async () => {
     const app = appOn();
-    const pages = (limits: number[]) => `{ ${limits.map((limit, i) => `p${i}: interactions(limit: ${limit}) { nodes { id transcript { role content } } }`).join(' ')} }`;
+    const pages = (limits: number[]) =>
+      `{ ${limits.map((limit, i) => `p${i}: interactions(limit: ${limit}) { nodes { id transcript { role content } } }`).join(' ')} }`;
     // 1 + limit x (1 + (1 + 10 x 2)) each.
     expectNoErrors((await measure(app, key, pages([500, 500, 360]))).response);
     const over = await measure(app, key, pages([500, 500, 500, 500, 500]));
@@ -279,8 +282,12 @@ describe('document size', () => {
   it(`every legitimate document is far under ${MAX_TOKENS} tokens: the REST documents, GraphiQL's introspection, the README's example`, () => {
     const fragments = readFileSync('schema/rest/fragments.graphql', 'utf8');
     const documents = readdirSync('schema/rest').map((file) => `${readFileSync(`schema/rest/${file}`, 'utf8')}\n${fragments}`);
-    documents.push(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }));
-    documents.push('{ metricsSummary { totalInteractions successRate } interactions(limit: 3) { nodes { id channel outcome clinic { name } } pageInfo { total } } }');
+    documents.push(
+      getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }),
+    );
+    documents.push(
+      '{ metricsSummary { totalInteractions successRate } interactions(limit: 3) { nodes { id channel outcome clinic { name } } pageInfo { total } } }',
+    );
     for (const document of documents) expect(tokensOf(document)).toBeLessThan(MAX_TOKENS / 4);
   });
 
@@ -334,7 +341,8 @@ describe('per-field rate limits (FIELD_RATE_LIMITS, per API key)', () => {
 
   const metricsLimit = FIELD_RATE_LIMITS.find((l) => l.field === 'metricsSummary')!;
   const manySummaries = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `m${i}: metricsSummary { totalInteractions }`).join(' ')} }`;
-  const resolved = (response: GraphQLResponse<unknown>) => Object.values((response.body.data ?? {}) as Record<string, unknown>).filter((v) => v !== null).length;
+  const resolved = (response: GraphQLResponse<unknown>) =>
+    Object.values((response.body.data ?? {}) as Record<string, unknown>).filter((v) => v !== null).length;
 
   it('are what the module says: metrics fields 10 per second', () => {
     expect(metricsLimit).toEqual({ type: 'Query', field: 'metricsSummary', max: 10, window: '1s' });

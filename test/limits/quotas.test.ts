@@ -127,7 +127,7 @@ describe('per-key quota: what counts, and the headers', () => {
     expect(quotaOf(admitted)).toEqual(quotaAfter(STANDARD, { minute: 1, hour: 61, day: 61 }));
   });
 
-  it('counts per key: another key, and requests with a bad key, do not move a key\'s counts', async () => {
+  it("counts per key: another key, and requests with a bad key, do not move a key's counts", async () => {
     const a = await clinicAndKey(db, 'standard');
     const b = await clinicAndKey(db, 'standard');
     const app = testApp(db, { now: fakeClock(T0).now });

@@ -162,7 +162,10 @@ describe.skipIf(!redisAvailable)('quotas shared through Redis by two app instanc
       };
       const send = (app: App) =>
         Promise.all(
-          Array.from({ length: 150 }, (_, i): Promise<{ status: number; headers: Headers }> => (i % 2 ? typename(app, key) : restCheap(app, key)).then(cutOnFirst)),
+          Array.from(
+            { length: 150 },
+            (_, i): Promise<{ status: number; headers: Headers }> => (i % 2 ? typename(app, key) : restCheap(app, key)).then(cutOnFirst),
+          ),
         );
       const [ra, rb] = await Promise.all([send(a.app), send(b.app)]);
       expect(cut).toBe(true);

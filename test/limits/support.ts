@@ -2,9 +2,9 @@
 // reading the X-RateLimit-* headers, and cheap counted requests through `app.fetch`.
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
-import { createKey, type GraphQLResponse, graphql } from '../helpers/app.js';
 import type { Db } from '../../src/db/client.js';
 import type { Scope } from '../../src/domain/values.js';
+import { createKey, type GraphQLResponse, graphql } from '../helpers/app.js';
 import { createClinic } from '../helpers/factories.js';
 import { get, type RestResponse } from '../rest/client.js';
 

@@ -23,7 +23,11 @@ describe('createLogger', () => {
     );
     const entry = log.entries()[0]!;
     expect(entry.headers).toEqual({ authorization: '[redacted]', Authorization: '[redacted]' });
-    expect(entry).toMatchObject({ authorization: '[redacted]', req: { headers: { authorization: '[redacted]' } }, upstream: { call: { authorization: '[redacted]' } } });
+    expect(entry).toMatchObject({
+      authorization: '[redacted]',
+      req: { headers: { authorization: '[redacted]' } },
+      upstream: { call: { authorization: '[redacted]' } },
+    });
     expect(log.text()).not.toContain('kkkkkkkk');
   });
 
@@ -42,7 +46,9 @@ describe('createLogger', () => {
     const log = captureLog('info');
     log.logger.debug('hidden');
     log.logger.info('shown');
-    expect(log.entries()).toEqual([expect.objectContaining({ level: 'info', msg: 'shown', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) })]);
+    expect(log.entries()).toEqual([
+      expect.objectContaining({ level: 'info', msg: 'shown', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) }),
+    ]);
   });
 
   it('pretty: one readable line, the stack indented below', () => {

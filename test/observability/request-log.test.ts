@@ -1,12 +1,14 @@
 // Request logs: one line per request with request_id, key_id (only with a valid key), method, the
 // route pattern (never the raw path), status, duration; health at debug; unexpected errors at
 // error level with their stack and the response's request_id; never a key anywhere.
+
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
-import { SQL_POOL, type SqlPool } from '../../src/db/client.js';
+import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
+
 import { graphql, testApp } from '../helpers/app.js';
 import { failingInteractions, testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
@@ -150,7 +152,11 @@ describe('keys never reach the logs', () => {
     expect(output).not.toContain(unknownKey);
     expect(output).not.toContain('svc_');
     const probe = log.entries().find((e) => e.msg === 'probe')!;
-    expect(probe).toMatchObject({ req: { headers: { authorization: '[redacted]' } }, headers: { authorization: '[redacted]' }, nested: { authorization: '[redacted]' } });
+    expect(probe).toMatchObject({
+      req: { headers: { authorization: '[redacted]' } },
+      headers: { authorization: '[redacted]' },
+      nested: { authorization: '[redacted]' },
+    });
   });
 });
 
@@ -179,7 +185,12 @@ describe('unexpected errors', () => {
     const requestId = gql.headers.get('x-request-id');
     const gqlErrors = log.entries().filter((e) => e.level === 'error');
     expect(gqlErrors).toHaveLength(1);
-    expect(gqlErrors[0]).toMatchObject({ request_id: requestId, route: '/graphql', graphql_path: expect.stringMatching(/^interactions/), code: 'INTERNAL_ERROR' });
+    expect(gqlErrors[0]).toMatchObject({
+      request_id: requestId,
+      route: '/graphql',
+      graphql_path: expect.stringMatching(/^interactions/),
+      code: 'INTERNAL_ERROR',
+    });
     expect(gqlErrors[0]!.err!.stack).toContain('boom');
     expect(log.requests()).toEqual([expect.objectContaining({ request_id: requestId, route: '/graphql', operation: 'Failing', status: 200 })]);
 
@@ -208,9 +219,19 @@ describe('unexpected errors', () => {
     // GraphQL: the masked error still names the field that failed; logged again, with this request_id.
     const gql = await graphql(app, { key, query: '{ interactions { nodes { id } pageInfo { total totalPages hasMore } } }' });
     expect(gql.body.errors).toEqual([
-      { message: 'Unexpected error.', locations: [{ line: 1, column: 42 }], path: ['interactions', 'pageInfo', 'total'], extensions: { code: 'INTERNAL_ERROR' } },
+      {
+        message: 'Unexpected error.',
+        locations: [{ line: 1, column: 42 }],
+        path: ['interactions', 'pageInfo', 'total'],
+        extensions: { code: 'INTERNAL_ERROR' },
+      },
     ]);
-    expect(log.entries().filter((e) => e.level === 'error').map((e) => e.request_id)).toEqual([rest.body.request_id, gql.headers.get('x-request-id')]);
+    expect(
+      log
+        .entries()
+        .filter((e) => e.level === 'error')
+        .map((e) => e.request_id),
+    ).toEqual([rest.body.request_id, gql.headers.get('x-request-id')]);
     const metrics = await (await app.fetch('http://localhost/metrics', { headers: { authorization: 'Bearer observability-test-token' } })).text();
     expect(metrics).toMatch(/^api_unexpected_errors_total\{code="INTERNAL_ERROR"\} 2$/m);
   });

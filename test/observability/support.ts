@@ -1,7 +1,7 @@
 // Helpers for the observability tests (not a test file itself): a logger writing into memory,
 // API keys whose id the test knows, a database whose interaction reads fail, and reading one
 // sample out of Prometheus text.
-import { createApiKey, type CreateApiKeyInput } from '../../src/auth/api-keys.js';
+import { type CreateApiKeyInput, createApiKey } from '../../src/auth/api-keys.js';
 import type { Db } from '../../src/db/client.js';
 import { createLogger, type Logger } from '../../src/observability/logger.js';
 
@@ -57,7 +57,6 @@ export async function createKeyWithId(db: Db, input: Partial<CreateApiKeyInput> 
   const { key, record } = await createApiKey(db, { name: 'observability test key', tier: 'unlimited', ...input });
   return { key, id: record.id };
 }
-
 
 /**
  * The value of one sample in Prometheus text format, or undefined when absent. `labels` must list

@@ -10,7 +10,6 @@ import { createTcpRelay, type ServerProcess, startServer } from '../helpers/serv
 
 const target = new URL(databaseUrl);
 
-
 let key: string;
 beforeAll(async () => {
   const db = testDb();

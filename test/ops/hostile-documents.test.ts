@@ -3,9 +3,10 @@
 // tokens, aliases), the largest documents the limits allow keep the event loop free (/health/live
 // answers meanwhile), and an alias `then` is refused with a clear error instead of 500 failures
 // and as many stack traces in the log.
+
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ALIASES, MAX_BODY_BYTES, MAX_TOKENS } from '../../src/graphql/use-document-limits.js';
@@ -31,11 +32,23 @@ beforeAll(async () => {
   clinicId = clinic.id;
   const campaign = await createCampaign(db, clinic.id);
   const prefix = `hd${randomUUID().replaceAll('-', '').slice(0, 10)}`;
-  await createCallPage(db, { prefix, count: 500, clinicId, campaignId: campaign.id, summary: 'A patient called to ask about the opening hours of the clinic.' });
+  await createCallPage(db, {
+    prefix,
+    count: 500,
+    clinicId,
+    campaignId: campaign.id,
+    summary: 'A patient called to ask about the opening hours of the clinic.',
+  });
   // Seeded conversations have about ten turns: about 1.5 KB of transcript each.
-  const turn = (i: number) => ({ role: i % 2 ? 'user' : 'assistant', content: `Turn ${i}: ${'the patient and the assistant talk about an appointment. '.repeat(2)}` });
+  const turn = (i: number) => ({
+    role: i % 2 ? 'user' : 'assistant',
+    content: `Turn ${i}: ${'the patient and the assistant talk about an appointment. '.repeat(2)}`,
+  });
   await db.interactionTranscript.createMany({
-    data: Array.from({ length: 500 }, (_, i) => ({ interactionId: `${prefix}_${String(i).padStart(4, '0')}`, entries: Array.from({ length: 12 }, (_, t) => turn(t)) })),
+    data: Array.from({ length: 500 }, (_, i) => ({
+      interactionId: `${prefix}_${String(i).padStart(4, '0')}`,
+      entries: Array.from({ length: 12 }, (_, t) => turn(t)),
+    })),
   });
   key = await createKey(db, { clinicIds: [clinicId] });
   server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', LOG_FORMAT: 'json', REDIS_URL: '' });
@@ -214,7 +227,8 @@ describe("the issue's attack documents are refused early", () => {
 });
 
 describe('the largest documents the limits allow', () => {
-  const node = 'id clinicId campaignId channel type direction phoneNumber startedAt endedAt durationSeconds outcome summary recordingUrl clinic { id name } campaign { id name }';
+  const node =
+    'id clinicId campaignId channel type direction phoneNumber startedAt endedAt durationSeconds outcome summary recordingUrl clinic { id name } campaign { id name }';
   const WORST_ALLOWED = {
     'introspection (GraphiQL)': getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true }),
     [`introspection with ${MAX_ALIASES} aliases per field`]: `{ __schema { types { fields { ${aliases(MAX_ALIASES)} } } } }`,

@@ -245,7 +245,13 @@ describe('slow clients and connection limits', () => {
   });
 
   it('connections beyond HTTP_MAX_CONNECTIONS are closed at once; a freed slot is used again', async () => {
-    const limited = await startServer({ DATABASE_URL: databaseUrl, HTTP_MAX_CONNECTIONS: '3', HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' });
+    const limited = await startServer({
+      DATABASE_URL: databaseUrl,
+      HTTP_MAX_CONNECTIONS: '3',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000',
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+    });
     const open: net.Socket[] = [];
     try {
       // Three kept-alive connections, each proven accepted by an answer.
@@ -278,7 +284,7 @@ describe('slow clients and connection limits', () => {
 });
 
 describe('failures below the app', () => {
-  it('a plugin hook that throws is a 500 envelope with X-Request-Id (not the adapter\'s text/plain stack), and logged with that id', async () => {
+  it("a plugin hook that throws is a 500 envelope with X-Request-Id (not the adapter's text/plain stack), and logged with that id", async () => {
     const boom: Plugin = {
       onRequest({ url }) {
         if (url.pathname === '/health/boom') throw new Error('boom: secret internals');

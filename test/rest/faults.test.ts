@@ -11,7 +11,6 @@ import { createClinic } from '../helpers/factories.js';
 const unreachable = createPrismaClient('postgresql://postgres:x@127.0.0.1:1/nowhere', 1);
 afterAll(() => unreachable.$disconnect());
 
-
 async function call(app: ReturnType<typeof createApp>, path: string, key: string, init: RequestInit = {}) {
   const response = await app.fetch(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers ?? {}) } });
   const text = await response.text();

@@ -36,13 +36,41 @@ beforeAll(async () => {
 /** Percent-encodes every UTF-8 byte (lone surrogates become U+FFFD, where encodeURIComponent would throw). */
 const percentEncode = (s: string) => [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
 
-const JUNK_NAMES = ['clinicId', 'dateFrom', 'foo', '', 'PAGE', 'Limit', 'page[]', 'limit ', ' page', 'outcomes', 'q', 'ñ', '😀', '%00', '%', 'a%2Fb', '__proto__', 'constructor'];
+const JUNK_NAMES = [
+  'clinicId',
+  'dateFrom',
+  'foo',
+  '',
+  'PAGE',
+  'Limit',
+  'page[]',
+  'limit ',
+  ' page',
+  'outcomes',
+  'q',
+  'ñ',
+  '😀',
+  '%00',
+  '%',
+  'a%2Fb',
+  '__proto__',
+  'constructor',
+];
 
 /** Values that are (or are close to) valid for each parameter. */
 const NEAR_VALID: Record<string, string[]> = {
   page: ['1', '2', '0', '-1', '01', '2147483647', '2147483648', '9007199254740993', '1.5', '1e2', ' 1'],
   limit: ['1', '25', '500', '501', '0', '-25', '1000', '0500'],
-  date_from: ['2026-01-01', '2026-11-01T00:00:00Z', '2026-01-01T10:00:00%2B02:00', '2026-02-30', '9999-12-31', '0001-01-01', '1970-01-01T00:00:00-14:00', '2026-01-01T10:00'],
+  date_from: [
+    '2026-01-01',
+    '2026-11-01T00:00:00Z',
+    '2026-01-01T10:00:00%2B02:00',
+    '2026-02-30',
+    '9999-12-31',
+    '0001-01-01',
+    '1970-01-01T00:00:00-14:00',
+    '2026-01-01T10:00',
+  ],
   date_to: ['2026-12-31', '2026-11-30T23:59:59.999Z', '9999-12-31T23:59:59-14:00', '2025-01-01', '10000-01-01', '2026-13-01'],
   channel: ['voice', 'whatsapp', 'VOICE', 'fax', 'multi'],
   type: ['INBOUND', 'FORM_OUTBOUND', 'CAMPAIGN_OUTBOUND', 'CAMPAIGN_CALLBACK', 'APPOINTMENT_REMINDER', 'inbound', 'OUTBOUND'],
@@ -141,9 +169,9 @@ function chaosQuery(endpoint: Endpoint) {
  */
 function focusedQuery(endpoint: Endpoint) {
   if (endpoint.params.length === 0) return fc.constant('');
-  const valid = fc.subarray([...endpoint.params]).chain((names) =>
-    fc.tuple(...names.map((name) => fc.constantFrom(...VALID[name]!).map((value) => `${name}=${withClinic(value)}`))),
-  );
+  const valid = fc
+    .subarray([...endpoint.params])
+    .chain((names) => fc.tuple(...names.map((name) => fc.constantFrom(...VALID[name]!).map((value) => `${name}=${withClinic(value)}`))));
   const suspicious = fc.option(
     fc.constantFrom(...endpoint.params).chain((name) => suspiciousValueFor(name).map((value) => ({ name, value: withClinic(value) }))),
     { freq: 4 },
@@ -208,27 +236,33 @@ describe.each(ENDPOINTS.map((e) => [e.path, e] as const))('random query strings 
     const ids = endpoint.name === 'interaction' ? detailId : fc.constant('__REAL__');
     // the detail endpoint takes no parameter: mostly none, so that the id reaches the database
     await fc.assert(
-      fc.asyncProperty(endpoint.name === 'interaction' ? fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: queryString(endpoint) }) : queryString(endpoint), ids, async (query, id) => {
-        const path = `${pathOf(endpoint, 'placeholder').replace('placeholder', id === '__REAL__' ? interactionId : id)}${query ? `?${query}` : ''}`;
-        const r = await send(path, `Bearer ${key}`);
-        checkEnvelope(path, r);
-        const where = `${path} -> ${r.status} ${r.text.slice(0, 500)}`;
-        const body = r.body!;
-        if (endpoint.name === 'interaction' && r.status === 404) {
-          if ((body.error as { code: string }).code !== 'NOT_FOUND') throw new Error(`404 code: ${where}`);
-          return;
-        }
-        if (r.status === 200) {
-          if (typeof body.data !== 'object' || body.data === null) throw new Error(`data: ${where}`);
-          if (('meta' in body) !== (endpoint.kind === 'list')) throw new Error(`meta: ${where}`);
-          return;
-        }
-        if (r.status !== 400) throw new Error(`expected 200 or 400: ${where}`);
-        const error = body.error as { code: string; details?: Record<string, unknown> };
-        if (error.code !== 'VALIDATION_ERROR') throw new Error(`400 code: ${where}`);
-        if (!error.details || typeof error.details !== 'object' || Object.keys(error.details).length === 0) throw new Error(`details: ${where}`);
-        for (const message of Object.values(error.details)) if (typeof message !== 'string' || !message) throw new Error(`detail message: ${where}`);
-      }),
+      fc.asyncProperty(
+        endpoint.name === 'interaction'
+          ? fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: queryString(endpoint) })
+          : queryString(endpoint),
+        ids,
+        async (query, id) => {
+          const path = `${pathOf(endpoint, 'placeholder').replace('placeholder', id === '__REAL__' ? interactionId : id)}${query ? `?${query}` : ''}`;
+          const r = await send(path, `Bearer ${key}`);
+          checkEnvelope(path, r);
+          const where = `${path} -> ${r.status} ${r.text.slice(0, 500)}`;
+          const body = r.body!;
+          if (endpoint.name === 'interaction' && r.status === 404) {
+            if ((body.error as { code: string }).code !== 'NOT_FOUND') throw new Error(`404 code: ${where}`);
+            return;
+          }
+          if (r.status === 200) {
+            if (typeof body.data !== 'object' || body.data === null) throw new Error(`data: ${where}`);
+            if ('meta' in body !== (endpoint.kind === 'list')) throw new Error(`meta: ${where}`);
+            return;
+          }
+          if (r.status !== 400) throw new Error(`expected 200 or 400: ${where}`);
+          const error = body.error as { code: string; details?: Record<string, unknown> };
+          if (error.code !== 'VALIDATION_ERROR') throw new Error(`400 code: ${where}`);
+          if (!error.details || typeof error.details !== 'object' || Object.keys(error.details).length === 0) throw new Error(`details: ${where}`);
+          for (const message of Object.values(error.details)) if (typeof message !== 'string' || !message) throw new Error(`detail message: ${where}`);
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
   });

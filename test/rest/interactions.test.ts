@@ -31,9 +31,7 @@ async function insert(inputs: InteractionInput[]): Promise<Row[]> {
 
 /** The decisions' order: started_at descending, then id descending (ids here differ in plain ASCII). */
 function ordered(rows: Row[]): string[] {
-  return [...rows]
-    .sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .map((r) => r.id);
+  return [...rows].sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map((r) => r.id);
 }
 
 /**
@@ -489,7 +487,12 @@ describe('pagination and ordering', () => {
     expect(shallow.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected.slice(975, 1000));
     expect(deep.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected.slice(1000, 1025));
     expect(deep.body.meta).toEqual({ page: 41, limit: 25, total: 1210, total_pages: 49, has_more: true });
-    expect(deep.body.data.interactions[0]).toMatchObject({ channel: 'voice', clinic_id: clinicId, outcome: 'NO_ANSWER', duration_seconds: Number(expected[1000]!.slice(-5)) });
+    expect(deep.body.data.interactions[0]).toMatchObject({
+      channel: 'voice',
+      clinic_id: clinicId,
+      outcome: 'NO_ANSWER',
+      duration_seconds: Number(expected[1000]!.slice(-5)),
+    });
     expect(await idsOf(key, 'page=3&limit=500')).toEqual(expected.slice(1000));
     expect(await idsOf(key, 'page=1211&limit=1')).toEqual([]);
     expect(await idsOf(key, 'page=1210&limit=1')).toEqual(expected.slice(1209));
@@ -540,13 +543,17 @@ describe('pagination and ordering', () => {
     expect(first.body.meta).toEqual({ page: 1, limit: 30, total: 100, total_pages: 4, has_more: true });
     expect(first.body.data.interactions[0]).toMatchObject({ channel: 'voice', clinic_id: clinicId, phone_number: '+34 777 000199', duration_seconds: 199 });
     expect(await idsOf(key, 'search=777%200001&limit=30&page=4')).toEqual(few.slice(90));
-    expectSuccess(await get(app, '/api/v1/interactions?search=777%200001&limit=30&page=5', key), { interactions: [] }, {
-      page: 5,
-      limit: 30,
-      total: 100,
-      total_pages: 4,
-      has_more: false,
-    });
+    expectSuccess(
+      await get(app, '/api/v1/interactions?search=777%200001&limit=30&page=5', key),
+      { interactions: [] },
+      {
+        page: 5,
+        limit: 30,
+        total: 100,
+        total_pages: 4,
+        has_more: false,
+      },
+    );
     // Combined with other filters: only the first minute-ties of the window.
     const windowed = await get(app, '/api/v1/interactions?search=777%200001&date_from=2026-04-01T00:40:00Z&date_to=2026-04-01T00:45:59Z', key);
     expect(windowed.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected(range(120, 137)));
@@ -559,7 +566,11 @@ describe('pagination and ordering', () => {
     expect(many.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(all.slice(25, 50));
     expect(many.body.meta).toEqual({ page: 2, limit: 25, total: matching, total_pages: Math.ceil(matching / 25), has_more: true });
     // Exactly at the bound (clinic rows 6 to MATCHES_PAGE_MAX + 5): still one statement, same answers.
-    const atBound = await get(app, `/api/v1/interactions?search=777&date_to=${encodeURIComponent(new Date(Date.UTC(2026, 3, 1) + minute(matching) * 60_000 + 59_999).toISOString())}&date_from=2026-04-01T00:02:00Z&limit=500&page=20`, key);
+    const atBound = await get(
+      app,
+      `/api/v1/interactions?search=777&date_to=${encodeURIComponent(new Date(Date.UTC(2026, 3, 1) + minute(matching) * 60_000 + 59_999).toISOString())}&date_from=2026-04-01T00:02:00Z&limit=500&page=20`,
+      key,
+    );
     expectStatus(atBound, 200);
     expect(atBound.body.meta.total).toBe(matching - 5);
     expect(atBound.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected(range(6, matching)).slice(9500, 10000));
@@ -588,25 +599,33 @@ describe('pagination and ordering', () => {
     expect(first.body.meta).toEqual({ page: 2, limit: 25, total: 314, total_pages: 13, has_more: true });
     expect(first.body.data.interactions[0]).toMatchObject({ outcome: 'OPT_OUT', clinic_id: clinicId, duration_seconds: Number(optOut[25]!.slice(-5)) });
     expect(await idsOf(key, 'outcome=OPT_OUT&limit=25&page=13')).toEqual(optOut.slice(300));
-    expectSuccess(await get(app, '/api/v1/interactions?outcome=OPT_OUT&limit=25&page=14', key), { interactions: [] }, {
-      page: 14,
-      limit: 25,
-      total: 314,
-      total_pages: 13,
-      has_more: false,
-    });
+    expectSuccess(
+      await get(app, '/api/v1/interactions?outcome=OPT_OUT&limit=25&page=14', key),
+      { interactions: [] },
+      {
+        page: 14,
+        limit: 25,
+        total: 314,
+        total_pages: 13,
+        has_more: false,
+      },
+    );
     // With a window: minutes 1000 to 2000 (ids 3000 to 6002).
     const windowed = await get(app, '/api/v1/interactions?outcome=OPT_OUT&date_from=2026-04-01T16:40:00Z&date_to=2026-04-02T09:20:59Z&limit=100', key);
     expect(windowed.body.data.interactions.map((i: { id: string }) => i.id)).toEqual(expected(range(3000, 6002).filter(isOptOut)));
     expect(windowed.body.meta.total).toBe(93);
     // None: no WhatsApp conversation, no outbound call.
-    expectSuccess(await get(app, '/api/v1/interactions?channel=whatsapp', key), { interactions: [] }, {
-      page: 1,
-      limit: 25,
-      total: 0,
-      total_pages: 0,
-      has_more: false,
-    });
+    expectSuccess(
+      await get(app, '/api/v1/interactions?channel=whatsapp', key),
+      { interactions: [] },
+      {
+        page: 1,
+        limit: 25,
+        total: 0,
+        total_pages: 0,
+        has_more: false,
+      },
+    );
     expect((await get(app, '/api/v1/interactions?type=CAMPAIGN_OUTBOUND&outcome=NO_ANSWER', key)).body.meta.total).toBe(0);
     // Many: every row is an inbound call.
     const all = expected(range(1, count));
@@ -648,7 +667,11 @@ describe('pagination and ordering', () => {
   it('a total of 0 gives total_pages 0 and has_more false, on page 1 and beyond', async () => {
     const { key } = await scenario();
     expectSuccess(await get(app, '/api/v1/interactions', key), { interactions: [] }, { page: 1, limit: 25, total: 0, total_pages: 0, has_more: false });
-    expectSuccess(await get(app, '/api/v1/interactions?page=2&limit=10', key), { interactions: [] }, { page: 2, limit: 10, total: 0, total_pages: 0, has_more: false });
+    expectSuccess(
+      await get(app, '/api/v1/interactions?page=2&limit=10', key),
+      { interactions: [] },
+      { page: 2, limit: 10, total: 0, total_pages: 0, has_more: false },
+    );
   });
 
   it('the default page size is 25: 30 interactions give two pages of 25 and 5', async () => {

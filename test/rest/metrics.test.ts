@@ -234,11 +234,51 @@ describe('hand-computed values over 2026-02-01..2026-02-05 for one clinic', () =
     const response = await get(app, `/api/v1/metrics/daily?date_from=2026-02-01&date_to=2026-02-05&clinic_id=${A}`, key);
     expectSuccess(response, {
       daily: [
-        { date: '2026-02-01', total: 3, calls: 2, conversations: 1, inbound: 1, outbound: 2, appointments_scheduled: 1, success_rate: 66.67, avg_duration_seconds: 15 },
-        { date: '2026-02-02', total: 2, calls: 2, conversations: 0, inbound: 0, outbound: 2, appointments_scheduled: 0, success_rate: 0, avg_duration_seconds: 25 },
+        {
+          date: '2026-02-01',
+          total: 3,
+          calls: 2,
+          conversations: 1,
+          inbound: 1,
+          outbound: 2,
+          appointments_scheduled: 1,
+          success_rate: 66.67,
+          avg_duration_seconds: 15,
+        },
+        {
+          date: '2026-02-02',
+          total: 2,
+          calls: 2,
+          conversations: 0,
+          inbound: 0,
+          outbound: 2,
+          appointments_scheduled: 0,
+          success_rate: 0,
+          avg_duration_seconds: 25,
+        },
         { date: '2026-02-03', ...ZERO_DAY },
-        { date: '2026-02-04', total: 3, calls: 0, conversations: 3, inbound: 2, outbound: 1, appointments_scheduled: 0, success_rate: 33.33, avg_duration_seconds: 0 },
-        { date: '2026-02-05', total: 2, calls: 1, conversations: 1, inbound: 2, outbound: 0, appointments_scheduled: 1, success_rate: 50, avg_duration_seconds: 0 },
+        {
+          date: '2026-02-04',
+          total: 3,
+          calls: 0,
+          conversations: 3,
+          inbound: 2,
+          outbound: 1,
+          appointments_scheduled: 0,
+          success_rate: 33.33,
+          avg_duration_seconds: 0,
+        },
+        {
+          date: '2026-02-05',
+          total: 2,
+          calls: 1,
+          conversations: 1,
+          inbound: 2,
+          outbound: 0,
+          appointments_scheduled: 1,
+          success_rate: 50,
+          avg_duration_seconds: 0,
+        },
       ],
     });
     expect(Object.keys(response.body.data)).toEqual(['daily']);
@@ -402,7 +442,17 @@ describe('zeros and empties', () => {
     expect(daily[2556]!.date).toBe('2026-12-31');
     for (let i = 1; i < daily.length; i++) expect(Date.parse(daily[i]!.date) - Date.parse(daily[i - 1]!.date)).toBe(DAY_MS);
     expect(daily.filter((d) => d.total > 0)).toEqual([
-      { date: '2024-02-29', total: 1, calls: 1, conversations: 0, inbound: 1, outbound: 0, appointments_scheduled: 1, success_rate: 100, avg_duration_seconds: 61 },
+      {
+        date: '2024-02-29',
+        total: 1,
+        calls: 1,
+        conversations: 0,
+        inbound: 1,
+        outbound: 0,
+        appointments_scheduled: 1,
+        success_rate: 100,
+        avg_duration_seconds: 61,
+      },
     ]);
   });
 });

@@ -197,7 +197,17 @@ describe('OpenAPI document', () => {
 
   it('summarises auth, scopes, limits, errors and success_rate', () => {
     const text: string = doc.info.description;
-    for (const needle of ['svc_live_', 'svc_test_', ...SCOPES, 'X-RateLimit-Remaining', 'Retry-After', 'Unlimited', 'success_rate', 'APPOINTMENT_CANCELLED', 'INSUFFICIENT_SCOPE']) {
+    for (const needle of [
+      'svc_live_',
+      'svc_test_',
+      ...SCOPES,
+      'X-RateLimit-Remaining',
+      'Retry-After',
+      'Unlimited',
+      'success_rate',
+      'APPOINTMENT_CANCELLED',
+      'INSUFFICIENT_SCOPE',
+    ]) {
       expect(text).toContain(needle);
     }
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -232,7 +242,12 @@ describe('served responses match the document', () => {
     clinicA = a.id;
     clinicB = b.id;
     const recall = await createCampaign(db, clinicA, { type: 'recall', settings: { max_attempts: 3, call_window_start: '09:00', call_window_end: '19:00' } });
-    await createCampaign(db, clinicB, { type: 'appointment_reminder', channel: 'whatsapp', status: 'paused', settings: { reminder_hours_before: 24, allow_cancel: true } });
+    await createCampaign(db, clinicB, {
+      type: 'appointment_reminder',
+      channel: 'whatsapp',
+      status: 'paused',
+      settings: { reminder_hours_before: 24, allow_cancel: true },
+    });
     await createCampaign(db, clinicB, { type: 'custom', channel: 'multi', status: 'completed', settings: {} });
     const transcript = [
       { role: 'assistant', content: 'Hello, this is the clinic.' },
@@ -253,9 +268,24 @@ describe('served responses match the document', () => {
         summary: null,
       }),
       createInteraction(db, { clinicId: clinicA, channel: 'voice', type: 'FORM_OUTBOUND', startedAt: day(3), outcome: null }),
-      createInteraction(db, { clinicId: clinicB, channel: 'whatsapp', type: 'APPOINTMENT_REMINDER', startedAt: day(1), outcome: 'APPOINTMENT_MODIFIED', transcript }),
+      createInteraction(db, {
+        clinicId: clinicB,
+        channel: 'whatsapp',
+        type: 'APPOINTMENT_REMINDER',
+        startedAt: day(1),
+        outcome: 'APPOINTMENT_MODIFIED',
+        transcript,
+      }),
       createInteraction(db, { clinicId: clinicB, channel: 'whatsapp', type: 'INBOUND', startedAt: day(4), outcome: 'UNREACHABLE' }),
-      createInteraction(db, { clinicId: clinicB, channel: 'whatsapp', type: 'CAMPAIGN_OUTBOUND', startedAt: day(2), outcome: 'OPT_OUT', summary: null, transcript: [] }),
+      createInteraction(db, {
+        clinicId: clinicB,
+        channel: 'whatsapp',
+        type: 'CAMPAIGN_OUTBOUND',
+        startedAt: day(2),
+        outcome: 'OPT_OUT',
+        summary: null,
+        transcript: [],
+      }),
     ]);
     interactionIds.push(...made.map((i) => i.id));
     hiddenInteraction = (await createInteraction(db, { clinicId: hidden.id, startedAt: day(1) })).id;

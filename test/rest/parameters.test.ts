@@ -1,10 +1,10 @@
 // Query parameters of every endpoint (decisions section 2): each one valid and invalid, several bad
 // ones at once (details names every one), unknown and repeated parameters, and defaults.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../src/rest/routes.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
-import { routes } from '../../src/rest/routes.js';
 import { ENDPOINTS, expectStatus, expectValidationError, get, metaOf, pathOf, UNKNOWN_CLINIC } from './client.js';
 
 const db = testDb();
@@ -148,7 +148,17 @@ const OUTCOME_INVALID: Array<[string, string[]]> = [
   ['outcome=APPOINTMENT_BOOKED%20', ['outcome']],
   ['outcome=APPOINTMENT_BOOKED;NO_ANSWER', ['outcome']],
 ];
-const SEARCH_VALID = ['search=600', 'search=%2B34', 'search=+34', 'search=%25', 'search=_', 'search=%5C', `search=${'9'.repeat(64)}`, 'search=%F0%9F%98%80', 'search=abc'];
+const SEARCH_VALID = [
+  'search=600',
+  'search=%2B34',
+  'search=+34',
+  'search=%25',
+  'search=_',
+  'search=%5C',
+  `search=${'9'.repeat(64)}`,
+  'search=%F0%9F%98%80',
+  'search=abc',
+];
 const SEARCH_INVALID: Array<[string, string[]]> = [
   ['search=', ['search']],
   [`search=${'9'.repeat(65)}`, ['search']],

@@ -1,9 +1,8 @@
 // `seed` run as an operator runs it: a child process on the test database.
 import { describe, expect, it } from 'vitest';
-import { type CliRun, runCli } from '../helpers/cli.js';
 import { generateDemoData } from '../../src/seed/generate.js';
+import { type CliRun, runCli } from '../helpers/cli.js';
 import { sql } from '../helpers/db.js';
-
 
 const cli = (...args: string[]) => runCli(args);
 
@@ -39,7 +38,9 @@ describe('npm run cli -- seed', () => {
     const clinics = await sql<{ id: string }>('SELECT id FROM clinics WHERE id = ANY($1::uuid[])', [clinicIds]);
     expect(clinics).toHaveLength(2);
     expect(await interactionsOf(clinicIds)).toBe(500);
-    const [range] = await sql<{ min: Date; max: Date }>('SELECT min(started_at), max(ended_at) AS max FROM interactions WHERE clinic_id = ANY($1::uuid[])', [clinicIds]);
+    const [range] = await sql<{ min: Date; max: Date }>('SELECT min(started_at), max(ended_at) AS max FROM interactions WHERE clinic_id = ANY($1::uuid[])', [
+      clinicIds,
+    ]);
     expect(range!.min.getTime()).toBeGreaterThanOrEqual(endDate.getTime() - 10 * 86_400_000);
     expect(range!.max.getTime()).toBeLessThanOrEqual(endDate.getTime());
   });
@@ -48,7 +49,20 @@ describe('npm run cli -- seed', () => {
     const run = await cli('seed', '--clinics', '1', '--interactions', '50', '--days', '3', '--seed', '918273', '--end-date', '2026-01-10T00:00:00Z');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Seeded 1 clinics, 5 campaigns and 50 interactions \(seed 918273, 3 days ending 2026-01-10T00:00:00.000Z\)/);
-    const again = await cli('--json', 'seed', '--clinics', '1', '--interactions', '50', '--days', '3', '--seed', '918273', '--end-date', '2026-01-10T00:00:00Z');
+    const again = await cli(
+      '--json',
+      'seed',
+      '--clinics',
+      '1',
+      '--interactions',
+      '50',
+      '--days',
+      '3',
+      '--seed',
+      '918273',
+      '--end-date',
+      '2026-01-10T00:00:00Z',
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(json(again)).toMatchObject({ seed: 918273, end_date: '2026-01-10T00:00:00.000Z', interactions: 50 });
     const clinicIds = generateDemoData({ clinics: 1, interactions: 50, seed: 918273 }).clinics.map((c) => c.id);

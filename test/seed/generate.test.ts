@@ -16,8 +16,8 @@ import {
   resolveSeedOptions,
   type SeedCampaign,
   type SeedInteraction,
-  type SeedOptions,
   SeedOptionError,
+  type SeedOptions,
 } from '../../src/seed/generate.js';
 
 const END = new Date('2026-03-15T18:30:00.000Z');
@@ -236,7 +236,12 @@ describe('the mixes (8 clinics, 8,000 interactions over 60 days)', () => {
 
   it('starts most interactions in working hours, local to the clinic, and few on Sundays', () => {
     const local = (i: SeedInteraction) => {
-      const parts = new Intl.DateTimeFormat('en-US', { timeZone: clinics.get(i.clinicId)!.timezone, hourCycle: 'h23', hour: 'numeric', weekday: 'short' }).formatToParts(i.startedAt);
+      const parts = new Intl.DateTimeFormat('en-US', {
+        timeZone: clinics.get(i.clinicId)!.timezone,
+        hourCycle: 'h23',
+        hour: 'numeric',
+        weekday: 'short',
+      }).formatToParts(i.startedAt);
       return { hour: Number(parts.find((p) => p.type === 'hour')!.value), weekday: parts.find((p) => p.type === 'weekday')!.value };
     };
     const times = data.interactions.map(local);
@@ -246,7 +251,12 @@ describe('the mixes (8 clinics, 8,000 interactions over 60 days)', () => {
     // Calls placed by a campaign stay within its calling hours.
     for (const i of data.interactions.filter((x) => x.channel === 'voice' && x.campaignId)) {
       const s = campaigns.get(i.campaignId!)!.settings;
-      const parts = new Intl.DateTimeFormat('en-US', { timeZone: clinics.get(i.clinicId)!.timezone, hourCycle: 'h23', hour: '2-digit', minute: '2-digit' }).format(i.startedAt);
+      const parts = new Intl.DateTimeFormat('en-US', {
+        timeZone: clinics.get(i.clinicId)!.timezone,
+        hourCycle: 'h23',
+        hour: '2-digit',
+        minute: '2-digit',
+      }).format(i.startedAt);
       if (i.endedAt.getTime() < END.getTime()) {
         expect(parts >= s.call_window_start!).toBe(true);
         expect(parts <= s.call_window_end!).toBe(true);

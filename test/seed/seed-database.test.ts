@@ -112,7 +112,9 @@ describe('seedDemoData', () => {
     const later = new Date(END.getTime() + 30 * 86_400_000);
     await seedDemoData(databaseUrl, { ...options, endDate: later });
     expect(await countsFor(clinicIds)).toEqual({ clinics: 1, campaigns: 5, interactions: 300, transcripts: 300 });
-    const [range] = await sql<{ min: Date; max: Date }>('SELECT min(started_at), max(ended_at) AS max FROM interactions WHERE clinic_id = ANY($1::uuid[])', [clinicIds]);
+    const [range] = await sql<{ min: Date; max: Date }>('SELECT min(started_at), max(ended_at) AS max FROM interactions WHERE clinic_id = ANY($1::uuid[])', [
+      clinicIds,
+    ]);
     expect(range!.min.getTime()).toBeGreaterThanOrEqual(later.getTime() - 7 * 86_400_000);
     expect(range!.max.getTime()).toBeLessThanOrEqual(later.getTime());
   });

@@ -8,7 +8,7 @@ import { CampaignChannelEnum, CampaignStatusEnum, CampaignTypeEnum } from './enu
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
 import { ORDER_CAMPAIGNS } from './order.js';
-import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
+import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 export const Campaign = builder.prismaObject('Campaign', {
   description: 'An outreach campaign of a clinic.',
@@ -91,8 +91,6 @@ builder.queryFields((t) => ({
     authScopes: { 'campaigns:read': true },
     args: { id: t.arg.id({ required: true, description: 'The campaign id.' }) },
     resolve: (query, _root, args, { db, visibleClinics }) =>
-      hasControlCharacter(String(args.id))
-        ? null
-        : db.campaign.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
+      hasControlCharacter(String(args.id)) ? null : db.campaign.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
   }),
 }));

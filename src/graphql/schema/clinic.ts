@@ -7,8 +7,8 @@ import { Campaign } from './campaign.js';
 import { CampaignStatusEnum } from './enums.js';
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
-import { checkedPaging, COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
 import { ORDER_CAMPAIGNS } from './order.js';
+import { COST_COUNTED_BY_PARENT, checkedPaging, costByLimit, lazy, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 export const Clinic = builder.prismaObject('Clinic', {
   description: 'A clinic whose patients are contacted.',

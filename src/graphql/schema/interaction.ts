@@ -1,8 +1,9 @@
 // Interactions: calls and WhatsApp conversations, their root fields and filters.
+
+import { countInteractions } from '../../analytics/count.js';
 import { checkFilters, checkPaging, type Filters, GRAPHQL_NAMES, hasControlCharacter, type Paging } from '../../filters/parameters.js';
 import { clinicCondition, interactionWhere, type VisibleClinics } from '../../filters/visibility.js';
 import type { Prisma } from '../../generated/prisma/client.js';
-import { countInteractions } from '../../metrics/count.js';
 import { builder } from '../builder.js';
 import { DAY_SKIPPING_FROM, deepPageIds } from '../deep-page.js';
 import { checked } from '../errors.js';
@@ -10,7 +11,7 @@ import { type InteractionRow, pageRows, plainSelection, rowsById } from '../inte
 import { interactionConditions } from '../loaders.js';
 import { type MatchesPage, matchesPage } from '../matches-page.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
-import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, PAGING_NAMES, pagingArgs } from './paging.js';
+import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 /**
  * A transcript is read whole with its interaction, but its response holds every turn (about ten):
@@ -206,9 +207,6 @@ builder.queryFields((t) => ({
     authScopes: { 'interactions:read': true },
     args: { id: t.arg.id({ required: true, description: 'The interaction id.' }) },
     resolve: (query, _root, args, { db, visibleClinics }) =>
-      hasControlCharacter(String(args.id))
-        ? null
-        : db.interaction.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
+      hasControlCharacter(String(args.id)) ? null : db.interaction.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
   }),
 }));
-

@@ -1,6 +1,5 @@
 // Aggregated metrics (decisions section 4), computed by PostgreSQL in src/metrics.
-import { checkMetricsFilter, MAX_DAILY_DAYS } from '../../filters/metrics-window.js';
-import { GRAPHQL_NAMES } from '../../filters/parameters.js';
+
 import {
   type DailyMetric,
   type MetricsFilter,
@@ -9,8 +8,10 @@ import {
   metricsSummary,
   type OutcomeBreakdown,
   type SummaryMetrics,
-} from '../../metrics/index.js';
+} from '../../analytics/index.js';
 import { SUCCESSFUL_OUTCOMES } from '../../domain/values.js';
+import { checkMetricsFilter, MAX_DAILY_DAYS } from '../../filters/metrics-window.js';
+import { GRAPHQL_NAMES } from '../../filters/parameters.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';

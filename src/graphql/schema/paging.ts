@@ -1,6 +1,7 @@
 // Paging arguments and the PageInfo type shared by every list (the REST `meta`).
-import { checkPaging, type Paging } from '../../filters/parameters.js';
+
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/values.js';
+import { checkPaging, type Paging } from '../../filters/parameters.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
 

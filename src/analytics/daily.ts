@@ -1,5 +1,7 @@
 // Daily metrics: one entry per UTC date of the window, zero-filled, ascending, in one query.
-import { type Db, prepared, queryRows } from '../db/client.js';
+
+import type { Db } from '../db/client.js';
+import { prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
 import { countedTotals, everyInteractionByDay } from './sql.js';
@@ -43,7 +45,7 @@ function perDay(filter: MetricsFilter): Prisma.Sql {
 }
 
 export async function metricsDaily(db: Db, filter: MetricsFilter): Promise<DailyMetric[]> {
-  const [row] = await queryRows<{ days: string }>(db, prepared(dailyQuery(filter)));
+  const [row] = await queryRows<{ days: string }>(db, prepared('metrics_daily', dailyQuery(filter)));
   if (!row) throw new Error('metrics daily: the aggregate query returned no row');
   const values: unknown = JSON.parse(row.days);
   if (!isNumbers(values) || values.length % STRIDE !== 0) throw new Error('metrics daily: unexpected answer from the query');

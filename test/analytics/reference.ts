@@ -1,9 +1,9 @@
 // An independent JavaScript reference of decisions.md section 4, over the fixture rows a test created.
 // Rounding is exact (BigInt arithmetic, half away from zero), never binary floating point.
-import type { DailyMetric } from '../../src/metrics/daily.js';
-import type { MetricsFilter } from '../../src/metrics/filter.js';
-import type { OutcomeBreakdown } from '../../src/metrics/outcomes.js';
-import type { SummaryMetrics } from '../../src/metrics/summary.js';
+import type { DailyMetric } from '../../src/analytics/daily.js';
+import type { MetricsFilter } from '../../src/analytics/filter.js';
+import type { OutcomeBreakdown } from '../../src/analytics/outcomes.js';
+import type { SummaryMetrics } from '../../src/analytics/summary.js';
 
 /** The columns of an interaction the metrics read (what the factory returns). */
 export interface Fixture {

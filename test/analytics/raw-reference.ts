@@ -1,20 +1,18 @@
 // The metrics as they were computed before the daily rollup: one aggregate query over the raw
 // `interactions` table only. Kept here as a reference that the rollup-based queries (src/metrics)
 // must equal, row for row, for any data, window and filter.
+
+import type { DailyMetric } from '../../src/analytics/daily.js';
+import type { MetricsFilter } from '../../src/analytics/filter.js';
+import type { OutcomeBreakdown } from '../../src/analytics/outcomes.js';
+import type { SummaryMetrics } from '../../src/analytics/summary.js';
 import type { Db } from '../../src/db/client.js';
+import { instant, num } from '../../src/db/sql.js';
 import { outcomeLabel, SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../../src/domain/values.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
-import type { DailyMetric } from '../../src/metrics/daily.js';
-import type { MetricsFilter } from '../../src/metrics/filter.js';
-import type { OutcomeBreakdown } from '../../src/metrics/outcomes.js';
-import { instant, num } from '../../src/metrics/sql.js';
-import type { SummaryMetrics } from '../../src/metrics/summary.js';
 
 function rawWhere(filter: MetricsFilter): Prisma.Sql {
-  const conditions: Prisma.Sql[] = [
-    Prisma.sql`started_at >= ${instant(filter.from, 'from')}`,
-    Prisma.sql`started_at <= ${instant(filter.to, 'to')}`,
-  ];
+  const conditions: Prisma.Sql[] = [Prisma.sql`started_at >= ${instant(filter.from, 'from')}`, Prisma.sql`started_at <= ${instant(filter.to, 'to')}`];
   if (filter.clinicIds !== undefined) {
     conditions.push(filter.clinicIds.length === 0 ? Prisma.sql`FALSE` : Prisma.sql`clinic_id = ANY(${[...filter.clinicIds]}::uuid[])`);
   }

@@ -6,14 +6,22 @@
 // Each run creates its own clinics and reads only them (clinic 2 is never selected by the metrics).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CHANNELS, type ChannelValue, directionOfType, INTERACTION_TYPES, type InteractionTypeValue, OUTCOMES, TYPES_BY_CHANNEL } from '../../src/domain/values.js';
+import { countInteractions } from '../../src/analytics/count.js';
+import { metricsDaily } from '../../src/analytics/daily.js';
+import type { MetricsFilter } from '../../src/analytics/filter.js';
+import { metricsOutcomes } from '../../src/analytics/outcomes.js';
+import { metricsSummary } from '../../src/analytics/summary.js';
+import {
+  CHANNELS,
+  type ChannelValue,
+  directionOfType,
+  INTERACTION_TYPES,
+  type InteractionTypeValue,
+  OUTCOMES,
+  TYPES_BY_CHANNEL,
+} from '../../src/domain/values.js';
 import type { Filters } from '../../src/filters/parameters.js';
 import { interactionWhere, type VisibleClinics } from '../../src/filters/visibility.js';
-import { countInteractions } from '../../src/metrics/count.js';
-import { metricsDaily } from '../../src/metrics/daily.js';
-import type { MetricsFilter } from '../../src/metrics/filter.js';
-import { metricsOutcomes } from '../../src/metrics/outcomes.js';
-import { metricsSummary } from '../../src/metrics/summary.js';
 import { testDb } from '../helpers/db.js';
 import { rawDaily, rawOutcomes, rawSummary } from './raw-reference.js';
 import { type Fixture, referenceDaily, referenceOutcomes, referenceSummary } from './reference.js';
@@ -27,9 +35,7 @@ const BASE = Date.UTC(2025, 10, 1); // 2025-11-01T00:00:00.000Z
 
 /** Instants around a few UTC days and months, biased towards the milliseconds at day and month boundaries. */
 const instantArb = fc.oneof(
-  fc
-    .record({ day: fc.integer({ min: -1, max: 5 }), ms: fc.constantFrom(0, 1, DAY - 1, DAY - 2, DAY / 2) })
-    .map(({ day, ms }) => BASE + day * DAY + ms),
+  fc.record({ day: fc.integer({ min: -1, max: 5 }), ms: fc.constantFrom(0, 1, DAY - 1, DAY - 2, DAY / 2) }).map(({ day, ms }) => BASE + day * DAY + ms),
   fc.integer({ min: BASE - DAY, max: BASE + 6 * DAY - 1 }),
   // Months around BASE, and their boundaries: windows then hold whole months (the monthly levels).
   fc

@@ -5,11 +5,13 @@
 // and only the partial days at the window's edges are counted raw, in one statement. An undated
 // list sums the monthly level: a few hundred rows at any table size. `search` (a substring of the
 // phone number) is not in the rollups: then the raw table is counted, as the list itself reads it.
-import { type Db, prepared, queryRows } from '../db/client.js';
+
+import type { Db } from '../db/client.js';
+import { num, prepared, queryRows } from '../db/sql.js';
 import type { Filters } from '../filters/parameters.js';
 import { clinicScope, interactionWhere, type VisibleClinics } from '../filters/visibility.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { countedOutcomes, countedTotals, num } from './sql.js';
+import { countedOutcomes, countedTotals } from './sql.js';
 
 /**
  * The interactions matching `filters` that the key may see, as COUNTED rows with `day` and `n`
@@ -39,6 +41,6 @@ export function countQuery(filters: Filters, visibleClinics: VisibleClinics): Pr
 export async function countInteractions(db: Db, filters: Filters, visibleClinics: VisibleClinics): Promise<number> {
   const query = countQuery(filters, visibleClinics);
   if (query === null) return db.interaction.count({ where: interactionWhere(filters, visibleClinics) });
-  const [row] = await queryRows<{ total: bigint }>(db, prepared(query));
+  const [row] = await queryRows<{ total: bigint }>(db, prepared('count_interactions', query));
   return num(row?.total);
 }

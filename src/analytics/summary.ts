@@ -1,5 +1,7 @@
 // Summary metrics of a window (decisions.md section 4), computed in one aggregate query.
-import { type Db, prepared, queryRows } from '../db/client.js';
+
+import type { Db } from '../db/client.js';
+import { prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
 import { countedTotals } from './sql.js';
@@ -26,7 +28,7 @@ export function summaryQuery(filter: MetricsFilter): Prisma.Sql {
 }
 
 export async function metricsSummary(db: Db, filter: MetricsFilter): Promise<SummaryMetrics> {
-  const [row] = await queryRows<SumsRow>(db, prepared(summaryQuery(filter)));
+  const [row] = await queryRows<SumsRow>(db, prepared('metrics_summary', summaryQuery(filter)));
   if (!row) throw new Error('metrics summary: the aggregate query returned no row');
   const totals = totalsOf(row);
   return {

@@ -15,17 +15,11 @@
 // instants are bound as ISO 8601 strings with `Z`, so nothing depends on the session's TimeZone.
 // (A JS Date bound directly is sent by the pg driver adapter as a wall-clock string without an offset,
 // which `::timestamptz` would read in the session's time zone.)
+
+import { and, instant } from '../db/sql.js';
 import { type ChannelValue, type InteractionTypeValue, SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { type DayRange, type RawRange, splitDays, splitWindow } from './window.js';
-
-/** A timestamptz parameter for an instant, independent of the session's TimeZone. */
-export function instant(value: Date, name: string): Prisma.Sql {
-  if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
-    throw new RangeError(`metrics filter: ${name} is not a valid date`);
-  }
-  return Prisma.sql`${value.toISOString()}::timestamptz`;
-}
 
 /** The UTC calendar day of an interaction (the rollup's `day`). */
 export const UTC_DAY = Prisma.sql`(started_at AT TIME ZONE 'UTC')::date`;
@@ -69,10 +63,6 @@ export function rawRangeConditions(range: RawRange): Prisma.Sql[] {
     ...(range.before ? [Prisma.sql`started_at < ${instant(range.before, 'before')}`] : []),
     ...(range.to ? [Prisma.sql`started_at <= ${instant(range.to, 'to')}`] : []),
   ];
-}
-
-export function and(conditions: Prisma.Sql[]): Prisma.Sql {
-  return conditions.length ? Prisma.join(conditions, ' AND ') : Prisma.sql`TRUE`;
 }
 
 /**
@@ -211,12 +201,4 @@ export function countedOutcomes(filter: CountedWindow, options: { months: boolea
       WHERE ${and([...rawRangeConditions(range), ...dimensions])}`);
   }
   return Prisma.join(parts, '\n      UNION ALL');
-}
-
-/** A bigint / numeric / float result as a JS number (counts stay exact up to 2^53). */
-export function num(value: bigint | number | string | null | undefined): number {
-  if (value === null || value === undefined) return 0;
-  const n = Number(value);
-  if (!Number.isFinite(n)) throw new TypeError(`metrics: unexpected numeric value ${String(value)}`);
-  return n;
 }

@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { failure } from '../rest/envelope.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from './prometheus.js';
 import { type AdmissionSources, admissionOf, elapsedMs, METRICS_PATH, markStart, methodOf, routeOfRequest } from './request-context.js';
 
 export interface MetricsPluginOptions extends AdmissionSources {
@@ -56,12 +56,19 @@ export function useMetrics(options: MetricsPluginOptions): Plugin {
         return;
       }
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        endResponse(failure(request, 405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed; use GET or HEAD` }, { Allow: 'GET, HEAD' }));
+        endResponse(
+          failure(request, 405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed; use GET or HEAD` }, { Allow: 'GET, HEAD' }),
+        );
         return;
       }
       if (!tokenMatches(bearerToken(request), token)) {
         endResponse(
-          failure(request, 401, { code: 'UNAUTHORIZED', message: 'The metrics endpoint needs Authorization: Bearer <metrics token>' }, { 'WWW-Authenticate': 'Bearer realm="metrics"' }),
+          failure(
+            request,
+            401,
+            { code: 'UNAUTHORIZED', message: 'The metrics endpoint needs Authorization: Bearer <metrics token>' },
+            { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+          ),
         );
         return;
       }

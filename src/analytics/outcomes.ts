@@ -1,9 +1,11 @@
 // Outcome breakdown: one entry per non-null outcome, in one query.
-import { type Db, prepared, queryRows } from '../db/client.js';
+
+import type { Db } from '../db/client.js';
+import { num, prepared, queryRows } from '../db/sql.js';
 import { outcomeLabel } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { MetricsFilter } from './filter.js';
-import { countedOutcomes, num } from './sql.js';
+import { countedOutcomes } from './sql.js';
 
 export interface OutcomeBreakdown {
   outcome: string;
@@ -39,7 +41,7 @@ interface OutcomeRow {
 }
 
 export async function metricsOutcomes(db: Db, filter: MetricsFilter): Promise<{ outcomes: OutcomeBreakdown[]; total: number }> {
-  const rows = await queryRows<OutcomeRow>(db, prepared(outcomesQuery(filter)));
+  const rows = await queryRows<OutcomeRow>(db, prepared('metrics_outcomes', outcomesQuery(filter)));
   return {
     outcomes: rows.map((row) => ({
       outcome: row.outcome,

@@ -3,11 +3,11 @@
 // never show up.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { metricsDaily } from '../../src/analytics/daily.js';
+import type { MetricsFilter } from '../../src/analytics/filter.js';
+import { metricsOutcomes } from '../../src/analytics/outcomes.js';
+import { metricsSummary } from '../../src/analytics/summary.js';
 import { CHANNELS, type ChannelValue, INTERACTION_TYPES, type InteractionTypeValue, OUTCOMES, TYPES_BY_CHANNEL } from '../../src/domain/values.js';
-import { metricsDaily } from '../../src/metrics/daily.js';
-import type { MetricsFilter } from '../../src/metrics/filter.js';
-import { metricsOutcomes } from '../../src/metrics/outcomes.js';
-import { metricsSummary } from '../../src/metrics/summary.js';
 import { testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 import { insertAll } from './fixtures.js';
@@ -20,9 +20,7 @@ const BASE = Date.UTC(2025, 9, 1); // 2025-10-01T00:00:00.000Z
 
 /** Instants around a few UTC days and months, biased towards the milliseconds at day and month boundaries. */
 const instantArb = fc.oneof(
-  fc
-    .record({ day: fc.integer({ min: -1, max: 5 }), ms: fc.constantFrom(0, 1, DAY - 1, DAY - 2, DAY / 2) })
-    .map(({ day, ms }) => BASE + day * DAY + ms),
+  fc.record({ day: fc.integer({ min: -1, max: 5 }), ms: fc.constantFrom(0, 1, DAY - 1, DAY - 2, DAY / 2) }).map(({ day, ms }) => BASE + day * DAY + ms),
   fc.integer({ min: BASE - DAY, max: BASE + 6 * DAY - 1 }),
   // Months around BASE, and their boundaries: windows then hold whole months (the monthly levels).
   fc
@@ -54,14 +52,8 @@ const edgeArb = fc.oneof(
 const filterArb = fc.record({
   clinics: fc.oneof({ arbitrary: fc.constant<number[]>([0, 1]), weight: 3 }, { arbitrary: fc.subarray([0, 1]), weight: 2 }),
   // Mostly unfiltered: a channel and a type together often select nothing.
-  channel: fc.oneof(
-    { arbitrary: fc.constant(undefined), weight: 2 },
-    { arbitrary: fc.constantFrom<ChannelValue>(...CHANNELS), weight: 1 },
-  ),
-  type: fc.oneof(
-    { arbitrary: fc.constant(undefined), weight: 3 },
-    { arbitrary: fc.constantFrom<InteractionTypeValue>(...INTERACTION_TYPES), weight: 1 },
-  ),
+  channel: fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: fc.constantFrom<ChannelValue>(...CHANNELS), weight: 1 }),
+  type: fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.constantFrom<InteractionTypeValue>(...INTERACTION_TYPES), weight: 1 }),
 });
 
 describe('metrics (property-based, against the JavaScript reference)', () => {
@@ -91,11 +83,7 @@ describe('metrics (property-based, against the JavaScript reference)', () => {
           ...(f.type ? { type: f.type } : {}),
         };
 
-        const [summary, daily, outcomes] = await Promise.all([
-          metricsSummary(db, filter),
-          metricsDaily(db, filter),
-          metricsOutcomes(db, filter),
-        ]);
+        const [summary, daily, outcomes] = await Promise.all([metricsSummary(db, filter), metricsDaily(db, filter), metricsOutcomes(db, filter)]);
         expect(summary).toEqual(referenceSummary(fixtures, filter));
         expect(daily).toEqual(referenceDaily(fixtures, filter));
         expect(outcomes).toEqual(referenceOutcomes(fixtures, filter));

@@ -2,11 +2,11 @@
 // JavaScript reference (reference.ts). Every test reads only its own clinics (or a unique window).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { metricsDaily } from '../../src/metrics/daily.js';
-import type { MetricsFilter } from '../../src/metrics/filter.js';
-import { metricsOutcomes } from '../../src/metrics/outcomes.js';
-import { metricsSummary } from '../../src/metrics/summary.js';
-import { ratio2 } from '../../src/metrics/totals.js';
+import { metricsDaily } from '../../src/analytics/daily.js';
+import type { MetricsFilter } from '../../src/analytics/filter.js';
+import { metricsOutcomes } from '../../src/analytics/outcomes.js';
+import { metricsSummary } from '../../src/analytics/summary.js';
+import { ratio2 } from '../../src/analytics/totals.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
@@ -54,7 +54,15 @@ describe('reference arithmetic', () => {
       { numRuns: 5000 },
     );
     // Halves, where a quotient rounded in binary floating point would fall on the wrong side.
-    for (const [n, d] of [[2001, 200], [-2001, 200], [1, 8], [3, 8], [2 ** 45 - 1, 2], [1, 3], [2 ** 44 + 1, 2 ** 44]]) {
+    for (const [n, d] of [
+      [2001, 200],
+      [-2001, 200],
+      [1, 8],
+      [3, 8],
+      [2 ** 45 - 1, 2],
+      [1, 3],
+      [2 ** 44 + 1, 2 ** 44],
+    ]) {
       expect(ratio2(n!, d!)).toBe(div2(n!, d!) + 0);
     }
   });
@@ -340,7 +348,17 @@ describe('metricsDaily', () => {
     ]);
     const filter: MetricsFilter = { from: t, to: t, clinicIds: [c] };
     expect(await metricsDaily(db, filter)).toEqual([
-      { date: '2025-08-01', total: 3, calls: 3, conversations: 0, inbound: 3, outbound: 0, appointmentsScheduled: 1, successRate: 33.33, avgDurationSeconds: 1.33 },
+      {
+        date: '2025-08-01',
+        total: 3,
+        calls: 3,
+        conversations: 0,
+        inbound: 3,
+        outbound: 0,
+        appointmentsScheduled: 1,
+        successRate: 33.33,
+        avgDurationSeconds: 1.33,
+      },
     ]);
     expect(await metricsDaily(db, filter)).toEqual(referenceDaily(fixtures, filter));
   });
@@ -352,14 +370,24 @@ describe('metricsOutcomes', () => {
     const c = clinic.id;
     const startedAt = at('2025-09-01T10:00:00.000Z');
     const outcomes: Array<string | null> = [
-      'NO_ANSWER', 'NO_ANSWER', 'NO_ANSWER',
-      'FOLLOW_UP', 'FOLLOW_UP',
-      'APPOINTMENT_BOOKED', 'APPOINTMENT_BOOKED',
+      'NO_ANSWER',
+      'NO_ANSWER',
+      'NO_ANSWER',
+      'FOLLOW_UP',
+      'FOLLOW_UP',
+      'APPOINTMENT_BOOKED',
+      'APPOINTMENT_BOOKED',
       'OPT_OUT',
       'CALLBACK_REQUESTED',
-      null, null, null, null,
+      null,
+      null,
+      null,
+      null,
     ];
-    const fixtures = await insertAll(db, outcomes.map((outcome) => ({ clinicId: c, outcome, startedAt })));
+    const fixtures = await insertAll(
+      db,
+      outcomes.map((outcome) => ({ clinicId: c, outcome, startedAt })),
+    );
     const filter: MetricsFilter = { from: startedAt, to: startedAt, clinicIds: [c] };
     const result = await metricsOutcomes(db, filter);
     expect(result).toEqual({
@@ -385,7 +413,10 @@ describe('metricsOutcomes', () => {
     // this only guards the order; on a TEST_DATABASE_URL server with a linguistic default it also
     // catches a missing COLLATE "C".
     const names = ['OPT_OUT', 'NO_ANSWER', 'NOTE', 'APPOINTMENT_MODIFIED', 'APPOINTMENT_BOOKED'];
-    const fixtures = await insertAll(db, names.map((outcome) => ({ clinicId: clinic.id, outcome, startedAt })));
+    const fixtures = await insertAll(
+      db,
+      names.map((outcome) => ({ clinicId: clinic.id, outcome, startedAt })),
+    );
     const filter: MetricsFilter = { from: startedAt, to: startedAt, clinicIds: [clinic.id] };
     const result = await metricsOutcomes(db, filter);
     expect(result.outcomes.map((o) => o.outcome)).toEqual(['APPOINTMENT_BOOKED', 'APPOINTMENT_MODIFIED', 'NOTE', 'NO_ANSWER', 'OPT_OUT']);

@@ -2,34 +2,25 @@
 // test's clinics equal a GROUP BY over their raw rows. Every assertion is restricted to the test's
 // own clinics (other files write to the same database at the same time), except on the fresh
 // databases of the last block.
+
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
+import { countQuery } from '../../src/analytics/count.js';
+import { dailyQuery } from '../../src/analytics/daily.js';
+import { outcomesQuery } from '../../src/analytics/outcomes.js';
+import { summaryQuery } from '../../src/analytics/summary.js';
 import { listMigrations, migrate, migrationsDir, readSchema } from '../../src/db/migrate.js';
 import { withSchemaEngine } from '../../src/db/schema-engine.js';
-import { countQuery } from '../../src/metrics/count.js';
-import { dailyQuery } from '../../src/metrics/daily.js';
-import { outcomesQuery } from '../../src/metrics/outcomes.js';
-import { summaryQuery } from '../../src/metrics/summary.js';
 import type { Prisma } from '../../src/generated/prisma/client.js';
 import { generateDemoData } from '../../src/seed/generate.js';
 import { writeDemoData } from '../../src/seed/seed-database.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
 import { createInteraction } from '../helpers/factories.js';
-import {
-  createClinics,
-  expectRollupExact,
-  importRows,
-  insertRows,
-  newId,
-  type Row,
-  rollupRows,
-  testPool,
-  waitUntilBlocked,
-} from './rollup-support.js';
+import { createClinics, expectRollupExact, importRows, insertRows, newId, type Row, rollupRows, testPool, waitUntilBlocked } from './rollup-support.js';
 
 const db = testDb();
 const pool = testPool();
@@ -82,9 +73,9 @@ describe('interaction_daily_rollups, maintained by triggers', () => {
       ['UPDATE interactions SET outcome = NULL WHERE id = $1', [r0]],
       ['UPDATE interactions SET outcome = $2 WHERE id = $1', [r3, 'OPT_OUT']],
       // channel and type: a call becomes a conversation (its duration no longer counts), and back
-      ['UPDATE interactions SET channel = \'whatsapp\', type = \'APPOINTMENT_REMINDER\', direction = \'outbound\' WHERE id = $1', [r1]],
-      ['UPDATE interactions SET channel = \'voice\', type = \'CAMPAIGN_CALLBACK\' WHERE id = $1', [r3]],
-      ['UPDATE interactions SET direction = \'inbound\' WHERE id = $1', [r3]],
+      ["UPDATE interactions SET channel = 'whatsapp', type = 'APPOINTMENT_REMINDER', direction = 'outbound' WHERE id = $1", [r1]],
+      ["UPDATE interactions SET channel = 'voice', type = 'CAMPAIGN_CALLBACK' WHERE id = $1", [r3]],
+      ["UPDATE interactions SET direction = 'inbound' WHERE id = $1", [r3]],
       // duration: set, changed, removed
       ['UPDATE interactions SET duration_seconds = 2147483647 WHERE id = $1', [r2]],
       ['UPDATE interactions SET duration_seconds = 2147483647 WHERE id = $1', [r3]],
@@ -188,10 +179,9 @@ describe('interaction_daily_rollups, maintained by triggers', () => {
     expect(rollup.length).toBeGreaterThan(12);
     expect(await seedWith('2025-06-16T22:30:00.000Z')).toEqual(clinics); // same ids, later instants
     expect(await expectRollupExact(pool, clinics)).not.toEqual(rollup);
-    const { rows } = await pool.query<{ n: string }>(
-      'SELECT sum(interactions)::text AS n FROM interaction_daily_rollups WHERE clinic_id = ANY($1::uuid[])',
-      [clinics],
-    );
+    const { rows } = await pool.query<{ n: string }>('SELECT sum(interactions)::text AS n FROM interaction_daily_rollups WHERE clinic_id = ANY($1::uuid[])', [
+      clinics,
+    ]);
     expect(rows[0]?.n).toBe('3000');
   });
 });
@@ -385,9 +375,7 @@ describe('interaction_daily_rollups on a database of its own', () => {
       expect(await expectRollupExact(client, clinics)).toEqual(backfilled);
 
       // '' would be indistinguishable from "no outcome" in the rollup.
-      await expect(insertRows(client, [row(clinics[0]!, '2025-02-01T00:00:00.000Z', { outcome: '' })])).rejects.toThrow(
-        /interactions_outcome_not_empty/,
-      );
+      await expect(insertRows(client, [row(clinics[0]!, '2025-02-01T00:00:00.000Z', { outcome: '' })])).rejects.toThrow(/interactions_outcome_not_empty/);
     });
   });
 });

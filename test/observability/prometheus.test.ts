@@ -1,14 +1,16 @@
 // GET /metrics: absent (404) without METRICS_TOKEN, 401 without the right bearer token, Prometheus
 // text with it; counters that follow the traffic (routes as patterns, admission decisions by tier,
 // unexpected errors, health checks); never rate limited nor counted in a key's quota.
+
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
-import { createPrismaClient, SQL_POOL } from '../../src/db/client.js';
-import { createMetrics } from '../../src/observability/metrics.js';
-import { tokenMatches } from '../../src/observability/use-metrics.js';
+import { createPrismaClient } from '../../src/db/client.js';
+import { SQL_POOL } from '../../src/db/sql.js';
 import { MemoryQuotaStore } from '../../src/limits/memory-store.js';
 import type { QuotaStore } from '../../src/limits/windows.js';
+import { createMetrics } from '../../src/observability/prometheus.js';
+import { tokenMatches } from '../../src/observability/use-prometheus.js';
 import { graphql, testApp } from '../helpers/app.js';
 import { databaseUrl, failingInteractions, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
@@ -46,7 +48,15 @@ describe('the /metrics endpoint', () => {
     const db = testDb();
     const { key } = await createKeyWithId(db);
     const app = quietApp();
-    for (const authorization of [undefined, 'Bearer wrong-token', `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, TOKEN, `Basic ${TOKEN}`, `Bearer ${key}`]) {
+    for (const authorization of [
+      undefined,
+      'Bearer wrong-token',
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      TOKEN,
+      `Basic ${TOKEN}`,
+      `Bearer ${key}`,
+    ]) {
       const response = await request(app, '/metrics', { authorization });
       expect(response.status, String(authorization)).toBe(401);
       expect(response.body.error.code).toBe('UNAUTHORIZED');

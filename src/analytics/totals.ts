@@ -7,8 +7,8 @@
 // The rates are computed from those integers exactly (integer arithmetic in doubles while that is
 // exact, BigInt beyond), rounded half away from zero as numeric round() does (dividing in binary
 // floating point first would turn 10.005 into 10.00).
+import { num } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { num } from './sql.js';
 
 /** What each column of SUMS sums over COUNTED TOTALS rows, in the order of the columns. */
 const SUM_OF = {
@@ -141,7 +141,8 @@ const AT = Object.fromEntries(SUM_COLUMNS.map((column, i) => [column, i])) as Re
  * daily series over a year reads 365 runs of one flat array).
  */
 export function totalsAt(values: readonly number[], offset: number): Totals {
-  if (values.length - offset < SUM_COLUMNS.length) throw new TypeError(`metrics: expected ${SUM_COLUMNS.length} sums at ${offset}, got ${values.length - offset}`);
+  if (values.length - offset < SUM_COLUMNS.length)
+    throw new TypeError(`metrics: expected ${SUM_COLUMNS.length} sums at ${offset}, got ${values.length - offset}`);
   const sum = (column: keyof SumsRow) => values[offset + AT[column]]!;
   return {
     total: sum('total'),
