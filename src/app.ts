@@ -9,7 +9,7 @@ import { type ApiKeyResolver, createApiKeyResolver } from './auth/key-resolver.j
 import { createRequestAuthenticator } from './auth/request-auth.js';
 import type { Db } from './db/client.js';
 import { isDatabaseUnavailable } from './db/errors.js';
-import { createGraphQLContext, type GraphQLContext } from './graphql/context.js';
+import { callerParametersOf, createGraphQLContext, type GraphQLContext } from './graphql/context.js';
 import { schema } from './graphql/index.js';
 import { useDocumentLimits } from './graphql/use-document-limits.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
@@ -134,10 +134,10 @@ export function createApp(options: AppOptions): App {
       },
     },
     // Admission (use-admission.ts, use-rest.ts) has already authenticated and counted the request.
-    context: async ({ request }) => {
-      const admission = await admitter.admit(request);
+    context: async (initialContext) => {
+      const admission = await admitter.admit(initialContext.request);
       if (!admission.ok) throw new GraphQLError('Request not admitted', { extensions: { code: 'UNAUTHORIZED', http: { status: 401 } } });
-      return createGraphQLContext(db, admission.key, now());
+      return createGraphQLContext(db, admission.key, now(), callerParametersOf(initialContext));
     },
   });
 }

@@ -3,10 +3,10 @@
 import type { Db } from '../db/client.js';
 import { prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { countedTotals, everyInteractionByDay } from '../rollups/counted.js';
+import { utcDayNumber, utcDays } from '../rollups/window.js';
 import type { MetricsFilter } from './filter.js';
-import { countedTotals, everyInteractionByDay } from './sql.js';
 import { DAY_SUMS, NO_TOTALS, SUM_COLUMNS, SUMS, type Totals, totalsAt } from './totals.js';
-import { utcDayNumber, utcDays } from './window.js';
 
 /** The totals of one UTC day (`date`: YYYY-MM-DD); the daily series has no total call duration. */
 export type DailyMetric = { date: string } & Omit<Totals, 'totalDurationSeconds'>;

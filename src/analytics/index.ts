@@ -1,6 +1,6 @@
 // Aggregated metrics of interactions (decisions.md section 4), computed by PostgreSQL from the daily
 // rollup (full days) and the raw table (partial days).
-export { countInteractions } from './count.js';
+export { countInteractions } from '../interactions/count.js';
 export { type DailyMetric, metricsDaily } from './daily.js';
 export type { MetricsFilter } from './filter.js';
 export { metricsOutcomes, type OutcomeBreakdown } from './outcomes.js';

@@ -4,8 +4,8 @@ import type { Db } from '../db/client.js';
 import { num, prepared, queryRows } from '../db/sql.js';
 import { outcomeLabel } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { countedOutcomes } from '../rollups/counted.js';
 import type { MetricsFilter } from './filter.js';
-import { countedOutcomes } from './sql.js';
 
 export interface OutcomeBreakdown {
   outcome: string;

@@ -3,8 +3,8 @@
 import type { Db } from '../db/client.js';
 import { prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { countedTotals } from '../rollups/counted.js';
 import type { MetricsFilter } from './filter.js';
-import { countedTotals } from './sql.js';
 import { SUMS, type SumsRow, totalsOf } from './totals.js';
 
 export interface SummaryMetrics {

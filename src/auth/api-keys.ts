@@ -8,8 +8,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { prepared, queryRows } from '../db/sql.js';
+import { isUuid } from '../domain/parameters.js';
 import { KEY_PREFIXES, KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
-import { isUuid } from '../filters/parameters.js';
+
 import { Prisma } from '../generated/prisma/client.js';
 
 export type KeyEnvironmentValue = keyof typeof KEY_PREFIXES;

@@ -1,9 +1,11 @@
 // `keys create | list | revoke`: issuing API keys is an operator task (decisions.md section 7); no
 // HTTP endpoint does it.
+
 import type { Command } from 'commander';
 import { ApiKeyInputError, type ApiKeyRecord, type CreateApiKeyInput, createApiKey, listApiKeys, revokeApiKey } from '../auth/api-keys.js';
+import { isUuid } from '../domain/parameters.js';
 import { KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
-import { isUuid } from '../filters/parameters.js';
+
 import { CliError, type Output, withDatabase } from './context.js';
 
 interface CreateOptions {

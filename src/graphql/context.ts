@@ -1,8 +1,33 @@
 // What every resolver receives. Built once per request, after authentication.
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
+import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
-import type { VisibleClinics } from '../filters/visibility.js';
-import { createLoaders, type Loaders } from './loaders.js';
+import { GRAPHQL_NAMES, type ParameterNames } from '../interactions/filters.js';
+import { createLoaders, type Loaders } from '../interactions/nested-pages.js';
+
+/**
+ * How the caller names and sends the arguments the resolvers check (graphql/errors.ts `checked`):
+ * GraphQL clients by the schema's names; the REST facade (rest/variables.ts) by its parameter names,
+ * with the texts that no GraphQL variable could carry (an unknown enum value) handed over as they
+ * were sent, so that the same rules judge them and name them as the client did.
+ */
+export interface CallerParameters {
+  names: ParameterNames;
+  /** Argument name -> the value sent, for arguments whose variable had to be left null. */
+  unconverted: Readonly<Record<string, string | readonly string[] | number>>;
+  /** The caller already has problems of its own: check every argument, read nothing, and report. */
+  checkOnly: boolean;
+}
+
+export const GRAPHQL_CALLER: CallerParameters = { names: GRAPHQL_NAMES, unconverted: {}, checkOnly: false };
+
+/** Where the REST facade puts its CallerParameters in the initial context of an execution. */
+export const CALLER_PARAMETERS = Symbol('caller-parameters');
+
+/** The caller's parameters from an execution's initial context: the REST facade's, else GraphQL's. */
+export function callerParametersOf(initialContext: object): CallerParameters {
+  return (initialContext as { [CALLER_PARAMETERS]?: CallerParameters })[CALLER_PARAMETERS] ?? GRAPHQL_CALLER;
+}
 
 export interface GraphQLContext {
   db: Db;
@@ -11,9 +36,10 @@ export interface GraphQLContext {
   visibleClinics: VisibleClinics;
   loaders: Loaders;
   now: Date;
+  parameters: CallerParameters;
 }
 
-export function createGraphQLContext(db: Db, key: ApiKeyPrincipal, now = new Date()): GraphQLContext {
+export function createGraphQLContext(db: Db, key: ApiKeyPrincipal, now = new Date(), parameters = GRAPHQL_CALLER): GraphQLContext {
   const visibleClinics = key.clinicIds && key.clinicIds.length > 0 ? key.clinicIds : null;
-  return { db, key, visibleClinics, loaders: createLoaders(db, visibleClinics), now };
+  return { db, key, visibleClinics, loaders: createLoaders(db, visibleClinics), now, parameters };
 }

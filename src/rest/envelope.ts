@@ -1,7 +1,7 @@
 // The response envelope of the spec, for successes and errors (decisions section 1).
 import { STATUS_CODES } from 'node:http';
 import { Response } from '@whatwg-node/fetch';
-import type { Problems } from '../filters/parameters.js';
+import type { Problems } from '../domain/parameters.js';
 import { requestIdOf } from '../http/request-id.js';
 
 export type ErrorCode =

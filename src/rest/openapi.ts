@@ -3,7 +3,10 @@
 // published contract cannot drift from the code that serves it. Component schemas describe the
 // exact shapes of representation.ts (decisions section 3); error responses follow decisions
 // section 1. Validation examples are produced by the real validators, not written by hand.
+
+import { execute } from 'graphql';
 import { MISSING_HEADER } from '../auth/authenticate.js';
+import type { Problems } from '../domain/parameters.js';
 import {
   CAMPAIGN_CHANNELS,
   CAMPAIGN_STATUSES,
@@ -22,10 +25,12 @@ import {
   TIER_LIMITS,
   TYPES_BY_CHANNEL,
 } from '../domain/values.js';
-import { MAX_SEARCH_LENGTH, type Problems } from '../filters/parameters.js';
+import { schema } from '../graphql/index.js';
+import { MAX_SEARCH_LENGTH } from '../interactions/filters.js';
 import type { ErrorCode } from './envelope.js';
 import { readQuery } from './query-params.js';
-import { type Route, routes } from './routes.js';
+import { REST_NAMES, type Route, routes } from './routes.js';
+import { restVariables } from './variables.js';
 
 type Json = Record<string, unknown>;
 
@@ -663,6 +668,28 @@ const BAD_VALUES: ReadonlyArray<[string, string]> = [
 ];
 
 /**
+ * The details of the 400 a request gets, found as the facade finds them: the query string read and
+ * mapped to variables (variables.ts), then the route's document executed with the resolvers only
+ * checking (graphql/errors.ts), by a key with every scope. Synchronous: a checking resolver throws
+ * before it reads anything.
+ */
+function validationDetails(route: Route, url: URL): Problems {
+  const problems: Problems = {};
+  const query = readQuery(url, route.params, problems);
+  const { variables, unconverted } = restVariables(schema, route.document, REST_NAMES, { query, pathParams: { id: 'example' } }, problems);
+  const contextValue = {
+    key: { scopes: [...SCOPES] },
+    visibleClinics: null,
+    now: new Date(EXAMPLE_TIMESTAMP),
+    parameters: { names: REST_NAMES, unconverted, checkOnly: true },
+  };
+  const result = execute({ schema, document: route.document, variableValues: variables, contextValue });
+  if (result instanceof Promise) throw new Error(`checking the parameters of ${route.path} did not finish synchronously`);
+  const validation = result.errors?.find((e) => e.extensions?.code === 'VALIDATION_ERROR');
+  return Object.assign(problems, validation?.extensions.details as Problems | undefined);
+}
+
+/**
  * The `VALIDATION_ERROR` details the route really gives for a bad query (two bad values, plus the
  * typo `clinicId` where `clinic_id` exists), computed by the route's own validation.
  */
@@ -671,10 +698,7 @@ function validationExample(route: Route): { query: string; details: Problems } {
   if (route.params.includes('clinic_id')) search.set('clinicId', EXAMPLE_CLINIC_ID);
   if (route.params.length === 0) search.set('include', 'transcript');
   const url = new URL(`http://localhost${route.path.replace(/\{[^}]+\}/g, 'example')}?${search}`);
-  const problems: Problems = {};
-  const query = readQuery(url, route.params, problems);
-  route.variables({ query, pathParams: { id: 'example' }, now: new Date(EXAMPLE_TIMESTAMP) }, problems);
-  return { query: decodeURIComponent(search.toString()), details: problems };
+  return { query: decodeURIComponent(search.toString()), details: validationDetails(route, url) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 // request would be answered as if the client had meant it. Values and problems are kept in
 // prototype-free records, so `__proto__` is a parameter name like any other (on a plain object,
 // assigning it sets the prototype and the parameter vanishes).
-import type { Problems } from '../filters/parameters.js';
+import type { Problems } from '../domain/parameters.js';
 
 export type QueryValues = Record<string, string>;
 

@@ -1,7 +1,11 @@
 // The REST route table: each GET endpoint of the spec maps to a fixed GraphQL document
 // (schema/rest/*.graphql, typed by codegen), its query parameters and scope, and the shaping of
-// the result into the spec's representation. The OpenAPI document is generated from this table.
+// the result into the spec's representation. The parameters are the document's variables under
+// their REST names (variables.ts); their rules are the resolvers'. The OpenAPI document is
+// generated from this table.
+
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { MAX_DAILY_DAYS } from '../analytics/window-filter.js';
 import {
   RestCampaignsDocument,
   RestClinicsDocument,
@@ -11,15 +15,16 @@ import {
   RestMetricsOutcomesDocument,
   RestMetricsSummaryDocument,
 } from '../documents/graphql.js';
-import { CAMPAIGN_STATUSES, type Scope } from '../domain/values.js';
-import { checkMetricsFilter, MAX_DAILY_DAYS } from '../filters/metrics-window.js';
-import { checkFilters, checkPaging, type FilterNames, hasControlCharacter, isUuid, type Problems } from '../filters/parameters.js';
+import { hasControlCharacter } from '../domain/parameters.js';
+import type { Scope } from '../domain/values.js';
+import type { ParameterNames } from '../interactions/filters.js';
 import type { PaginationMeta } from './envelope.js';
-import { type QueryValues, readInteger } from './query-params.js';
 import { toCampaign, toClinic, toDailyMetric, toInteraction, toMeta, toSummaryMetrics } from './representation.js';
 
-/** REST names of the shared filters, for error details. */
-export const REST_NAMES: FilterNames = {
+/** The REST name of each GraphQL argument a parameter maps to (the names problems are reported under). */
+export const REST_NAMES: ParameterNames = {
+  page: 'page',
+  limit: 'limit',
   dateFrom: 'date_from',
   dateTo: 'date_to',
   channel: 'channel',
@@ -29,12 +34,6 @@ export const REST_NAMES: FilterNames = {
   search: 'search',
   status: 'status',
 };
-
-export interface RouteInput {
-  query: QueryValues;
-  pathParams: Record<string, string>;
-  now: Date;
-}
 
 export interface RouteResult {
   data: unknown;
@@ -50,54 +49,12 @@ export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
   /** Query parameters of the endpoint, in the spec's order. */
   params: readonly string[];
   document: TypedDocumentNode<TData, TVariables>;
-  /** Checks the parameters (problems under their REST names) and builds the document's variables. */
-  variables(input: RouteInput, problems: Problems): TVariables;
+  /** The document's variables are the parameters under their GraphQL names (variables.ts maps them). */
+  readonly variables?: TVariables;
   /** The envelope's `data` (and `meta`), or null for 404. */
   shape(data: TData): RouteResult | null;
   /** Name of the OpenAPI schema of `data`. */
   dataSchema: string;
-}
-
-const upper = <T extends string>(value: T | undefined) => (value ? (value.toUpperCase() as Uppercase<T>) : undefined);
-
-function pagingOf(query: QueryValues, problems: Problems) {
-  const page = readInteger(query, 'page', problems);
-  const limit = readInteger(query, 'limit', problems);
-  const paging = checkPaging({ page, limit }, { page: 'page', limit: 'limit' }, problems);
-  return { page: paging.page, limit: paging.limit };
-}
-
-function filtersOf(query: QueryValues, problems: Problems) {
-  return checkFilters(
-    {
-      dateFrom: query.date_from,
-      dateTo: query.date_to,
-      channel: query.channel,
-      type: query.type,
-      outcomes: query.outcome === undefined ? undefined : query.outcome.split(','),
-      clinicId: query.clinic_id,
-      search: query.search,
-    },
-    REST_NAMES,
-    problems,
-  );
-}
-
-function metricsVariables(input: RouteInput, problems: Problems, maxDays?: number) {
-  const { query } = input;
-  const filter = checkMetricsFilter(
-    { dateFrom: query.date_from, dateTo: query.date_to, channel: query.channel, type: query.type, clinicId: query.clinic_id },
-    REST_NAMES,
-    problems,
-    { visibleClinics: null, now: input.now, maxDays },
-  );
-  return {
-    dateFrom: query.date_from ?? null,
-    dateTo: query.date_to ?? null,
-    clinicId: query.clinic_id ?? null,
-    channel: upper(filter.channel) ?? null,
-    type: filter.type ?? null,
-  };
 }
 
 const define = <TData, TVariables>(route: Route<TData, TVariables>) => route as unknown as Route;
@@ -111,20 +68,6 @@ export const routes: readonly Route[] = [
     params: ['page', 'limit', 'date_from', 'date_to', 'channel', 'type', 'outcome', 'clinic_id', 'search'],
     document: RestInteractionsDocument,
     dataSchema: 'InteractionList',
-    variables: ({ query }, problems) => {
-      const paging = pagingOf(query, problems);
-      const f = filtersOf(query, problems);
-      return {
-        ...paging,
-        dateFrom: query.date_from ?? null,
-        dateTo: query.date_to ?? null,
-        channel: upper(f.channel) ?? null,
-        type: f.type ?? null,
-        outcomes: (f.outcomes as never) ?? null,
-        clinicId: f.clinicId ?? null,
-        search: f.search ?? null,
-      };
-    },
     shape: (data) =>
       data.interactions && {
         data: { interactions: data.interactions.nodes.map((node) => toInteraction(node, 'list')) },
@@ -139,7 +82,6 @@ export const routes: readonly Route[] = [
     params: [],
     document: RestInteractionDocument,
     dataSchema: 'InteractionDetail',
-    variables: ({ pathParams }) => ({ id: pathParams.id! }),
     shape: (data) => (data.interaction ? { data: { interaction: toInteraction(data.interaction, 'detail') } } : null),
   }),
   define({
@@ -150,7 +92,6 @@ export const routes: readonly Route[] = [
     params: ['page', 'limit'],
     document: RestClinicsDocument,
     dataSchema: 'ClinicList',
-    variables: ({ query }, problems) => pagingOf(query, problems),
     shape: (data) => data.clinics && { data: { clinics: data.clinics.nodes.map(toClinic) }, meta: toMeta(data.clinics.pageInfo) },
   }),
   define({
@@ -161,15 +102,6 @@ export const routes: readonly Route[] = [
     params: ['page', 'limit', 'clinic_id', 'status'],
     document: RestCampaignsDocument,
     dataSchema: 'CampaignList',
-    variables: ({ query }, problems) => {
-      const paging = pagingOf(query, problems);
-      if (query.clinic_id !== undefined && !isUuid(query.clinic_id)) problems.clinic_id = 'must be a UUID';
-      const status = query.status;
-      if (status !== undefined && !(CAMPAIGN_STATUSES as readonly string[]).includes(status)) {
-        problems.status = `must be one of: ${CAMPAIGN_STATUSES.join(', ')}`;
-      }
-      return { ...paging, clinicId: query.clinic_id ?? null, status: (upper(status) as never) ?? null };
-    },
     shape: (data) => data.campaigns && { data: { campaigns: data.campaigns.nodes.map(toCampaign) }, meta: toMeta(data.campaigns.pageInfo) },
   }),
   define({
@@ -180,10 +112,6 @@ export const routes: readonly Route[] = [
     params: ['date_from', 'date_to', 'clinic_id', 'channel'],
     document: RestMetricsSummaryDocument,
     dataSchema: 'SummaryMetrics',
-    variables: (input, problems) => {
-      const { type: _type, ...variables } = metricsVariables(input, problems);
-      return variables;
-    },
     shape: (data) => data.metricsSummary && { data: toSummaryMetrics(data.metricsSummary) },
   }),
   define({
@@ -194,7 +122,6 @@ export const routes: readonly Route[] = [
     params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type'],
     document: RestMetricsDailyDocument,
     dataSchema: 'DailyMetrics',
-    variables: (input, problems) => metricsVariables(input, problems, MAX_DAILY_DAYS),
     shape: (data) => data.metricsDaily && { data: { daily: data.metricsDaily.map(toDailyMetric) } },
   }),
   define({
@@ -205,7 +132,6 @@ export const routes: readonly Route[] = [
     params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type'],
     document: RestMetricsOutcomesDocument,
     dataSchema: 'OutcomeBreakdown',
-    variables: (input, problems) => metricsVariables(input, problems),
     shape: (data) => data.metricsOutcomes && { data: { outcomes: data.metricsOutcomes.outcomes, total: data.metricsOutcomes.total } },
   }),
 ];

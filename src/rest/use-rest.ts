@@ -6,13 +6,14 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, type GraphQLError, validate } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
-import type { Problems } from '../filters/parameters.js';
-import type { GraphQLContext } from '../graphql/context.js';
+import type { Problems } from '../domain/parameters.js';
+import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
 import { isRestExecution, REST_EXECUTION } from '../graphql/use-query-limits.js';
 import type { Admitter } from '../limits/admission.js';
 import { failure, success } from './envelope.js';
 import { readQuery } from './query-params.js';
-import { matchRoute, type Route, routes } from './routes.js';
+import { matchRoute, REST_NAMES, type Route, routes } from './routes.js';
+import { restVariables } from './variables.js';
 
 export interface RestOptions {
   admitter: Admitter;
@@ -101,32 +102,36 @@ export function useRest(options: RestOptions): Plugin {
         { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${route.scope}"` },
       );
     }
+    // Problems of the query string itself (unknown or repeated names, encodings, numbers that are
+    // not digits); the values' rules are the resolvers', which name problems as REST does and, when
+    // the query string already has problems, only check (graphql/errors.ts).
     const problems: Problems = {};
     const query = readQuery(url, route.params, problems);
-    const variables = route.variables({ query, pathParams, now: options.now() }, problems);
-    if (Object.keys(problems).length) {
-      return failure(request, 400, { code: 'VALIDATION_ERROR', message: 'Invalid query parameters', details: problems });
-    }
+    const { variables, unconverted } = restVariables(yoga!.getEnveloped().schema, route.document, REST_NAMES, { query, pathParams }, problems);
+    const caller: CallerParameters = { names: REST_NAMES, unconverted, checkOnly: Object.keys(problems).length > 0 };
 
     const initialContext = {
       ...serverContext,
       request,
-      params: { variables: variables as Record<string, unknown> },
+      params: { variables },
       [REST_EXECUTION]: true,
+      [CALLER_PARAMETERS]: caller,
     } as unknown as YogaInitialContext;
     const { execute, contextFactory, schema } = yoga!.getEnveloped(initialContext);
     const result = (await execute({
       schema,
       document: route.document,
-      variableValues: variables as Record<string, unknown>,
+      variableValues: variables,
       contextValue: await contextFactory(),
     })) as ExecutionResult<Record<string, unknown>>;
 
-    if (result.errors?.length) {
-      const validation = result.errors.find((e) => e.extensions?.code === 'VALIDATION_ERROR');
-      if (validation) {
-        return failure(request, 400, { code: 'VALIDATION_ERROR', message: 'Invalid query parameters', details: validation.extensions.details as Problems });
+    if (caller.checkOnly || result.errors?.length) {
+      const validation = result.errors?.find((e) => e.extensions?.code === 'VALIDATION_ERROR');
+      if (validation || caller.checkOnly) {
+        const details = Object.assign(problems, validation?.extensions.details as Problems | undefined);
+        return failure(request, 400, { code: 'VALIDATION_ERROR', message: 'Invalid query parameters', details });
       }
+      if (!result.errors) throw new Error('unreachable');
       const { status, code } = executionFailure(result.errors);
       const retryAfter = { RATE_LIMITED: '1', SERVICE_UNAVAILABLE: '5', INTERNAL_ERROR: undefined }[code];
       return failure(request, status, { code, message: FAILURE_MESSAGES[code] }, retryAfter ? { 'Retry-After': retryAfter } : {});

@@ -4,13 +4,14 @@
 // and the rollup-based metrics and list counts equal the previous raw-only queries
 // (raw-reference.ts), the JavaScript reference and Prisma's count, for random windows and filters.
 // Each run creates its own clinics and reads only them (clinic 2 is never selected by the metrics).
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { countInteractions } from '../../src/analytics/count.js';
 import { metricsDaily } from '../../src/analytics/daily.js';
 import type { MetricsFilter } from '../../src/analytics/filter.js';
 import { metricsOutcomes } from '../../src/analytics/outcomes.js';
 import { metricsSummary } from '../../src/analytics/summary.js';
+import type { VisibleClinics } from '../../src/auth/clinic-scope.js';
 import {
   CHANNELS,
   type ChannelValue,
@@ -20,8 +21,9 @@ import {
   OUTCOMES,
   TYPES_BY_CHANNEL,
 } from '../../src/domain/values.js';
-import type { Filters } from '../../src/filters/parameters.js';
-import { interactionWhere, type VisibleClinics } from '../../src/filters/visibility.js';
+import { interactionWhere } from '../../src/interactions/conditions.js';
+import { countInteractions } from '../../src/interactions/count.js';
+import type { Filters } from '../../src/interactions/filters.js';
 import { testDb } from '../helpers/db.js';
 import { rawDaily, rawOutcomes, rawSummary } from './raw-reference.js';
 import { type Fixture, referenceDaily, referenceOutcomes, referenceSummary } from './reference.js';

@@ -1,13 +1,13 @@
 // The metrics SQL is kept prepared on each connection (src/db/client.ts); Prisma's own queries are not.
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { countInteractions } from '../../src/analytics/count.js';
 import { metricsDaily } from '../../src/analytics/daily.js';
 import { metricsOutcomes } from '../../src/analytics/outcomes.js';
 import { metricsSummary } from '../../src/analytics/summary.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { statementNames } from '../../src/db/sql.js';
-import { pageRows, rowsById } from '../../src/graphql/interaction-rows.js';
+import { countInteractions } from '../../src/interactions/count.js';
+import { pageRows, rowsById } from '../../src/interactions/rows.js';
 import { at, insertAll } from '../analytics/fixtures.js';
 import { referenceSummary } from '../analytics/reference.js';
 import { databaseUrl } from '../helpers/db.js';

@@ -3,13 +3,13 @@
 // values (Dates, nulls, transcripts), so that the fields beneath resolve the same either way.
 
 import { describe, expect, it } from 'vitest';
+import type { VisibleClinics } from '../../src/auth/clinic-scope.js';
 import { queryRows } from '../../src/db/sql.js';
-import type { Filters } from '../../src/filters/parameters.js';
-import { interactionWhere, type VisibleClinics } from '../../src/filters/visibility.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
-import { pageRows, plainSelection, rowsById } from '../../src/graphql/interaction-rows.js';
-import { interactionConditions } from '../../src/graphql/loaders.js';
-import { ORDER_INTERACTIONS } from '../../src/graphql/schema/interaction.js';
+import { interactionConditions, interactionWhere } from '../../src/interactions/conditions.js';
+import type { Filters } from '../../src/interactions/filters.js';
+import { ORDER_INTERACTIONS } from '../../src/interactions/read-page.js';
+import { pageRows, plainSelection, rowsById } from '../../src/interactions/rows.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
 

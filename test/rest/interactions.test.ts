@@ -3,8 +3,7 @@
 // restricted to its own clinics.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DAY_SKIPPING_FROM } from '../../src/graphql/deep-page.js';
-import { MATCHES_PAGE_MAX } from '../../src/graphql/matches-page.js';
+import { DAY_SKIPPING_FROM, SEARCH_MATCHES_MAX as MATCHES_PAGE_MAX } from '../../src/interactions/read-page.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction, type InteractionInput } from '../helpers/factories.js';

@@ -4,8 +4,10 @@
 // (nulls, enums, custom scalars, nested lists, errors) shows up as a failing endpoint.
 import { print } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import type { Problems } from '../../src/filters/parameters.js';
-import { matchRoute } from '../../src/rest/routes.js';
+import type { Problems } from '../../src/domain/parameters.js';
+import { schema } from '../../src/graphql/index.js';
+import { matchRoute, REST_NAMES } from '../../src/rest/routes.js';
+import { restVariables } from '../../src/rest/variables.js';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
@@ -15,14 +17,15 @@ const db = testDb();
 const app = testApp(db);
 
 /** GET `pathAndQuery` on the REST facade and compare it with its document run on /graphql. */
-async function expectSameAsReferenceExecutor(pathAndQuery: string, key: string, now: Date): Promise<void> {
+async function expectSameAsReferenceExecutor(pathAndQuery: string, key: string, _now: Date): Promise<void> {
   const url = new URL(pathAndQuery, 'http://localhost');
   const matched = matchRoute(url.pathname);
   if (!matched) throw new Error(`no route for ${url.pathname}`);
   const problems: Problems = {};
   const query = Object.fromEntries(url.searchParams);
-  const variables = matched.route.variables({ query, pathParams: matched.pathParams, now }, problems);
+  const { variables, unconverted } = restVariables(schema, matched.route.document, REST_NAMES, { query, pathParams: matched.pathParams }, problems);
   expect(problems).toEqual({});
+  expect(unconverted).toEqual({});
 
   const rest = await get(app, pathAndQuery, key);
   expectStatus(rest, 200);

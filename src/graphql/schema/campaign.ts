@@ -1,6 +1,8 @@
 // Campaigns and their root fields.
-import { checkPaging, hasControlCharacter, isUuid } from '../../filters/parameters.js';
-import { campaignWhere, clinicCondition } from '../../filters/visibility.js';
+
+import { campaignWhere, clinicCondition } from '../../auth/clinic-scope.js';
+import { checkPaging, hasControlCharacter, isUuid } from '../../domain/parameters.js';
+import { CAMPAIGN_STATUSES } from '../../domain/values.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
@@ -8,7 +10,7 @@ import { CampaignChannelEnum, CampaignStatusEnum, CampaignTypeEnum } from './enu
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
 import { ORDER_CAMPAIGNS } from './order.js';
-import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 export const Campaign = builder.prismaObject('Campaign', {
   description: 'An outreach campaign of a clinic.',
@@ -73,12 +75,16 @@ builder.queryFields((t) => ({
       clinicId: t.arg.id({ description: 'Only this clinic (UUID).' }),
       status: t.arg({ type: CampaignStatusEnum, description: 'Only campaigns in this status.' }),
     },
-    resolve: (_root, args, { db, visibleClinics }) => {
+    resolve: (_root, args, { db, visibleClinics, parameters }) => {
       const clinicId = args.clinicId == null ? undefined : String(args.clinicId);
       // One check for every argument, so that one VALIDATION_ERROR names all the bad ones.
-      const { page, limit } = checked((problems) => {
-        if (clinicId !== undefined && !isUuid(clinicId)) problems.clinicId = 'must be a UUID';
-        return checkPaging(args, PAGING_NAMES, problems);
+      const { page, limit } = checked({ parameters }, { ...args, clinicId }, (raw, names, problems) => {
+        if (raw.clinicId !== undefined && !isUuid(raw.clinicId)) problems[names.clinicId] = 'must be a UUID';
+        // (GraphQL's enum admits only these; a REST caller's text arrives as sent: context.ts.)
+        if (raw.status != null && !(CAMPAIGN_STATUSES as readonly string[]).includes(raw.status)) {
+          problems[names.status] = `must be one of: ${CAMPAIGN_STATUSES.join(', ')}`;
+        }
+        return checkPaging(raw, names, problems);
       });
       const where = campaignWhere({ clinicId: clinicId?.toLowerCase(), status: args.status ?? undefined }, visibleClinics);
       return { where, skip: (page - 1) * limit, take: limit, pageInfo: { page, limit, total: lazy(() => db.campaign.count({ where })) } };
@@ -90,7 +96,10 @@ builder.queryFields((t) => ({
     description: 'One campaign; null when it does not exist or the key may not see its clinic. Needs scope `campaigns:read`.',
     authScopes: { 'campaigns:read': true },
     args: { id: t.arg.id({ required: true, description: 'The campaign id.' }) },
-    resolve: (query, _root, args, { db, visibleClinics }) =>
-      hasControlCharacter(String(args.id)) ? null : db.campaign.findFirst({ ...query, where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
+    resolve: (query, _root, args, context) => {
+      checked(context, args, () => undefined);
+      const id = String(args.id);
+      return hasControlCharacter(id) ? null : context.db.campaign.findFirst({ ...query, where: { id, ...clinicCondition(context.visibleClinics) } });
+    },
   }),
 }));

@@ -1,8 +1,9 @@
 // Clinics and their root fields.
-import { checkPaging, isUuid } from '../../filters/parameters.js';
-import { clinicWhere } from '../../filters/visibility.js';
+
+import { clinicWhere } from '../../auth/clinic-scope.js';
+import { checkPaging, isUuid } from '../../domain/parameters.js';
 import { builder } from '../builder.js';
-import { validationError } from '../errors.js';
+import { checked } from '../errors.js';
 import { Campaign } from './campaign.js';
 import { CampaignStatusEnum } from './enums.js';
 import { Interaction, interactionFilterArgs } from './interaction.js';
@@ -40,8 +41,8 @@ export const Clinic = builder.prismaObject('Clinic', {
           take: validLimit(args.limit),
         }),
       }),
-      resolve: (clinic, args) => {
-        checkedPaging({ limit: args.limit });
+      resolve: (clinic, args, context) => {
+        checkedPaging({ limit: args.limit }, context);
         return clinic.campaigns;
       },
     }),
@@ -93,8 +94,8 @@ builder.queryFields((t) => ({
     description: 'The clinics this API key may see, by name. Needs scope `clinics:read`.',
     authScopes: { 'clinics:read': true },
     args: pagingArgs,
-    resolve: (_root, args, { db, visibleClinics }) => {
-      const { page, limit } = checkedPaging(args);
+    resolve: (_root, args, { db, visibleClinics, parameters }) => {
+      const { page, limit } = checkedPaging(args, { parameters });
       const where = clinicWhere(visibleClinics);
       return { where, skip: (page - 1) * limit, take: limit, pageInfo: { page, limit, total: lazy(() => db.clinic.count({ where })) } };
     },
@@ -105,9 +106,11 @@ builder.queryFields((t) => ({
     description: 'One clinic; null when it does not exist or the key may not see it. Needs scope `clinics:read`.',
     authScopes: { 'clinics:read': true },
     args: { id: t.arg.id({ required: true, description: 'Clinic UUID.' }) },
-    resolve: (query, _root, args, { db, visibleClinics }) => {
+    resolve: (query, _root, args, { db, visibleClinics, parameters }) => {
       const id = String(args.id);
-      if (!isUuid(id)) throw validationError({ id: 'must be a UUID' });
+      checked({ parameters }, { id }, (raw, _names, problems) => {
+        if (!isUuid(raw.id)) problems.id = 'must be a UUID';
+      });
       if (visibleClinics !== null && !visibleClinics.includes(id.toLowerCase())) return null;
       return db.clinic.findUnique({ ...query, where: { id: id.toLowerCase() } });
     },

@@ -1,17 +1,14 @@
 // Interactions: calls and WhatsApp conversations, their root fields and filters.
 
-import { countInteractions } from '../../analytics/count.js';
-import { checkFilters, checkPaging, type Filters, GRAPHQL_NAMES, hasControlCharacter, type Paging } from '../../filters/parameters.js';
-import { clinicCondition, interactionWhere, type VisibleClinics } from '../../filters/visibility.js';
-import type { Prisma } from '../../generated/prisma/client.js';
+import { clinicCondition } from '../../auth/clinic-scope.js';
+import { hasControlCharacter } from '../../domain/parameters.js';
+import { checkList } from '../../interactions/filters.js';
+import { type InteractionList, listInteractions } from '../../interactions/read-page.js';
 import { builder } from '../builder.js';
-import { DAY_SKIPPING_FROM, deepPageIds } from '../deep-page.js';
+import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
-import { type InteractionRow, pageRows, plainSelection, rowsById } from '../interaction-rows.js';
-import { interactionConditions } from '../loaders.js';
-import { type MatchesPage, matchesPage } from '../matches-page.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
-import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { COST_COUNTED_BY_PARENT, costByLimit, PageInfo, pagingArgs } from './paging.js';
 
 /**
  * A transcript is read whole with its interaction, but its response holds every turn (about ten):
@@ -19,11 +16,6 @@ import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PAGING_NAMES, PageInfo, type
  * ask for 7,500 transcripts, 14 MB that held the event loop for seconds).
  */
 const TRANSCRIPT_COST = { field: 1, multiplier: 10 };
-
-export const ORDER_INTERACTIONS: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'desc' }, { id: 'desc' }];
-
-/** From this offset on, a page's ids are found first and its rows read by id (see `nodes`). */
-const DEFERRED_JOIN_FROM = 1_000;
 
 interface TranscriptEntryShape {
   role: string;
@@ -88,68 +80,34 @@ export const interactionFilterArgs = builder.args((t) => ({
   search: t.string({ description: 'Case-insensitive substring of the phone number.' }),
 }));
 
-type FilterArgs = {
+/** An interaction list's arguments as Pothos gives them (enum arguments as their internal values). */
+export interface ListArgs {
+  page?: number | null;
+  limit?: number | null;
   dateFrom?: string | null;
   dateTo?: string | null;
   channel?: string | null;
   type?: string | null;
   outcomes?: readonly string[] | null;
   search?: string | null;
-  clinicId?: string | null;
-};
-
-/** Paging and filters checked together, so that one VALIDATION_ERROR names every bad argument. */
-export function checkedPageAndFilters(args: FilterArgs & { page?: number | null; limit?: number | null }): Paging & { filters: Filters } {
-  return checked((problems) => ({ ...checkPaging(args, PAGING_NAMES, problems), filters: checkFilters(args, GRAPHQL_NAMES, problems) }));
+  clinicId?: string | number | null;
 }
 
-interface InteractionPageShape {
-  filters: Filters;
-  visibleClinics: VisibleClinics;
-  skip: number;
-  take: number;
-  pageInfo: PageInfoShape;
-  /** The page's ids when known without walking the (started_at, id) order (matches-page.ts, or none left), else null. */
-  matches?: () => Promise<MatchesPage | null>;
+/** The list's page and filters, checked (graphql/errors.ts) as the caller named them. */
+export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'parameters'>) {
+  return checked(context, { ...args, clinicId: args.clinicId == null ? args.clinicId : String(args.clinicId) }, checkList);
 }
 
-const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage').implement({
+const InteractionPage = builder.objectRef<InteractionList>('InteractionPage').implement({
   description: 'A page of interactions, newest first (`startedAt` descending, then `id` descending).',
   fields: (t) => ({
     nodes: t.prismaField({
       complexity: COST_COUNTED_BY_PARENT,
       type: ['Interaction'],
       description: 'The interactions on this page.',
-      resolve: async (query, page, _args, { db }): Promise<InteractionRow[]> => {
-        // The interaction's own columns and transcripts (every REST list) in hand-written SQL;
-        // anything with relations through Prisma (interaction-rows.ts says why).
-        const plain = plainSelection(query);
-        // (Between finding a page's ids and reading its rows a row may be deleted: the page is then
-        // one row short, as it would be a moment later anyway.)
-        const rowsOf = async (ids: string[]) => {
-          if (plain) return rowsById(db, ids, plain.transcript);
-          // Built also for an empty page: reading `query` tells Pothos the selection was honoured
-          // (outside production it warns about every resolver that leaves it unread).
-          const args = { ...query, where: { id: { in: ids } }, orderBy: ORDER_INTERACTIONS };
-          return ids.length === 0 ? [] : db.interaction.findMany(args);
-        };
-        const found = await page.matches?.();
-        if (found) return rowsOf(found.ids);
-        const { filters, visibleClinics, skip, take } = page;
-        if (skip < DEFERRED_JOIN_FROM && plain) return pageRows(db, interactionConditions(filters, visibleClinics), skip, take, plain.transcript);
-        const paged = { where: interactionWhere(filters, visibleClinics), orderBy: ORDER_INTERACTIONS, skip, take };
-        if (skip < DEFERRED_JOIN_FROM) return db.interaction.findMany({ ...query, ...paged });
-        // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole
-        // rows makes each of those a heap fetch; selecting only the ids lets it walk the
-        // (started_at, id) index alone (an index-only scan when unfiltered). The page's rows are
-        // then read by id. Deeper still, whole days are skipped by their counts (deep-page.ts).
-        const skipped = skip >= DAY_SKIPPING_FROM ? await deepPageIds(db, filters, visibleClinics, skip, take) : null;
-        if (skipped) return rowsOf(skipped);
-        const ids = await db.interaction.findMany({ ...paged, select: { id: true } });
-        return rowsOf(ids.map((row) => row.id));
-      },
+      resolve: (query, list) => list.rows(query),
     }),
-    pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (page) => page.pageInfo }),
+    pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (list) => list }),
   }),
 });
 
@@ -165,39 +123,9 @@ builder.queryFields((t) => ({
       ...interactionFilterArgs,
       clinicId: t.arg.id({ description: 'Only this clinic (UUID).' }),
     },
-    resolve: (_root, args, { db, visibleClinics }) => {
-      const { page, limit, filters } = checkedPageAndFilters({ ...args, clinicId: args.clinicId?.toString() });
-      const skip = (page - 1) * limit;
-      const paging = { skip, take: limit };
-      let matches: (() => Promise<MatchesPage | null>) | undefined;
-      let total: () => Promise<number>;
-      if (filters.search !== undefined) {
-        // Shared by `nodes` and `pageInfo`: one statement for both, when the matches are few enough.
-        matches = lazy(() => matchesPage(db, filters, visibleClinics, paging));
-        total = lazy(async () => (await matches?.())?.total ?? countInteractions(db, filters, visibleClinics));
-      } else {
-        // Exact: from the rollups for full days (metrics/count.ts).
-        const counted = lazy(() => countInteractions(db, filters, visibleClinics));
-        total = counted;
-        // Counted first (from the rollups) when the page could be empty at a high price: a filter on
-        // channel, type or outcome has no index in (started_at, id) order, so a combination that
-        // nothing matches would be walked through the whole table (seconds at 10,000,000 rows);
-        // past page 1, a page after the last would be walked through every match to find none left.
-        if (filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined || skip > 0) {
-          matches = lazy(async () => {
-            const n = await counted();
-            return skip >= n ? { ids: [], total: n } : null;
-          });
-        }
-      }
-      return {
-        filters,
-        visibleClinics,
-        skip,
-        take: limit,
-        matches,
-        pageInfo: { page, limit, total },
-      };
+    resolve: (_root, args, context) => {
+      const { page, limit, filters } = checkedList(args, context);
+      return listInteractions(context.db, { filters, visibleClinics: context.visibleClinics, page, limit });
     },
   }),
   interaction: t.prismaField({

@@ -9,9 +9,8 @@ import {
   type OutcomeBreakdown,
   type SummaryMetrics,
 } from '../../analytics/index.js';
+import { checkMetricsFilter, MAX_DAILY_DAYS } from '../../analytics/window-filter.js';
 import { SUCCESSFUL_OUTCOMES } from '../../domain/values.js';
-import { checkMetricsFilter, MAX_DAILY_DAYS } from '../../filters/metrics-window.js';
-import { GRAPHQL_NAMES } from '../../filters/parameters.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
@@ -89,9 +88,10 @@ interface WindowArgs {
   type?: string | null;
 }
 
-function metricsFilter(args: WindowArgs, { visibleClinics, now }: GraphQLContext, maxDays?: number): MetricsFilter {
+function metricsFilter(args: WindowArgs, context: GraphQLContext, maxDays?: number): MetricsFilter {
   const raw = { ...args, clinicId: args.clinicId == null ? null : String(args.clinicId) };
-  return checked((problems) => checkMetricsFilter(raw, GRAPHQL_NAMES, problems, { visibleClinics, now, maxDays }));
+  const { visibleClinics, now } = context;
+  return checked(context, raw, (values, names, problems) => checkMetricsFilter(values, names, problems, { visibleClinics, now, maxDays }));
 }
 
 builder.queryFields((t) => ({

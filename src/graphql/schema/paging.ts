@@ -1,8 +1,10 @@
 // Paging arguments and the PageInfo type shared by every list (the REST `meta`).
 
+import { checkPaging, type Paging } from '../../domain/parameters.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/values.js';
-import { checkPaging, type Paging } from '../../filters/parameters.js';
+
 import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
 
 export interface PageInfoShape {
@@ -33,8 +35,9 @@ export const pagingArgs = builder.args((t) => ({
 
 export const PAGING_NAMES = { page: 'page', limit: 'limit' } as const;
 
-export function checkedPaging(args: { page?: number | null; limit?: number | null }): Paging {
-  return checked((problems) => checkPaging(args, PAGING_NAMES, problems));
+/** A list's page and limit, checked (graphql/errors.ts) as the caller named them. */
+export function checkedPaging(args: { page?: number | null; limit?: number | null }, context: Pick<GraphQLContext, 'parameters'>): Paging {
+  return checked(context, args, checkPaging);
 }
 
 /**

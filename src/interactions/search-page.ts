@@ -3,18 +3,14 @@
 // both need every match, which only the trigram index finds, and searching it is most of the cost.
 // Asked separately (Prisma's findMany and count), PostgreSQL searches it twice per request; here
 // once. The matches are materialized (id and started_at only), so the statement is bounded: past
-// MATCHES_PAGE_MAX matches it gives up and the caller pages and counts the usual way.
+// a maximum of matches (read-page.ts) it gives up and the caller pages and counts the usual way.
 
+import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { and, num, queryRows } from '../db/sql.js';
-import type { Filters } from '../filters/parameters.js';
-import type { VisibleClinics } from '../filters/visibility.js';
 import { Prisma } from '../generated/prisma/client.js';
-
-import { interactionConditions } from './loaders.js';
-
-/** Most matches read into one statement; beyond it, a list is paged (and counted) separately. */
-export const MATCHES_PAGE_MAX = 10_000;
+import { interactionConditions } from './conditions.js';
+import type { Filters } from './filters.js';
 
 export interface MatchesPage {
   /** The page's ids (in no particular order: the caller reads and orders the rows). */
@@ -22,12 +18,13 @@ export interface MatchesPage {
   total: number;
 }
 
-/** The page and number of matches of a search (with any other filters), or null when more than MATCHES_PAGE_MAX rows match. */
+/** The page and number of matches of a search (with any other filters), or null when more than `max` rows match. */
 export async function matchesPage(
   db: Db,
   filters: Filters,
   visible: VisibleClinics,
   { skip, take }: { skip: number; take: number },
+  max: number,
 ): Promise<MatchesPage | null> {
   const conditions = interactionConditions(filters, visible);
   const [row] = await queryRows<{ matched: bigint; ids: string[] }>(
@@ -36,7 +33,7 @@ export async function matchesPage(
     WITH matches AS MATERIALIZED (
       SELECT i.id, i.started_at FROM interactions i
       WHERE ${and(conditions)}
-      LIMIT ${MATCHES_PAGE_MAX + 1}
+      LIMIT ${max + 1}
     )
     SELECT (SELECT count(*) FROM matches) AS matched,
            coalesce((SELECT array_agg(p.id)
@@ -44,5 +41,5 @@ export async function matchesPage(
                     '{}') AS ids`,
   );
   const matched = num(row?.matched);
-  return matched > MATCHES_PAGE_MAX ? null : { ids: row?.ids ?? [], total: matched };
+  return matched > max ? null : { ids: row?.ids ?? [], total: matched };
 }

@@ -1,4 +1,5 @@
-// SQL shared by the metrics queries. Everything is counted and summed by PostgreSQL; JavaScript
+// Reading the rollups: the SQL shared by the metrics (src/analytics) and by the exact counts and
+// deep pages of interaction lists (src/interactions). Everything is counted and summed by PostgreSQL; JavaScript
 // derives the rates from those integer sums (totals.ts) and converts bigint results to numbers.
 //
 // Sources: a window's full UTC days are read from rollup tables kept exact by triggers on
@@ -24,6 +25,9 @@ import { type DayRange, type RawRange, splitDays, splitWindow } from './window.j
 /** The UTC calendar day of an interaction (the rollup's `day`). */
 export const UTC_DAY = Prisma.sql`(started_at AT TIME ZONE 'UTC')::date`;
 
+/** The clinics a query may touch: undefined = every clinic; [] = none. */
+export type ClinicScope = readonly string[] | undefined;
+
 /** Restrictions on columns that `interactions` and `interaction_daily_rollups` both have. */
 export interface Dimensions {
   /** undefined = every clinic; [] = none. */
@@ -45,9 +49,13 @@ export function dimensionConditions(d: Dimensions): Prisma.Sql[] {
   const conditions: Prisma.Sql[] = [];
   if (d.clinicIds !== undefined) {
     conditions.push(
+      // (one clinic is an equality, not `= ANY` of one element: only then may PostgreSQL walk a
+      // (clinic_id, ..., started_at) index in started_at order; an ANY scan counts as unordered)
       d.clinicIds.length === 0
         ? Prisma.sql`FALSE` // no clinic: the planner answers without reading the table
-        : Prisma.sql`clinic_id = ANY(${[...d.clinicIds]}::uuid[])`,
+        : d.clinicIds.length === 1
+          ? Prisma.sql`clinic_id = ${d.clinicIds[0]}::uuid`
+          : Prisma.sql`clinic_id = ANY(${[...d.clinicIds]}::uuid[])`,
     );
   }
   if (d.channel !== undefined) conditions.push(Prisma.sql`channel = ${d.channel}::"Channel"`);

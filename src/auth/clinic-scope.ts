@@ -1,7 +1,6 @@
 // Clinic restriction of an API key, applied where data is read (decisions section 5): every query
 // gets a clinic condition in its WHERE, so other clinics' rows are never fetched.
 import type { Prisma } from '../generated/prisma/client.js';
-import type { Filters } from './parameters.js';
 
 /** The clinics a request may see: `null` means every clinic. */
 export type VisibleClinics = readonly string[] | null;
@@ -18,25 +17,6 @@ export function clinicScope(visible: VisibleClinics, clinicId?: string): readonl
 export function clinicCondition(visible: VisibleClinics, clinicId?: string): { clinicId?: { in: string[] } } {
   const scope = clinicScope(visible, clinicId);
   return scope === undefined ? {} : { clinicId: { in: [...scope] } };
-}
-
-/**
- * `search` is a plain substring: Prisma's `contains` passes LIKE wildcards through, so `%`, `_` and
- * the escape character itself are escaped (as graphql/loaders.ts does for its raw queries).
- */
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-export function interactionWhere(filters: Filters, visible: VisibleClinics): Prisma.InteractionWhereInput {
-  return {
-    ...clinicCondition(visible, filters.clinicId),
-    ...(filters.from || filters.to ? { startedAt: { ...(filters.from ? { gte: filters.from } : {}), ...(filters.to ? { lte: filters.to } : {}) } } : {}),
-    ...(filters.channel ? { channel: filters.channel } : {}),
-    ...(filters.type ? { type: filters.type } : {}),
-    ...(filters.outcomes ? { outcome: { in: filters.outcomes } } : {}),
-    ...(filters.search ? { phoneNumber: { contains: escapeLike(filters.search), mode: 'insensitive' as const } } : {}),
-  };
 }
 
 export function campaignWhere(

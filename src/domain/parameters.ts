@@ -1,16 +1,7 @@
-// Validation of the filter and paging parameters shared by REST and GraphQL (decisions section 2).
-// Callers pass the name under which a problem is reported (`date_from` for REST, `dateFrom` for
-// GraphQL), and every problem is collected so a client sees all of them at once.
-import {
-  CHANNELS,
-  type ChannelValue,
-  DEFAULT_PAGE_SIZE,
-  INTERACTION_TYPES,
-  type InteractionTypeValue,
-  MAX_PAGE_SIZE,
-  OUTCOMES,
-  TYPES_BY_CHANNEL,
-} from '../domain/values.js';
+// The rules for parameter values that every list and window shares (decisions section 2): ids,
+// dates, paging. Callers pass the name under which a problem is reported (`date_from` for REST,
+// `dateFrom` for GraphQL), and every problem is collected so a client sees all of them at once.
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './values.js';
 
 /** Parameter name -> message, for `VALIDATION_ERROR` details. */
 export type Problems = Record<string, string>;
@@ -30,8 +21,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 const DAY_MS = 86_400_000;
-/** Longest accepted search string; phone numbers are far shorter. */
-export const MAX_SEARCH_LENGTH = 64;
 /** Largest page number: GraphQL's Int is 32-bit, and the REST facade executes GraphQL documents. */
 export const MAX_PAGE = 2_147_483_647;
 /** Latest accepted instant: PostgreSQL reads no ISO string of a later one (`+010000-...`). */
@@ -95,87 +84,6 @@ export function checkPaging(raw: { page?: number | null; limit?: number | null }
     problems[names.limit] = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
   }
   return { page, limit };
-}
-
-export interface RawFilters {
-  dateFrom?: string | null;
-  dateTo?: string | null;
-  channel?: string | null;
-  type?: string | null;
-  outcomes?: readonly string[] | null;
-  clinicId?: string | null;
-  search?: string | null;
-  status?: string | null;
-}
-
-export type FilterNames = { [K in keyof RawFilters]-?: string };
-
-export const GRAPHQL_NAMES: FilterNames = {
-  dateFrom: 'dateFrom',
-  dateTo: 'dateTo',
-  channel: 'channel',
-  type: 'type',
-  outcomes: 'outcomes',
-  clinicId: 'clinicId',
-  search: 'search',
-  status: 'status',
-};
-
-export interface Filters {
-  from?: Date;
-  to?: Date;
-  channel?: ChannelValue;
-  type?: InteractionTypeValue;
-  outcomes?: string[];
-  clinicId?: string;
-  search?: string;
-}
-
-/** Checks whichever of the filters are present; problems are added under the caller's names. */
-export function checkFilters(raw: RawFilters, names: FilterNames, problems: Problems): Filters {
-  const filters: Filters = {};
-  if (raw.dateFrom != null) {
-    const from = parseDateBound(raw.dateFrom, 'from');
-    if (from) filters.from = from;
-    else problems[names.dateFrom] = 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with Z or an offset';
-  }
-  if (raw.dateTo != null) {
-    const to = parseDateBound(raw.dateTo, 'to');
-    if (to) filters.to = to;
-    else problems[names.dateTo] = 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with Z or an offset';
-  }
-  if (filters.from && filters.to && filters.from > filters.to) {
-    problems[names.dateFrom] = `must not be later than ${names.dateTo}`;
-  }
-  if (raw.channel != null) {
-    if ((CHANNELS as readonly string[]).includes(raw.channel)) filters.channel = raw.channel as ChannelValue;
-    else problems[names.channel] = `must be one of: ${CHANNELS.join(', ')}`;
-  }
-  if (raw.type != null) {
-    const allowed = filters.channel ? TYPES_BY_CHANNEL[filters.channel] : INTERACTION_TYPES;
-    if (allowed.includes(raw.type as InteractionTypeValue)) filters.type = raw.type as InteractionTypeValue;
-    else if (filters.channel && (INTERACTION_TYPES as readonly string[]).includes(raw.type)) {
-      problems[names.type] = `is not a ${filters.channel} type; valid with channel ${filters.channel}: ${allowed.join(', ')}`;
-    } else problems[names.type] = `must be one of: ${allowed.join(', ')}`;
-  }
-  if (raw.outcomes != null) {
-    const invalid = raw.outcomes.filter((o) => !(OUTCOMES as readonly string[]).includes(o));
-    if (raw.outcomes.length === 0 || invalid.length > 0) {
-      const shown = invalid.map((o) => (o === '' ? '(empty)' : o)).join(', ');
-      problems[names.outcomes] = `${shown ? `invalid value(s) ${shown}; ` : ''}must be a comma-separated list of: ${OUTCOMES.join(', ')} (UPPERCASE)`;
-    } else filters.outcomes = [...new Set(raw.outcomes)];
-  }
-  if (raw.clinicId != null) {
-    if (isUuid(raw.clinicId)) filters.clinicId = raw.clinicId.toLowerCase();
-    else problems[names.clinicId] = 'must be a UUID';
-  }
-  if (raw.search != null) {
-    if (raw.search.length === 0) problems[names.search] = 'must not be empty';
-    else if (raw.search.length > MAX_SEARCH_LENGTH) problems[names.search] = `must be at most ${MAX_SEARCH_LENGTH} characters`;
-    else if (hasControlCharacter(raw.search)) problems[names.search] = 'must not contain control characters';
-    else filters.search = raw.search;
-  }
-  return filters;
 }
 
 /** Metrics' default window (decisions section 4): from the start of the UTC day 30 days ago to the end of today. */

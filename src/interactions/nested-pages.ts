@@ -4,13 +4,13 @@
 // from the (clinic_id|campaign_id, started_at DESC, id DESC) indexes.
 
 import DataLoader from 'dataloader';
+import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { instant, queryRows } from '../db/sql.js';
-import type { Filters } from '../filters/parameters.js';
-import type { VisibleClinics } from '../filters/visibility.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';
+import type { Filters } from './filters.js';
 
-import { INTERACTION_COLUMNS } from './interaction-rows.js';
+import { INTERACTION_COLUMNS } from './rows.js';
 
 export interface ChildPage {
   filters: Filters;

@@ -3,34 +3,30 @@
 // (dates, clinics, channel, type, outcomes), whole months and other full UTC days are summed from
 // the rollup levels (the outcome grain when outcomes are filtered, the narrower totals otherwise)
 // and only the partial days at the window's edges are counted raw, in one statement. An undated
-// list sums the monthly level: a few hundred rows at any table size. `search` (a substring of the
-// phone number) is not in the rollups: then the raw table is counted, as the list itself reads it.
-
+// list sums the monthly level: a few hundred rows at any table size. Any other filter (`search`, a
+// substring of the phone number) is not in the rollups: then the raw table is counted, as the list
+// itself reads it.
+import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { num, prepared, queryRows } from '../db/sql.js';
-import type { Filters } from '../filters/parameters.js';
-import { clinicScope, interactionWhere, type VisibleClinics } from '../filters/visibility.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { countedOutcomes, countedTotals } from './sql.js';
+import { countedOutcomes, countedTotals } from '../rollups/counted.js';
+import { countableByRollups, dimensionsOf, interactionWhere } from './conditions.js';
+import type { Filters } from './filters.js';
 
 /**
  * The interactions matching `filters` that the key may see, as COUNTED rows with `day` and `n`
- * (sql.ts); with `months`, whole months come as one row each. Null when the filters need the raw
- * table (`search`).
+ * (rollups/counted.ts); with `months`, whole months come as one row each. Null when the filters
+ * need the raw table.
  */
 export function countedMatches(filters: Filters, visibleClinics: VisibleClinics, options: { months: boolean }): Prisma.Sql | null {
-  if (filters.search !== undefined) return null;
-  const dimensions = {
-    clinicIds: clinicScope(visibleClinics, filters.clinicId),
-    channel: filters.channel,
-    type: filters.type,
-  };
-  return filters.outcomes !== undefined
-    ? countedOutcomes({ ...dimensions, outcomes: filters.outcomes, from: filters.from, to: filters.to }, options)
-    : countedTotals({ ...dimensions, from: filters.from, to: filters.to }, options);
+  if (!countableByRollups(filters)) return null;
+  const { outcomes, ...dimensions } = dimensionsOf(filters, visibleClinics);
+  const window = { from: filters.from, to: filters.to };
+  return outcomes !== undefined ? countedOutcomes({ ...dimensions, outcomes, ...window }, options) : countedTotals({ ...dimensions, ...window }, options);
 }
 
-/** The count as one SQL statement; null when the filters need the raw table (`search`). */
+/** The count as one SQL statement; null when the filters need the raw table. */
 export function countQuery(filters: Filters, visibleClinics: VisibleClinics): Prisma.Sql | null {
   const counted = countedMatches(filters, visibleClinics, { months: true });
   if (counted === null) return null;

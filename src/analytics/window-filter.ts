@@ -1,7 +1,9 @@
 // The window and filters of a metrics request, defaults resolved (decisions section 4).
+
 import type { MetricsFilter } from '../analytics/filter.js';
-import { checkFilters, daysInWindow, defaultMetricsWindow, type FilterNames, type Problems, type RawFilters } from './parameters.js';
-import { clinicScope, type VisibleClinics } from './visibility.js';
+import { clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
+import { daysInWindow, defaultMetricsWindow, type Problems } from '../domain/parameters.js';
+import { checkFilters, type FilterNames, type RawFilters } from '../interactions/filters.js';
 
 /** Longest window of the daily series: about ten years of days. */
 export const MAX_DAILY_DAYS = 3_700;

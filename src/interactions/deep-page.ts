@@ -12,21 +12,18 @@
 // year of daily rollup rows is a few thousand rows; 10,000,000-row bench database), so shallower
 // pages keep the plain offset.
 
-import { countedMatches } from '../analytics/count.js';
-import { everyInteractionByDay } from '../analytics/sql.js';
+import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
-import type { Filters } from '../filters/parameters.js';
-import { clinicScope, type VisibleClinics } from '../filters/visibility.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { interactionConditions } from './loaders.js';
-
-/** From this offset on, a page's position is found from the day counts (see above). */
-export const DAY_SKIPPING_FROM = 20_000;
+import { everyInteractionByDay } from '../rollups/counted.js';
+import { countableByRollups, dimensionsOf, interactionConditions } from './conditions.js';
+import { countedMatches } from './count.js';
+import type { Filters } from './filters.js';
 
 /**
  * The ids of the page `skip`/`take` of the list (newest first), found by skipping whole days;
- * null when the filters are not rollup dimensions (`search`).
+ * null when the filters are not all rollup dimensions (`search`).
  */
 export async function deepPageIds(db: Db, filters: Filters, visibleClinics: VisibleClinics, skip: number, take: number): Promise<string[] | null> {
   // Every interaction's days from interaction_days (one row a day, where the all-clinics totals have
@@ -57,8 +54,8 @@ export async function deepPageIds(db: Db, filters: Filters, visibleClinics: Visi
   return rows.map((row) => row.id);
 }
 
-/** Whether the list is every interaction of its window (no restriction on a rollup dimension). */
+/** Whether the list is every interaction of its window (no restriction on a rollup dimension, nothing else). */
 function everyInteraction(filters: Filters, visibleClinics: VisibleClinics): boolean {
-  const { channel, type, outcomes, search } = filters;
-  return clinicScope(visibleClinics, filters.clinicId) === undefined && !channel && !type && !outcomes && search === undefined;
+  const { clinicIds, channel, type, outcomes } = dimensionsOf(filters, visibleClinics);
+  return countableByRollups(filters) && clinicIds === undefined && !channel && !type && !outcomes;
 }

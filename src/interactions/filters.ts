@@ -1,0 +1,104 @@
+// What selects interactions: the filters of every interaction list and count (root and nested,
+// REST and GraphQL), checked by one parser whatever the caller calls them. Compiled to a query by
+// conditions.ts; adding a filter means adding it here and there (README, Development).
+
+import { checkPaging, hasControlCharacter, isUuid, type Paging, type Problems, parseDateBound } from '../domain/parameters.js';
+import { CHANNELS, type ChannelValue, INTERACTION_TYPES, type InteractionTypeValue, OUTCOMES, TYPES_BY_CHANNEL } from '../domain/values.js';
+
+/** Longest accepted search string; phone numbers are far shorter. */
+export const MAX_SEARCH_LENGTH = 64;
+
+export interface RawFilters {
+  dateFrom?: string | null;
+  dateTo?: string | null;
+  channel?: string | null;
+  type?: string | null;
+  outcomes?: readonly string[] | null;
+  clinicId?: string | null;
+  search?: string | null;
+  status?: string | null;
+}
+
+export type FilterNames = { [K in keyof RawFilters]-?: string };
+
+/** What a caller calls each parameter, for the problems reported (GraphQL's argument names, or REST's). */
+export type ParameterNames = FilterNames & { page: string; limit: string };
+
+export const GRAPHQL_NAMES: ParameterNames = {
+  page: 'page',
+  limit: 'limit',
+  dateFrom: 'dateFrom',
+  dateTo: 'dateTo',
+  channel: 'channel',
+  type: 'type',
+  outcomes: 'outcomes',
+  clinicId: 'clinicId',
+  search: 'search',
+  status: 'status',
+};
+
+export interface Filters {
+  from?: Date;
+  to?: Date;
+  channel?: ChannelValue;
+  type?: InteractionTypeValue;
+  outcomes?: string[];
+  clinicId?: string;
+  search?: string;
+}
+
+/** Checks whichever of the filters are present; problems are added under the caller's names. */
+export function checkFilters(raw: RawFilters, names: FilterNames, problems: Problems): Filters {
+  const filters: Filters = {};
+  if (raw.dateFrom != null) {
+    const from = parseDateBound(raw.dateFrom, 'from');
+    if (from) filters.from = from;
+    else problems[names.dateFrom] = 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with Z or an offset';
+  }
+  if (raw.dateTo != null) {
+    const to = parseDateBound(raw.dateTo, 'to');
+    if (to) filters.to = to;
+    else problems[names.dateTo] = 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with Z or an offset';
+  }
+  if (filters.from && filters.to && filters.from > filters.to) {
+    problems[names.dateFrom] = `must not be later than ${names.dateTo}`;
+  }
+  if (raw.channel != null) {
+    if ((CHANNELS as readonly string[]).includes(raw.channel)) filters.channel = raw.channel as ChannelValue;
+    else problems[names.channel] = `must be one of: ${CHANNELS.join(', ')}`;
+  }
+  if (raw.type != null) {
+    const allowed = filters.channel ? TYPES_BY_CHANNEL[filters.channel] : INTERACTION_TYPES;
+    if (allowed.includes(raw.type as InteractionTypeValue)) filters.type = raw.type as InteractionTypeValue;
+    else if (filters.channel && (INTERACTION_TYPES as readonly string[]).includes(raw.type)) {
+      problems[names.type] = `is not a ${filters.channel} type; valid with channel ${filters.channel}: ${allowed.join(', ')}`;
+    } else problems[names.type] = `must be one of: ${allowed.join(', ')}`;
+  }
+  if (raw.outcomes != null) {
+    const invalid = raw.outcomes.filter((o) => !(OUTCOMES as readonly string[]).includes(o));
+    if (raw.outcomes.length === 0 || invalid.length > 0) {
+      const shown = invalid.map((o) => (o === '' ? '(empty)' : o)).join(', ');
+      problems[names.outcomes] = `${shown ? `invalid value(s) ${shown}; ` : ''}must be a comma-separated list of: ${OUTCOMES.join(', ')} (UPPERCASE)`;
+    } else filters.outcomes = [...new Set(raw.outcomes)];
+  }
+  if (raw.clinicId != null) {
+    if (isUuid(raw.clinicId)) filters.clinicId = raw.clinicId.toLowerCase();
+    else problems[names.clinicId] = 'must be a UUID';
+  }
+  if (raw.search != null) {
+    if (raw.search.length === 0) problems[names.search] = 'must not be empty';
+    else if (raw.search.length > MAX_SEARCH_LENGTH) problems[names.search] = `must be at most ${MAX_SEARCH_LENGTH} characters`;
+    else if (hasControlCharacter(raw.search)) problems[names.search] = 'must not contain control characters';
+    else filters.search = raw.search;
+  }
+  return filters;
+}
+
+/** The page and filters of an interaction list, checked together so one answer names every problem. */
+export function checkList(
+  raw: RawFilters & { page?: number | null; limit?: number | null },
+  names: ParameterNames,
+  problems: Problems,
+): Paging & { filters: Filters } {
+  return { ...checkPaging(raw, names, problems), filters: checkFilters(raw, names, problems) };
+}

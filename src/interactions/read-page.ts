@@ -1,0 +1,113 @@
+// Reading a page of interactions: the one entry point of every root interaction list (REST and
+// GraphQL), and the one place that chooses how a page is read. The strategies, cheapest first for
+// what each page asks:
+//   - search page: a `search` with few enough matches reads the page's ids and the total in one
+//     statement (search-page.ts);
+//   - empty page: when the exact count (from the rollups) says the page is past the last match, no
+//     row is read (a filter without an index in list order would otherwise walk the whole table);
+//   - hand-written page: the interaction's own columns (and transcript) by LIMIT/OFFSET in SQL;
+//   - ids first: from IDS_FIRST_FROM on, the page's ids are found alone (an index-only walk) and
+//     its rows read by id;
+//   - day skipping: from DAY_SKIPPING_FROM on, whole days are skipped by their counts (deep-page.ts);
+// and rows with relations (clinic, campaign) are the same rows with their relations read by id in
+// one statement each (rows.ts). Why each threshold is where it is: bench/results/2026-11-21-analysis.md.
+import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { Db } from '../db/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { interactionConditions, interactionWhere } from './conditions.js';
+import { countInteractions } from './count.js';
+import { deepPageIds } from './deep-page.js';
+import type { Filters } from './filters.js';
+import { type InteractionRow, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
+import { type MatchesPage, matchesPage } from './search-page.js';
+
+/** From this offset on, a page's ids are found first and its rows read by id. */
+export const IDS_FIRST_FROM = 1_000;
+/** From this offset on, a page's position is found from the rollups' day counts (deep-page.ts). */
+export const DAY_SKIPPING_FROM = 20_000;
+/** Most matches of a search read into one statement with its total; beyond it, paged and counted apart. */
+export const SEARCH_MATCHES_MAX = 10_000;
+
+/** The interactions a list selects, in list order (`started_at` descending, then `id` descending). */
+export const ORDER_INTERACTIONS: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'desc' }, { id: 'desc' }];
+
+export interface ListRequest {
+  filters: Filters;
+  visibleClinics: VisibleClinics;
+  page: number;
+  limit: number;
+}
+
+export interface InteractionList {
+  page: number;
+  limit: number;
+  /** Exact number of matches; counted once, when first asked. */
+  total(): Promise<number>;
+  /** The page's rows with what Pothos asks for (its `query` of the `nodes` field). */
+  rows(query: PothosQuery): Promise<InteractionRow[]>;
+}
+
+/** Runs `load` once, when first asked, for everyone who asks. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => {
+    result ??= load();
+    return result;
+  };
+}
+
+export function listInteractions(db: Db, { filters, visibleClinics, page, limit }: ListRequest): InteractionList {
+  const skip = (page - 1) * limit;
+  const take = limit;
+  let known: () => Promise<MatchesPage | null>;
+  let total: () => Promise<number>;
+  if (filters.search !== undefined) {
+    // Shared by the rows and the total: one statement for both, when the matches are few enough.
+    known = once(() => matchesPage(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX));
+    total = once(async () => (await known())?.total ?? countInteractions(db, filters, visibleClinics));
+  } else {
+    const counted = once(() => countInteractions(db, filters, visibleClinics));
+    total = counted;
+    // Counted first (from the rollups) when the page could be empty at a high price: a filter on
+    // channel, type or outcome has no index in (started_at, id) order, so a combination that
+    // nothing matches would be walked through the whole table; past page 1, a page after the last
+    // would be walked through every match to find none left.
+    const costlyIfEmpty = filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined || skip > 0;
+    known = costlyIfEmpty
+      ? once(async () => {
+          const n = await counted();
+          return skip >= n ? { ids: [], total: n } : null;
+        })
+      : async () => null;
+  }
+
+  async function rows(query: PothosQuery): Promise<InteractionRow[]> {
+    const selection = rowsSelection(query);
+    // (Between finding a page's ids and reading its rows a row may be deleted: the page is then
+    // one row short, as it would be a moment later anyway.)
+    const byIds = async (ids: string[]) => {
+      if (selection) return withRelations(db, await rowsById(db, ids, selection.transcript), selection.relations);
+      // Built also for an empty page: reading `query` tells Pothos the selection was honoured
+      // (outside production it warns about every resolver that leaves it unread).
+      const args = { ...query, where: { id: { in: ids } }, orderBy: ORDER_INTERACTIONS };
+      return ids.length === 0 ? [] : db.interaction.findMany(args);
+    };
+    const found = await known();
+    if (found) return byIds(found.ids);
+    if (skip < IDS_FIRST_FROM && selection) {
+      const page = await pageRows(db, interactionConditions(filters, visibleClinics), skip, take, selection.transcript);
+      return withRelations(db, page, selection.relations);
+    }
+    const paged = { where: interactionWhere(filters, visibleClinics), orderBy: ORDER_INTERACTIONS, skip, take };
+    if (skip < IDS_FIRST_FROM) return db.interaction.findMany({ ...query, ...paged });
+    // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole rows
+    // makes each of those a heap fetch; selecting only the ids lets it walk the (started_at, id)
+    // index alone (an index-only scan when unfiltered). Deeper still, whole days are skipped.
+    const skipped = skip >= DAY_SKIPPING_FROM ? await deepPageIds(db, filters, visibleClinics, skip, take) : null;
+    if (skipped) return byIds(skipped);
+    const ids = await db.interaction.findMany({ ...paged, select: { id: true } });
+    return byIds(ids.map((row) => row.id));
+  }
+
+  return { page, limit, total, rows };
+}
