@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { type CliRun, runCli as runSharedCli } from '../helpers/cli.js';
 import { uniqueId } from '../helpers/factories.js';
 
 let dir: string | undefined;
@@ -89,11 +88,4 @@ export function whatsappLine(clinicId: string, overrides: Record<string, unknown
     summary: 'Patient moved the appointment.',
     ...overrides,
   };
-}
-
-export type { CliRun };
-
-/** Runs the real CLI as a user would (`node --import tsx src/cli/main.ts ...`) against `databaseUrl`. */
-export function runCli(args: string[], databaseUrl: string): Promise<CliRun> {
-  return runSharedCli(args, databaseUrl);
 }
