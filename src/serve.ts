@@ -2,7 +2,6 @@
 // a process that serves runs (server.ts: the only process, or each cluster worker). Its stop()
 // drains gracefully: readiness turns 503 at once, new connections are refused, in-flight requests
 // finish, then its connections close.
-
 import { createServer } from 'node:http';
 import net from 'node:net';
 import type { Redis } from 'ioredis';

@@ -1,5 +1,4 @@
 // Daily metrics: one entry per UTC date of the window, zero-filled, ascending, in one query.
-
 import type { Db } from '../db/client.js';
 import { prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';

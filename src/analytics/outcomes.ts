@@ -1,5 +1,4 @@
 // Outcome breakdown: one entry per non-null outcome, in one query.
-
 import type { Db } from '../db/client.js';
 import { num, prepared, queryRows } from '../db/sql.js';
 import { outcomeLabel } from '../domain/values.js';

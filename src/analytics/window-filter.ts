@@ -1,5 +1,4 @@
 // The window and filters of a metrics request, defaults resolved (decisions section 4).
-
 import type { MetricsFilter } from '../analytics/filter.js';
 import { clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
 import { daysInWindow, defaultMetricsWindow, type Problems } from '../domain/parameters.js';

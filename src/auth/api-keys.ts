@@ -4,13 +4,11 @@
 // hex SHA-256 and a short display prefix are stored; the key itself exists once, in the answer of
 // `createApiKey`. A fast hash (not a password hash) is right here: the secret is high-entropy random,
 // so there is nothing to brute-force, and lookup by hash goes through the unique index.
-
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { prepared, queryRows } from '../db/sql.js';
 import { isUuid } from '../domain/parameters.js';
 import { KEY_PREFIXES, KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
-
 import { Prisma } from '../generated/prisma/client.js';
 
 export type KeyEnvironmentValue = keyof typeof KEY_PREFIXES;

@@ -1,8 +1,35 @@
-// What every CLI command shares: the database, output mode and a consistent way to fail.
+// What every CLI command shares: its streams and environment, the database, output mode and a
+// consistent way to fail.
+import type { Console } from 'node:console';
 import { loadDatabaseConfig } from '../config.js';
 import { createPrismaClient, type Db } from '../db/client.js';
 import { locateDatabase } from '../db/database.js';
 import { migrate, pendingMigrations } from '../db/migrate.js';
+
+/** A stream a command writes to; on a terminal (`isTTY`) progress bars are drawn and help wraps at `columns`. */
+export type CliStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+/**
+ * Everything a command takes from its process, so that it runs the same in a process (main.ts) and
+ * in a test (streams that collect, an environment naming the test database).
+ */
+export interface CliIo {
+  stdout: CliStream;
+  stderr: CliStream;
+  /** The configuration (DATABASE_URL, DATA_DIR, ...) and DEBUG. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** What a command's action is given: the io, its console and output mode, and its exit code. */
+export interface CommandContext {
+  io: CliIo;
+  /** console.log / console.error on the io's streams: the same bytes a process's console writes. */
+  console: Console;
+  /** The output mode of this run (read when the action runs: --json may follow the command). */
+  output(): Output;
+  /** A result that is printed in full but still fails the run (import's rejected lines). */
+  setExitCode(code: number): void;
+}
 
 export interface Output {
   json: boolean;
@@ -12,14 +39,14 @@ export interface Output {
   result(value: unknown, human: () => void): void;
 }
 
-export function createOutput(json: boolean): Output {
+export function createOutput(json: boolean, io: CliIo, console: Console): Output {
   return {
     json,
     info: (message) => {
       if (!json) console.log(message);
     },
     result: (value, human) => {
-      if (json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      if (json) io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
       else human();
     },
   };
@@ -44,13 +71,13 @@ export interface DatabaseContext {
 }
 
 /**
- * Runs `fn` against the configured database. The embedded database is migrated on the way in
- * (as `npm start` does); an external one must have been migrated with `migrate` first, so that a
- * data command never changes the schema of a production database as a side effect.
+ * Runs `fn` against the database `cli.io.env` configures. The embedded database is migrated on the
+ * way in (as `npm start` does); an external one must have been migrated with `migrate` first, so
+ * that a data command never changes the schema of a production database as a side effect.
  */
-export async function withDatabase<T>(fn: (ctx: DatabaseContext) => Promise<T>, options: { migrated?: boolean } = {}): Promise<T> {
-  const config = loadDatabaseConfig();
-  const location = await locateDatabase(config, (m) => console.error(m));
+export async function withDatabase<T>(cli: CommandContext, fn: (ctx: DatabaseContext) => Promise<T>, options: { migrated?: boolean } = {}): Promise<T> {
+  const config = loadDatabaseConfig(cli.io.env);
+  const location = await locateDatabase(config, (m) => cli.console.error(m));
   try {
     if (options.migrated !== false) {
       if (location.embedded) await migrate(location.url);

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { checkReadable, ImportDatabaseError, ImportFileError, type ImportFiles, importFiles } from '../importer/import.js';
+import { createProgress } from '../importer/progress.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../importer/read-ndjson.js';
 import { problemLines, rejection, summaryLines, toJson } from '../importer/report.js';
-import { CliError, type Output, withDatabase } from './context.js';
+import { CliError, type CommandContext, withDatabase } from './context.js';
 
 interface ImportOptions {
   clinics?: string;
@@ -21,7 +22,7 @@ function lineLimit(value: string | undefined): number | undefined {
   return bytes;
 }
 
-export function registerImport(program: Command, output: () => Output): void {
+export function registerImport(program: Command, cli: CommandContext): void {
   program
     .command('import')
     .description('upsert clinics, campaigns and interactions from newline-delimited JSON (one REST representation per line)')
@@ -31,7 +32,7 @@ export function registerImport(program: Command, output: () => Output): void {
     .option('--skip-invalid', 'write the valid lines even when some lines are invalid')
     .option('--max-line-bytes <n>', `longest line accepted, in bytes; a longer one is an invalid line (default ${DEFAULT_MAX_LINE_BYTES})`)
     .action(async (options: ImportOptions) => {
-      const out = output();
+      const out = cli.output();
       const files: ImportFiles = { clinics: options.clinics, campaigns: options.campaigns, interactions: options.interactions };
       if (!files.clinics && !files.campaigns && !files.interactions) {
         throw new CliError('import: give at least one of --clinics FILE, --campaigns FILE, --interactions FILE', 2);
@@ -40,25 +41,25 @@ export function registerImport(program: Command, output: () => Output): void {
       const report = await translateImportErrors(async () => {
         // Before the database is opened: a typo in a path fails at once.
         for (const file of Object.values(files)) if (file !== undefined) await checkReadable(file);
-        return withDatabase(({ url }) =>
+        return withDatabase(cli, ({ url }) =>
           importFiles({
             files,
             url,
             skipInvalid: Boolean(options.skipInvalid),
             maxLineBytes,
-            progress: !out.json && Boolean(process.stderr.isTTY),
-            onWait: () => console.error('Another import into this database is running; waiting for it to finish (imports run one at a time)...'),
+            progress: createProgress(!out.json && Boolean(cli.io.stderr.isTTY), cli.io.stderr),
+            onWait: () => cli.console.error('Another import into this database is running; waiting for it to finish (imports run one at a time)...'),
           }),
         );
       });
       out.result(toJson(report), () => {
-        for (const line of problemLines(report)) console.error(line);
-        for (const line of summaryLines(report)) console.log(line);
+        for (const line of problemLines(report)) cli.console.error(line);
+        for (const line of summaryLines(report)) cli.console.log(line);
       });
       const reason = rejection(report);
       if (reason) {
-        if (!out.json) console.error(reason);
-        process.exitCode = 1;
+        if (!out.json) cli.console.error(reason);
+        cli.setExitCode(1);
       }
     });
 }

@@ -1,12 +1,10 @@
 // `keys create | list | revoke`: issuing API keys is an operator task (decisions.md section 7); no
 // HTTP endpoint does it.
-
 import type { Command } from 'commander';
 import { ApiKeyInputError, type ApiKeyRecord, type CreateApiKeyInput, createApiKey, listApiKeys, revokeApiKey } from '../auth/api-keys.js';
 import { isUuid } from '../domain/parameters.js';
 import { KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
-
-import { CliError, type Output, withDatabase } from './context.js';
+import { CliError, type CommandContext, withDatabase } from './context.js';
 
 interface CreateOptions {
   name?: string;
@@ -146,7 +144,7 @@ function table(header: string[], rows: string[][]): string {
 
 // --- Commands ----------------------------------------------------------------------------------
 
-export function registerKeys(program: Command, output: () => Output): void {
+export function registerKeys(program: Command, cli: CommandContext): void {
   const keys = program.command('keys').description('issue, list and revoke API keys');
 
   keys
@@ -159,9 +157,9 @@ export function registerKeys(program: Command, output: () => Output): void {
     .option('--expires-at <iso>', 'expiry: ISO 8601 date-time with Z or an offset, or YYYY-MM-DD (midnight UTC)')
     .option('--test', 'issue a sandbox key (svc_test_) instead of a live one (svc_live_)')
     .action(async (opts: CreateOptions) => {
-      const out = output();
+      const out = cli.output();
       const input = parseCreateOptions(opts);
-      const { key, record } = await withDatabase(async ({ db }) => {
+      const { key, record } = await withDatabase(cli, async ({ db }) => {
         try {
           return await createApiKey(db, input);
         } catch (error) {
@@ -183,34 +181,34 @@ export function registerKeys(program: Command, output: () => Output): void {
           expires_at: record.expiresAt?.toISOString() ?? null,
         },
         () => {
-          console.log(`Created ${record.environment} API key "${record.name}" (id ${record.id})`);
-          console.log('');
-          console.log(`    ${key}`);
-          console.log('');
-          console.log(warning);
-          console.log(
+          cli.console.log(`Created ${record.environment} API key "${record.name}" (id ${record.id})`);
+          cli.console.log('');
+          cli.console.log(`    ${key}`);
+          cli.console.log('');
+          cli.console.log(warning);
+          cli.console.log(
             `Scopes: ${record.scopes.join(', ')}; tier: ${record.tier}; clinics: ${record.clinicIds ? record.clinicIds.join(', ') : 'all'}; expires: ${shortTime(record.expiresAt, 'never')}`,
           );
         },
       );
-      if (out.json) console.error(warning);
+      if (out.json) cli.console.error(warning);
     });
 
   keys
     .command('list')
     .description('list API keys (never the keys themselves)')
     .action(async () => {
-      const out = output();
-      const records = await withDatabase(async ({ db }) => listApiKeys(db));
+      const out = cli.output();
+      const records = await withDatabase(cli, async ({ db }) => listApiKeys(db));
       const now = new Date();
       out.result(
         records.map((r) => recordJson(r, now)),
         () => {
           if (!records.length) {
-            console.log('No API keys. Create one with `keys create --name NAME`.');
+            cli.console.log('No API keys. Create one with `keys create --name NAME`.');
             return;
           }
-          console.log(
+          cli.console.log(
             table(
               ['ID', 'NAME', 'PREFIX', 'TIER', 'SCOPES', 'CLINICS', 'STATUS', 'EXPIRES', 'LAST USED', 'CREATED'],
               records.map((r) => [
@@ -236,12 +234,12 @@ export function registerKeys(program: Command, output: () => Output): void {
     .description('revoke an API key by id (see `keys list`); running servers reject it within seconds')
     .argument('<id>', 'the key id')
     .action(async (id: string) => {
-      const out = output();
+      const out = cli.output();
       if (!isUuid(id)) throw new CliError(`Invalid key id '${id}': expected a UUID as shown by \`keys list\`.`);
-      const record = await withDatabase(async ({ db }) => revokeApiKey(db, id));
+      const record = await withDatabase(cli, async ({ db }) => revokeApiKey(db, id));
       if (!record) throw new CliError(`No API key with id ${id}.`);
       out.result(recordJson(record, new Date()), () =>
-        console.log(`Revoked API key "${record.name}" (${record.prefix}..., id ${record.id}) at ${record.revokedAt?.toISOString()}.`),
+        cli.console.log(`Revoked API key "${record.name}" (${record.prefix}..., id ${record.id}) at ${record.revokedAt?.toISOString()}.`),
       );
     });
 }

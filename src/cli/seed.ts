@@ -2,7 +2,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { SEED_DEFAULTS, SEED_LIMITS, SeedOptionError } from '../seed/generate.js';
 import { seedDemoData } from '../seed/seed-database.js';
-import { CliError, type Output, withDatabase } from './context.js';
+import { CliError, type CommandContext, withDatabase } from './context.js';
 
 interface SeedFlags {
   clinics?: string;
@@ -44,7 +44,7 @@ export function parseSeedFlags(flags: SeedFlags, now: () => Date = () => new Dat
   };
 }
 
-export function registerSeed(program: Command, output: () => Output): void {
+export function registerSeed(program: Command, cli: CommandContext): void {
   program
     .command('seed')
     .description('load deterministic demo data: clinics, their campaigns and interactions (re-running the same seed is idempotent)')
@@ -54,19 +54,19 @@ export function registerSeed(program: Command, output: () => Output): void {
     .option('--seed <s>', `seed of the random generator (default ${SEED_DEFAULTS.seed})`)
     .option('--end-date <iso>', 'end of the period (default: now); with the same seed and counts, the same end date gives the same rows')
     .action(async (flags: SeedFlags) => {
-      const out = output();
+      const out = cli.output();
       const options = parseSeedFlags(flags);
       const bar =
-        process.stderr.isTTY && !out.json
+        cli.io.stderr.isTTY && !out.json
           ? new cliProgress.SingleBar(
-              { stream: process.stderr, format: 'Seeding interactions [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted}', hideCursor: true },
+              { stream: cli.io.stderr, format: 'Seeding interactions [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted}', hideCursor: true },
               cliProgress.Presets.shades_classic,
             )
           : null;
       const started = performance.now();
       let counts: Awaited<ReturnType<typeof seedDemoData>>;
       try {
-        counts = await withDatabase(({ url }) =>
+        counts = await withDatabase(cli, ({ url }) =>
           seedDemoData(url, {
             ...options,
             onProgress: (done, total) => {
@@ -85,7 +85,7 @@ export function registerSeed(program: Command, output: () => Output): void {
       const seconds = (performance.now() - started) / 1000;
       const endDate = options.endDate.toISOString();
       out.result({ ...counts, seed: options.seed, days: options.days, end_date: endDate }, () =>
-        console.log(
+        cli.console.log(
           `Seeded ${counts.clinics.toLocaleString('en-US')} clinics, ${counts.campaigns.toLocaleString('en-US')} campaigns and ` +
             `${counts.interactions.toLocaleString('en-US')} interactions (seed ${JSON.stringify(options.seed)}, ${options.days} days ending ${endDate}) ` +
             `in ${seconds.toFixed(1)} s.`,

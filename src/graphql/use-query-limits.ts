@@ -1,7 +1,6 @@
 // Per-field rate limits on the expensive GraphQL fields, per API key, so that one query with many
 // aliased metrics fields cannot multiply the database work (the bounds on a document's size, tokens,
 // aliases, depth and cost are in use-document-limits.ts).
-
 import { isPromise } from 'node:util/types';
 import { useRateLimiter } from '@envelop/rate-limiter';
 import { type ASTNode, type DocumentNode, type FragmentDefinitionNode, GraphQLError, getOperationAST, Kind, visit } from 'graphql';

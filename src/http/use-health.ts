@@ -2,7 +2,6 @@
 // Live: the process answers. Ready: not shutting down, the database answers within the readiness
 // budget, and it has every committed migration (checked until it is true once; migrations are
 // never un-applied).
-
 import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../db/client.js';
 import { listMigrations } from '../db/migrate.js';

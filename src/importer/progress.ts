@@ -1,4 +1,4 @@
-// Progress of the import by bytes read, one bar per pass and file, on stderr.
+// Progress of the import by bytes read, one bar per pass and file, on stderr (or the CLI's stream).
 import cliProgress from 'cli-progress';
 
 export interface Progress {
@@ -13,8 +13,8 @@ function megabytes(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
-/** A bar on stderr when `enabled` (the caller decides: a TTY and no --json); otherwise nothing. */
-export function createProgress(enabled: boolean): Progress {
+/** A bar on `stream` when `enabled` (the caller decides: a TTY and no --json); otherwise nothing. */
+export function createProgress(enabled: boolean, stream: NodeJS.WritableStream = process.stderr): Progress {
   if (!enabled) return silent;
   let bar: cliProgress.SingleBar | undefined;
   return {
@@ -24,7 +24,7 @@ export function createProgress(enabled: boolean): Progress {
         {
           format: `${label.padEnd(32)} [{bar}] {percentage}% | {read} of {size} | {duration_formatted}`,
           hideCursor: true,
-          stream: process.stderr,
+          stream,
         },
         cliProgress.Presets.shades_classic,
       );

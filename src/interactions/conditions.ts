@@ -3,7 +3,6 @@
 // columns of `interactions` (every hand-written statement). The columns the rollup tables share
 // (clinic, channel, type, outcome) are compiled by the rollups' own `dimensionConditions`, so a
 // count from the rollups and a page from the raw table cannot disagree on what they select.
-
 import { clinicCondition, clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { type ClinicScope, type Dimensions, dimensionConditions, rawRangeConditions } from '../rollups/counted.js';

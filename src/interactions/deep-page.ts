@@ -11,7 +11,6 @@
 // Reading the day counts costs about as much as skipping ten to twenty thousand index entries (a
 // year of daily rollup rows is a few thousand rows; 10,000,000-row bench database), so shallower
 // pages keep the plain offset.
-
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';

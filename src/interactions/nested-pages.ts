@@ -2,14 +2,12 @@
 // Prisma's nested `take` does not bound each parent's rows in SQL, and at millions of interactions
 // that matters; one LATERAL query per batch of parents reads at most `limit` rows per parent
 // from the (clinic_id|campaign_id, started_at DESC, id DESC) indexes.
-
 import DataLoader from 'dataloader';
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { instant, queryRows } from '../db/sql.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';
 import type { Filters } from './filters.js';
-
 import { INTERACTION_COLUMNS } from './rows.js';
 
 export interface ChildPage {

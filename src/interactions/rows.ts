@@ -10,7 +10,6 @@
 // parsed, serialized again and parsed once more. Here each transcript arrives as text and is parsed
 // once. The rows have the shape findMany gives for the same selection, so the fields beneath
 // (`transcript` included) resolve from them exactly as they would from Prisma's.
-
 import type { Db } from '../db/client.js';
 import { and, prepared, queryRows } from '../db/sql.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';

@@ -3,7 +3,6 @@
 // published contract cannot drift from the code that serves it. Component schemas describe the
 // exact shapes of representation.ts (decisions section 3); error responses follow decisions
 // section 1. Validation examples are produced by the real validators, not written by hand.
-
 import { execute } from 'graphql';
 import { MISSING_HEADER } from '../auth/authenticate.js';
 import type { Problems } from '../domain/parameters.js';

@@ -3,7 +3,6 @@
 // the result into the spec's representation. The parameters are the document's variables under
 // their REST names (variables.ts); their rules are the resolvers'. The OpenAPI document is
 // generated from this table.
-
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { MAX_DAILY_DAYS } from '../analytics/window-filter.js';
 import {

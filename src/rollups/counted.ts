@@ -16,7 +16,6 @@
 // instants are bound as ISO 8601 strings with `Z`, so nothing depends on the session's TimeZone.
 // (A JS Date bound directly is sent by the pg driver adapter as a wall-clock string without an offset,
 // which `::timestamptz` would read in the session's time zone.)
-
 import { and, instant } from '../db/sql.js';
 import { type ChannelValue, type InteractionTypeValue, SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';

@@ -1,7 +1,6 @@
 // The metrics as they were computed before the daily rollup: one aggregate query over the raw
 // `interactions` table only. Kept here as a reference that the rollup-based queries (src/metrics)
 // must equal, row for row, for any data, window and filter.
-
 import type { DailyMetric } from '../../src/analytics/daily.js';
 import type { MetricsFilter } from '../../src/analytics/filter.js';
 import type { OutcomeBreakdown } from '../../src/analytics/outcomes.js';

@@ -4,7 +4,6 @@
 // and the rollup-based metrics and list counts equal the previous raw-only queries
 // (raw-reference.ts), the JavaScript reference and Prisma's count, for random windows and filters.
 // Each run creates its own clinics and reads only them (clinic 2 is never selected by the metrics).
-
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { metricsDaily } from '../../src/analytics/daily.js';

@@ -2,7 +2,6 @@
 // test's clinics equal a GROUP BY over their raw rows. Every assertion is restricted to the test's
 // own clinics (other files write to the same database at the same time), except on the fresh
 // databases of the last block.
-
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';

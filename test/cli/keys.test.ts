@@ -1,8 +1,9 @@
-// `keys create | list | revoke` run as an operator runs them: a child process on the test database.
+// `keys create | list | revoke` on the test database: in-process through `run`, and once as an
+// operator runs it (`npm run cli -- ...`, a child process).
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey, lookupApiKey } from '../../src/auth/api-keys.js';
-import { type CliRun, runCli } from '../helpers/cli.js';
+import { type CliRun, runCli, spawnCli } from '../helpers/cli.js';
 import { sql, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 
@@ -38,6 +39,18 @@ interface Created {
   clinic_ids: string[] | null;
   expires_at: string | null;
 }
+
+describe('npm run cli -- keys create (a process)', () => {
+  it('exits 0 with the key as one JSON document on stdout and the warning alone on stderr', async () => {
+    const keyName = name('process');
+    const created = await spawnCli(['--json', 'keys', 'create', '--name', keyName]);
+    expect(created.code, created.stderr).toBe(0);
+    const body = json<Created>(created);
+    expect(body).toMatchObject({ name: keyName, environment: 'live', key: expect.stringMatching(/^svc_live_[0-9A-Za-z]{40}$/) });
+    expect(created.stderr).toBe('This key is shown only once and cannot be retrieved again: store it securely now.\n');
+    expect((await lookupApiKey(db, body.key)).status).toBe('valid');
+  });
+});
 
 describe('keys create, list, revoke', () => {
   it('creates a restricted test key (--json), lists it without the key, revokes it, and lookup sees the revocation', async () => {

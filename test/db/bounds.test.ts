@@ -2,7 +2,6 @@
 // database being unavailable (db/errors.ts): each error below is produced for real, on a real
 // PostgreSQL, through the paths requests take (Prisma model queries, Prisma raw queries,
 // `queryRows`), never built by hand.
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrismaClient, type DatabaseBounds, type Db } from '../../src/db/client.js';
 import { isDatabaseUnavailable } from '../../src/db/errors.js';

@@ -1,5 +1,4 @@
 // The metrics SQL is kept prepared on each connection (src/db/client.ts); Prisma's own queries are not.
-
 import { afterAll, describe, expect, it } from 'vitest';
 import { metricsDaily } from '../../src/analytics/daily.js';
 import { metricsOutcomes } from '../../src/analytics/outcomes.js';

@@ -1,6 +1,5 @@
 // Deep pages found by skipping whole days (src/graphql/deep-page.ts) are the pages OFFSET gives:
 // every offset, filters on each rollup dimension, windows with partial days, ties across midnight.
-
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPrismaClient } from '../../src/db/client.js';
 import { and, queryRows } from '../../src/db/sql.js';
@@ -8,7 +7,6 @@ import { Prisma } from '../../src/generated/prisma/client.js';
 import { interactionConditions } from '../../src/interactions/conditions.js';
 import { deepPageIds } from '../../src/interactions/deep-page.js';
 import type { Filters } from '../../src/interactions/filters.js';
-
 import { databaseUrl } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 

@@ -1,7 +1,6 @@
 // The hand-written page of interactions (src/graphql/interaction-rows.ts) must give exactly what
 // Prisma's findMany gives for the same filters, page and selection: same rows, same order, same
 // values (Dates, nulls, transcripts), so that the fields beneath resolve the same either way.
-
 import { describe, expect, it } from 'vitest';
 import type { VisibleClinics } from '../../src/auth/clinic-scope.js';
 import { queryRows } from '../../src/db/sql.js';

@@ -1,5 +1,4 @@
 // A Prisma client on the run's test database, and raw SQL access for assertions.
-
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { createPrismaClient, type Db } from '../../src/db/client.js';

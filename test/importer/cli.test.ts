@@ -1,9 +1,30 @@
-// `npm run cli -- import ...` as a user runs it: a child process on the test database.
+// `import` on the test database: in-process through `run`, and once as a user runs it
+// (`npm run cli -- import ...`, a child process).
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/config.js';
-import { databaseUrl, sql } from '../helpers/db.js';
-import { campaignLine, clinicLine, runCli, voiceLine, whatsappLine, writeLines } from './files.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
+import { sql } from '../helpers/db.js';
+import { campaignLine, clinicLine, voiceLine, whatsappLine, writeLines } from './files.js';
+
+describe('npm run cli -- import (a process)', () => {
+  it('reports an invalid line as one JSON document, writes nothing and exits with 1', async () => {
+    const clinic = clinicLine();
+    const clinics = writeLines('clinics.ndjson', [clinic]);
+    const interactions = writeLines('interactions.ndjson', [voiceLine(clinic.id, { direction: 'outbound' })]);
+
+    const run = await spawnCli(['--json', 'import', '--clinics', clinics, '--interactions', interactions]);
+
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({
+      written: { clinics: 0, campaigns: 0, interactions: 0 },
+      invalid: 1,
+      errors: [`${interactions}:1 direction: must be inbound for type INBOUND`],
+      error: '1 invalid line: nothing was written (--skip-invalid writes the valid lines)',
+    });
+    expect(await sql('SELECT id FROM clinics WHERE id = $1', [clinic.id])).toEqual([]);
+  });
+});
 
 describe('cli import', () => {
   it('imports good files and prints one JSON document', async () => {
@@ -13,12 +34,13 @@ describe('cli import', () => {
       voiceLine(clinic.id, { campaign_id: campaign.id, type: 'CAMPAIGN_OUTBOUND', direction: 'outbound' }),
       whatsappLine(clinic.id, { campaign_id: campaign.id }),
     ];
-    // Relative paths, as a user types them: problems and reports name files the same way.
-    const clinics = path.relative(projectRoot, writeLines('clinics.ndjson', [clinic]));
-    const campaigns = path.relative(projectRoot, writeLines('campaigns.ndjson', [campaign]));
-    const interactions = path.relative(projectRoot, writeLines('interactions.ndjson', lines));
+    // Relative paths (to this process's directory, where `run` resolves them), as a user types
+    // them: problems and reports name files the same way.
+    const clinics = path.relative(process.cwd(), writeLines('clinics.ndjson', [clinic]));
+    const campaigns = path.relative(process.cwd(), writeLines('campaigns.ndjson', [campaign]));
+    const interactions = path.relative(process.cwd(), writeLines('interactions.ndjson', lines));
 
-    const run = await runCli(['--json', 'import', '--clinics', clinics, '--campaigns', campaigns, '--interactions', interactions], databaseUrl);
+    const run = await runCli(['--json', 'import', '--clinics', clinics, '--campaigns', campaigns, '--interactions', interactions]);
 
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -32,13 +54,13 @@ describe('cli import', () => {
   it('writes nothing and exits with 1 when a line is invalid', async () => {
     const clinic = clinicLine();
     const good = voiceLine(clinic.id);
-    const clinics = path.relative(projectRoot, writeLines('clinics.ndjson', [clinic]));
+    const clinics = path.relative(process.cwd(), writeLines('clinics.ndjson', [clinic]));
     const interactions = path.relative(
-      projectRoot,
+      process.cwd(),
       writeLines('interactions.ndjson', [good, whatsappLine(clinic.id, { recording_url: 'https://r.example/a.mp3' })]),
     );
 
-    const run = await runCli(['--json', 'import', '--clinics', clinics, '--interactions', interactions], databaseUrl);
+    const run = await runCli(['--json', 'import', '--clinics', clinics, '--interactions', interactions]);
 
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toEqual({
@@ -57,7 +79,7 @@ describe('cli import', () => {
     const interactions = writeLines('interactions.ndjson', [good, '', voiceLine(clinic.id, { direction: 'outbound' })]);
     const clinics = writeLines('clinics.ndjson', [clinic]);
 
-    const run = await runCli(['import', '--skip-invalid', '--clinics', clinics, '--interactions', interactions], databaseUrl);
+    const run = await runCli(['import', '--skip-invalid', '--clinics', clinics, '--interactions', interactions]);
 
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(`${interactions}:3 direction: must be inbound for type INBOUND\n`);
@@ -68,11 +90,11 @@ describe('cli import', () => {
 
   it('names a file that cannot be read, and needs at least one file', async () => {
     const missing = path.join(path.dirname(writeLines('x.ndjson', [])), 'missing.ndjson');
-    const notFound = await runCli(['--json', 'import', '--interactions', missing], databaseUrl);
+    const notFound = await runCli(['--json', 'import', '--interactions', missing]);
     expect(notFound.code).toBe(1);
     expect(JSON.parse(notFound.stdout)).toEqual({ error: `Cannot read ${missing}: no such file` });
 
-    const usage = await runCli(['--json', 'import', '--skip-invalid'], databaseUrl);
+    const usage = await runCli(['--json', 'import', '--skip-invalid']);
     expect(usage.code).toBe(2);
     expect(JSON.parse(usage.stdout)).toEqual({ error: 'import: give at least one of --clinics FILE, --campaigns FILE, --interactions FILE' });
   });

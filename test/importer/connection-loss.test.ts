@@ -4,8 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { spawnCli } from '../helpers/cli.js';
 import { databaseUrl, sql } from '../helpers/db.js';
-import { clinicLine, runCli, voiceLine, writeLines } from './files.js';
+import { clinicLine, voiceLine, writeLines } from './files.js';
 
 const LINES = 5_000;
 
@@ -21,7 +22,7 @@ describe('cli import when the database connection is lost', () => {
     url.searchParams.set('application_name', applicationName);
 
     let exited = false;
-    const run = runCli(['--json', 'import', '--clinics', clinics, '--interactions', interactions], url.toString()).finally(() => {
+    const run = spawnCli(['--json', 'import', '--clinics', clinics, '--interactions', interactions], url.toString()).finally(() => {
       exited = true;
     });
     let terminated = 0;

@@ -1,12 +1,10 @@
 // Import files for tests: lines in the REST representation with fresh random ids, written to a
 // temporary directory of the test file (removed after its tests).
-
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { type CliRun, runCli as runSharedCli } from '../helpers/cli.js';
 import { uniqueId } from '../helpers/factories.js';
 
 let dir: string | undefined;
@@ -89,11 +87,4 @@ export function whatsappLine(clinicId: string, overrides: Record<string, unknown
     summary: 'Patient moved the appointment.',
     ...overrides,
   };
-}
-
-export type { CliRun };
-
-/** Runs the real CLI as a user would (`node --import tsx src/cli/main.ts ...`) against `databaseUrl`. */
-export function runCli(args: string[], databaseUrl: string): Promise<CliRun> {
-  return runSharedCli(args, databaseUrl);
 }

@@ -1,6 +1,5 @@
 // The importer in-process against the run's test database. Every test writes its own files with
 // fresh ids, so the tests run in parallel and need no reset.
-
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,6 @@
 // GET /metrics: absent (404) without METRICS_TOKEN, 401 without the right bearer token, Prometheus
 // text with it; counters that follow the traffic (routes as patterns, admission decisions by tier,
 // unexpected errors, health checks); never rate limited nor counted in a key's quota.
-
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';

@@ -1,14 +1,12 @@
 // Request logs: one line per request with request_id, key_id (only with a valid key), method, the
 // route pattern (never the raw path), status, duration; health at debug; unexpected errors at
 // error level with their stack and the response's request_id; never a key anywhere.
-
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
-
 import { graphql, testApp } from '../helpers/app.js';
 import { failingInteractions, testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';

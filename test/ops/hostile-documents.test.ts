@@ -3,7 +3,6 @@
 // tokens, aliases), the largest documents the limits allow keep the event loop free (/health/live
 // answers meanwhile), and an alias `then` is refused with a clear error instead of 500 failures
 // and as many stack traces in the log.
-
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';

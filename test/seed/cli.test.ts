@@ -1,7 +1,8 @@
-// `seed` run as an operator runs it: a child process on the test database.
+// `seed` on the test database: in-process through `run`, and once as an operator runs it
+// (`npm run cli -- seed`, a child process).
 import { describe, expect, it } from 'vitest';
 import { generateDemoData } from '../../src/seed/generate.js';
-import { type CliRun, runCli } from '../helpers/cli.js';
+import { type CliRun, runCli, spawnCli } from '../helpers/cli.js';
 import { sql } from '../helpers/db.js';
 
 const cli = (...args: string[]) => runCli(args);
@@ -19,7 +20,20 @@ async function interactionsOf(clinicIds: string[]): Promise<number> {
   return Number(row!.n);
 }
 
-describe('npm run cli -- seed', () => {
+describe('npm run cli -- seed (a process)', () => {
+  it('seeds and prints the summary, exit 0', async () => {
+    const run = await spawnCli(['seed', '--clinics', '1', '--interactions', '20', '--days', '2', '--seed', 'cli-seed-process', '--end-date', '2026-02-01']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(
+      /^Seeded 1 clinics, 5 campaigns and 20 interactions \(seed "cli-seed-process", 2 days ending 2026-02-01T00:00:00.000Z\) in \d+\.\d s\.\n$/,
+    );
+    const clinicIds = generateDemoData({ clinics: 1, interactions: 20, seed: 'cli-seed-process' }).clinics.map((c) => c.id);
+    expect(await interactionsOf(clinicIds)).toBe(20);
+  });
+});
+
+describe('seed', () => {
   it('seeds the requested counts and prints one JSON document with --json', async () => {
     const seed = 'cli-seed-json';
     const before = Date.now();

@@ -1,5 +1,4 @@
 // Campaigns and their root fields.
-
 import { campaignWhere, clinicCondition } from '../../auth/clinic-scope.js';
 import { checkPaging, hasControlCharacter, isUuid } from '../../domain/parameters.js';
 import { CAMPAIGN_STATUSES } from '../../domain/values.js';

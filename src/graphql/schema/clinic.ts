@@ -1,5 +1,4 @@
 // Clinics and their root fields.
-
 import { clinicWhere } from '../../auth/clinic-scope.js';
 import { checkPaging, isUuid } from '../../domain/parameters.js';
 import { builder } from '../builder.js';

@@ -1,5 +1,4 @@
 // Interactions: calls and WhatsApp conversations, their root fields and filters.
-
 import { clinicCondition } from '../../auth/clinic-scope.js';
 import { hasControlCharacter } from '../../domain/parameters.js';
 import { checkList } from '../../interactions/filters.js';

@@ -1,5 +1,4 @@
 // Aggregated metrics (decisions section 4), computed by PostgreSQL in src/metrics.
-
 import {
   type DailyMetric,
   type MetricsFilter,

@@ -1,8 +1,6 @@
 // Paging arguments and the PageInfo type shared by every list (the REST `meta`).
-
 import { checkPaging, type Paging } from '../../domain/parameters.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/values.js';
-
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
