@@ -461,6 +461,9 @@ function headersOf(...names: string[]): Record<string, Json> {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Validation examples, from the routes' own validation
+
 /** A bad value per parameter, most telling first, to show what validation answers. */
 const BAD_VALUES: ReadonlyArray<[string, string]> = [
   ['outcome', 'booked,NO_ANSWER'],
