@@ -1,33 +1,74 @@
-// The OpenAPI 3.1 document of the REST facade, generated from the route table (routes.ts), the
-// vocabularies (domain/values.ts) and the parameter rules (filters/parameters.ts), so that the
-// published contract cannot drift from the code that serves it. Component schemas describe the
-// exact shapes of representation.ts (decisions section 3); error responses follow decisions
-// section 1. Validation examples are produced by the real validators, not written by hand.
-import { execute } from 'graphql';
+// The OpenAPI 3.1 document of the REST facade, derived from the code that serves it so that the
+// published contract cannot drift from it:
+// - paths, operations, scopes and parameters from the route table (routes.ts);
+// - parameter types and descriptions from the GraphQL arguments the parameters map to (the route's
+//   document names the root field; REST_NAMES maps REST names to argument names), with REST's own
+//   rules added where REST differs (lowercase enums, comma-separated outcomes, strict validation);
+// - response schemas from the representation tables (representation.ts), which also shape the
+//   responses, with the GraphQL fields' descriptions;
+// - error statuses, messages and meanings from the error catalogue (http/error-catalogue.ts).
+// Validation examples are produced by the real validators, not written by hand.
+import {
+  execute,
+  type FieldNode,
+  type GraphQLArgument,
+  type GraphQLField,
+  type GraphQLInputType,
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isListType,
+  isObjectType,
+  isScalarType,
+  Kind,
+} from 'graphql';
 import { MISSING_HEADER } from '../auth/authenticate.js';
 import type { Problems } from '../domain/parameters.js';
 import {
-  CAMPAIGN_CHANNELS,
-  CAMPAIGN_STATUSES,
-  CAMPAIGN_TYPES,
-  CHANNELS,
   DEFAULT_PAGE_SIZE,
-  DIRECTIONS,
-  INTERACTION_TYPES,
   KEY_PREFIXES,
   MAX_PAGE_SIZE,
-  OUTCOME_LABELS,
-  OUTCOMES,
   SCHEDULED_OUTCOME,
   SCOPES,
   SUCCESSFUL_OUTCOMES,
   TIER_LIMITS,
   TYPES_BY_CHANNEL,
 } from '../domain/values.js';
-import { schema } from '../graphql/index.js';
+import { schema as graphqlSchema } from '../graphql/index.js';
+import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
 import { MAX_SEARCH_LENGTH } from '../interactions/filters.js';
-import type { ErrorCode } from './envelope.js';
+import {
+  EXAMPLE_CAMPAIGN,
+  EXAMPLE_CLINIC,
+  EXAMPLE_CLINIC_ID,
+  EXAMPLE_CONVERSATION,
+  EXAMPLE_DAILY,
+  EXAMPLE_OUTCOMES,
+  EXAMPLE_REQUEST_ID,
+  EXAMPLE_SUMMARY,
+  EXAMPLE_TIMESTAMP,
+  EXAMPLE_TRANSCRIPT,
+  EXAMPLE_VOICE_CALL,
+  withTranscriptOf,
+} from './openapi-examples.js';
 import { readQuery } from './query-params.js';
+import {
+  CAMPAIGN,
+  CAMPAIGN_SETTINGS_SCHEMA,
+  CLINIC,
+  DAILY_METRIC,
+  fieldSchema,
+  fieldsOf,
+  INTERACTION,
+  type InteractionVariant,
+  OUTCOME_BREAKDOWN,
+  OUTCOME_BREAKDOWN_ENTRY,
+  PAGINATION_META,
+  type Representation,
+  SUMMARY_METRICS,
+  TRANSCRIPT_ENTRY,
+  timestampSchema,
+} from './representation.js';
 import { REST_NAMES, type Route, routes } from './routes.js';
 import { restVariables } from './variables.js';
 
@@ -42,231 +83,65 @@ const JSON_TYPE = 'application/json';
 const code = (text: string) => `\`${text}\``;
 const list = (values: readonly string[]) => values.map(code).join(', ');
 
-// ---------------------------------------------------------------------------------------------
-// Example values (shared by schema examples and response examples)
-
-const EXAMPLE_REQUEST_ID = 'req_6f1c2d9a4b8e4c0f9a3d5e7b1c2f4a6d';
-const EXAMPLE_TIMESTAMP = '2026-01-31T09:05:00.000Z';
-const EXAMPLE_CLINIC_ID = '3f6c1e2a-8b4d-4c7e-9a15-2d8f0b6e4c31';
-
-const EXAMPLE_VOICE_CALL = {
-  id: 'int_8c41f2a79d3e4b10',
-  channel: 'voice',
-  type: 'CAMPAIGN_OUTBOUND',
-  direction: 'outbound',
-  phone_number: '+34 612 345 678',
-  clinic_id: EXAMPLE_CLINIC_ID,
-  started_at: '2026-01-30T10:15:00.000Z',
-  ended_at: '2026-01-30T10:17:42.000Z',
-  duration_seconds: 162,
-  outcome: 'APPOINTMENT_BOOKED',
-  summary: 'The patient, overdue for a dental check-up, booked a cleaning for 4 February at 10:30.',
-  recording_url: 'https://recordings.example.com/calls/int_8c41f2a79d3e4b10.mp3',
-};
-
-const EXAMPLE_TRANSCRIPT = [
-  { role: 'assistant', content: 'Hello, this is Sonrisa Dental Clinic. You are due for your check-up: would you like to book it?' },
-  { role: 'user', content: 'Yes, is next Wednesday morning possible?' },
-  { role: 'assistant', content: 'Wednesday 4 February at 10:30 is free. Shall I book it for you?' },
-  { role: 'user', content: 'Perfect, thank you.' },
-];
-
-const EXAMPLE_CONVERSATION = {
-  id: 'int_2b7e90c1f45a4d38',
-  channel: 'whatsapp',
-  type: 'APPOINTMENT_REMINDER',
-  direction: 'outbound',
-  phone_number: '+34 655 901 224',
-  clinic_id: EXAMPLE_CLINIC_ID,
-  started_at: '2026-01-30T08:00:00.000Z',
-  ended_at: '2026-01-30T08:12:05.000Z',
-  outcome: 'APPOINTMENT_MODIFIED',
-  transcript: [
-    { role: 'assistant', content: 'Reminder: you have an appointment tomorrow, 31 January, at 17:00. Reply C to confirm or R to reschedule.' },
-    { role: 'user', content: 'R, could we move it to Monday?' },
-    { role: 'assistant', content: 'Done: your appointment is now on Monday 2 February at 17:00.' },
-  ],
-  summary: 'The patient moved their appointment from 31 January to 2 February at 17:00.',
-};
-
-const EXAMPLE_CLINIC = {
-  id: EXAMPLE_CLINIC_ID,
-  name: 'Sonrisa Dental Clinic',
-  address: 'Calle de Alcalá 120, 28009 Madrid',
-  phone: '+34 915 550 123',
-  email: 'recepcion@sonrisa-dental.example.com',
-  timezone: 'Europe/Madrid',
-  created_at: '2025-03-14T09:30:00.000Z',
-};
-
-const EXAMPLE_CAMPAIGN = {
-  id: 'cmp_5d2e8a1f7c3b4e90',
-  name: 'Annual check-up recall',
-  description: 'Invites patients who are due for their periodic check-up (last visit over 365 days ago).',
-  type: 'recall',
-  channel: 'voice',
-  status: 'active',
-  clinic_id: EXAMPLE_CLINIC_ID,
-  created_at: '2025-11-02T10:00:00.000Z',
-  updated_at: '2026-01-15T16:20:00.000Z',
-  settings: {
-    max_attempts: 3,
-    retry_interval_hours: 48,
-    call_window_start: '09:00',
-    call_window_end: '19:00',
-    inactivity_threshold_days: 365,
-  },
-};
-
-const EXAMPLE_SUMMARY = {
-  total_interactions: 1284,
-  total_calls: 902,
-  total_conversations: 382,
-  inbound_count: 517,
-  outbound_count: 767,
-  avg_duration_seconds: 143.27,
-  total_duration_seconds: 118_914,
-  success_rate: 41.83,
-  appointments_scheduled: 377,
-};
-
-const EXAMPLE_DAILY = [
-  {
-    date: '2026-01-28',
-    total: 44,
-    calls: 31,
-    conversations: 13,
-    inbound: 18,
-    outbound: 26,
-    appointments_scheduled: 12,
-    success_rate: 38.64,
-    avg_duration_seconds: 139.5,
-  },
-  { date: '2026-01-29', total: 0, calls: 0, conversations: 0, inbound: 0, outbound: 0, appointments_scheduled: 0, success_rate: 0, avg_duration_seconds: 0 },
-  {
-    date: '2026-01-30',
-    total: 51,
-    calls: 35,
-    conversations: 16,
-    inbound: 20,
-    outbound: 31,
-    appointments_scheduled: 16,
-    success_rate: 43.14,
-    avg_duration_seconds: 151.2,
-  },
-];
-
-const EXAMPLE_OUTCOMES = {
-  outcomes: [
-    { outcome: 'APPOINTMENT_BOOKED', label: OUTCOME_LABELS.APPOINTMENT_BOOKED, count: 377, percentage: 29.36 },
-    { outcome: 'NO_ANSWER', label: OUTCOME_LABELS.NO_ANSWER, count: 301, percentage: 23.44 },
-    { outcome: 'VOICEMAIL_REACHED', label: OUTCOME_LABELS.VOICEMAIL_REACHED, count: 188, percentage: 14.64 },
-    { outcome: 'CALLBACK_REQUESTED', label: OUTCOME_LABELS.CALLBACK_REQUESTED, count: 142, percentage: 11.06 },
-    { outcome: 'DECISION_PENDING', label: OUTCOME_LABELS.DECISION_PENDING, count: 97, percentage: 7.55 },
-    { outcome: 'APPOINTMENT_MODIFIED', label: OUTCOME_LABELS.APPOINTMENT_MODIFIED, count: 84, percentage: 6.54 },
-    { outcome: 'APPOINTMENT_CANCELLED', label: OUTCOME_LABELS.APPOINTMENT_CANCELLED, count: 76, percentage: 5.92 },
-    { outcome: 'OPT_OUT', label: OUTCOME_LABELS.OPT_OUT, count: 12, percentage: 0.93 },
-    { outcome: 'UNREACHABLE', label: OUTCOME_LABELS.UNREACHABLE, count: 7, percentage: 0.55 },
-  ],
-  total: 1284,
-};
-
-// ---------------------------------------------------------------------------------------------
-// Component schemas: the exact REST representations (representation.ts, envelope.ts)
-
-const nullable = (type: string, extra: Json = {}) => ({ type: [type, 'null'], ...extra });
-
-/** `toISOString()` output: UTC with milliseconds and `Z` (decisions section 1). */
-const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
-const timestamp = (description: string) => ({ type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN, description });
-const nullableTimestamp = (description: string) => ({ ...nullable('string'), format: 'date-time', pattern: TIMESTAMP_PATTERN, description });
-const uuid = (description: string) => ({ type: 'string', format: 'uuid', description });
-const count = (description: string) => ({ type: 'integer', minimum: 0, description });
-const percentage = (description: string) => ({ type: 'number', minimum: 0, maximum: 100, description });
-
 function object(properties: Record<string, Json>, extra: Json = {}, required = Object.keys(properties)): Json {
   return { type: 'object', additionalProperties: false, required, properties, ...extra };
 }
 
-const OUTCOME_VALUES = `UPPERCASE outcome, usually one of ${list(OUTCOMES)}. Outcomes are stored as text, so other UPPERCASE values can occur`;
-const OUTCOME_DESCRIPTION = `${OUTCOME_VALUES}; null when the interaction has no outcome.`;
+// ---------------------------------------------------------------------------------------------
+// The GraphQL schema as the source of descriptions
 
-/** The fields every interaction has, in the order of the representation. */
-function interactionFields(channel: 'voice' | 'whatsapp') {
-  return {
-    id: { type: 'string', description: 'Unique interaction id.' },
-    channel: { type: 'string', const: channel, description: 'Channel of the interaction; discriminates the two shapes.' },
-    type: {
-      type: 'string',
-      enum: [...TYPES_BY_CHANNEL[channel]],
-      description: `Interaction type; for ${channel}: ${list(TYPES_BY_CHANNEL[channel])}.`,
-    },
-    direction: { type: 'string', enum: [...DIRECTIONS], description: '`inbound` (started by the patient) or `outbound` (started by the clinic).' },
-    phone_number: { type: 'string', description: 'Patient phone number.' },
-    clinic_id: uuid('Clinic UUID.'),
-    started_at: timestamp('Start, ISO 8601 UTC with milliseconds.'),
-    ended_at: nullableTimestamp('End, ISO 8601 UTC with milliseconds; null when not recorded.'),
-  };
+/** GraphQL names in code spans become their REST names (`startedAt` -> `started_at`). */
+function restWording(text: string): string {
+  return text.replace(/`([a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+)`/g, (_, name: string) => code(name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
 }
 
-const VOICE_ONLY = {
-  duration_seconds: nullable('integer', { minimum: 0, description: 'Call duration in seconds; null when not recorded.' }),
-  recording_url: nullable('string', { description: 'Location of the call recording; null when there is none.' }),
-};
-
-const transcript = {
-  type: 'array',
-  items: ref('TranscriptEntry'),
-  description: 'The conversation in order; an empty array when none was recorded.',
-};
-
-function voiceCall(withTranscript: boolean): Json {
-  const { id, channel, type, direction, phone_number, clinic_id, started_at, ended_at } = interactionFields('voice');
-  return object(
-    {
-      id,
-      channel,
-      type,
-      direction,
-      phone_number,
-      clinic_id,
-      started_at,
-      ended_at,
-      duration_seconds: VOICE_ONLY.duration_seconds,
-      outcome: nullable('string', { description: OUTCOME_DESCRIPTION }),
-      ...(withTranscript ? { transcript } : {}),
-      summary: nullable('string', { description: 'AI-generated summary; null when there is none.' }),
-      recording_url: VOICE_ONLY.recording_url,
-    },
-    {
-      title: withTranscript ? 'Voice call (with transcript)' : 'Voice call',
-      description: withTranscript
-        ? 'A voice call as returned by `GET /api/v1/interactions/{id}`: with its transcript.'
-        : 'A voice call as listed by `GET /api/v1/interactions`: lists carry no transcript for calls (read one by id for it).',
-      examples: [withTranscript ? withTranscriptOf(EXAMPLE_VOICE_CALL) : EXAMPLE_VOICE_CALL],
-    },
-  );
+function graphqlType(name: string) {
+  const type = graphqlSchema.getType(name);
+  if (!isObjectType(type)) throw new Error(`openapi: no GraphQL object type ${name}`);
+  return type;
 }
 
-function withTranscriptOf(call: typeof EXAMPLE_VOICE_CALL): Json {
-  const { recording_url, summary, ...head } = call;
-  return { ...head, transcript: EXAMPLE_TRANSCRIPT, summary, recording_url };
+function describedBy(description: string | null | undefined, what: string): string {
+  if (!description) throw new Error(`openapi: ${what} has no description`);
+  return restWording(description);
 }
 
-function whatsAppConversation(): Json {
-  return object(
-    {
-      ...interactionFields('whatsapp'),
-      outcome: nullable('string', { description: OUTCOME_DESCRIPTION }),
-      transcript,
-      summary: nullable('string', { description: 'AI-generated summary; null when there is none.' }),
-    },
-    {
-      title: 'WhatsApp conversation',
-      description: 'A WhatsApp conversation: always with its transcript, and without `duration_seconds` or `recording_url` keys.',
-      examples: [EXAMPLE_CONVERSATION],
-    },
-  );
+/** A field's description; for a date or an instant, followed by its scalar's (the format). */
+function fieldDescription(field: GraphQLField<unknown, unknown>, what: string): string {
+  const own = describedBy(field.description, what);
+  const type = getNamedType(field.type);
+  return isScalarType(type) && ['Date', 'DateTime'].includes(type.name) ? `${own} ${describedBy(type.description, type.name)}` : own;
+}
+
+/** The root Query field a route's document selects. */
+function rootFieldOf(route: Route): GraphQLField<unknown, unknown> {
+  const operation = route.document.definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  const selection = operation?.selectionSet.selections[0] as FieldNode | undefined;
+  const field = selection && graphqlSchema.getQueryType()?.getFields()[selection.name.value];
+  if (!field) throw new Error(`openapi: the document of ${route.path} selects no root field`);
+  return field;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Component schemas: the representation tables
+
+/** A representation (in one variant) as a closed object schema, described by the GraphQL fields. */
+function representationSchema<TSource, TVariant>(representation: Representation<TSource, TVariant>, variant: TVariant, extra: Json = {}): Json {
+  const type = graphqlType(representation.graphqlType);
+  const properties: Record<string, Json> = {};
+  for (const field of fieldsOf(representation, variant)) {
+    const schema = fieldSchema(field, variant);
+    const source = type.getFields()[field.from];
+    if (!source) throw new Error(`openapi: ${representation.name}.${field.name} reads ${field.from}, which ${representation.graphqlType} does not have`);
+    // A reference carries the description of the schema it names.
+    properties[field.name] =
+      '$ref' in schema ? { ...schema } : { ...schema, description: field.description ?? fieldDescription(source, `${type.name}.${source.name}`) };
+  }
+  return object(properties, { description: representation.description ?? describedBy(type.description, type.name), ...extra });
+}
+
+function interactionSchema(variant: InteractionVariant, title: string, description: string, example: Json): Json {
+  return representationSchema(INTERACTION, variant, { title, description, examples: [example] });
 }
 
 function interactionUnion(voiceSchema: string, description: string): Json {
@@ -297,7 +172,11 @@ const CAMPAIGN_SETTINGS: Json = {
   },
 };
 
+/** The `data` of a list endpoint: one array of a representation. */
+const listOf = (key: string, item: string, example: unknown[]) => object({ [key]: { type: 'array', items: ref(item) } }, { examples: [{ [key]: example }] });
+
 function componentSchemas(): Record<string, Json> {
+  const voiceList: InteractionVariant = { channel: 'voice', view: 'list' };
   return {
     RequestId: {
       type: 'string',
@@ -305,31 +184,31 @@ function componentSchemas(): Record<string, Json> {
       description: 'Identifier of the request; equals the `X-Request-Id` header.',
       examples: [EXAMPLE_REQUEST_ID],
     },
-    Timestamp: timestamp('When the response was produced: ISO 8601 UTC with milliseconds and `Z`.'),
-    PaginationMeta: object(
-      {
-        page: { type: 'integer', minimum: 1, description: 'Current page, 1-indexed.' },
-        limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'Items per page in use.' },
-        total: count('Total items matching.'),
-        total_pages: count('Number of pages: ceil(total / limit), 0 when total is 0.'),
-        has_more: { type: 'boolean', description: '`true` when a further page exists (page < total_pages).' },
-      },
-      {
-        description: 'Pagination of a list. A page beyond the last is a 200 with an empty list and `has_more: false`.',
-        examples: [{ page: 1, limit: 25, total: 1284, total_pages: 52, has_more: true }],
-      },
+    Timestamp: { ...timestampSchema, description: 'When the response was produced: ISO 8601 UTC with milliseconds and `Z`.' },
+    [PAGINATION_META.name]: representationSchema(PAGINATION_META, undefined, {
+      examples: [{ page: 1, limit: 25, total: 1284, total_pages: 52, has_more: true }],
+    }),
+    [TRANSCRIPT_ENTRY.name]: representationSchema(TRANSCRIPT_ENTRY, undefined, { examples: [EXAMPLE_TRANSCRIPT[0]] }),
+    VoiceCall: interactionSchema(
+      voiceList,
+      'Voice call',
+      'A voice call as listed by `GET /api/v1/interactions`: lists carry no transcript for calls (read one by id for it).',
+      EXAMPLE_VOICE_CALL,
     ),
-    TranscriptEntry: object(
-      {
-        role: { type: 'string', description: "Who spoke: `assistant` (the clinic's agent) or `user` (the patient).", examples: ['assistant', 'user'] },
-        content: { type: 'string', description: 'What was said or written.' },
-      },
-      { examples: [EXAMPLE_TRANSCRIPT[0]] },
+    VoiceCallWithTranscript: interactionSchema(
+      { channel: 'voice', view: 'detail' },
+      'Voice call (with transcript)',
+      'A voice call as returned by `GET /api/v1/interactions/{id}`: with its transcript.',
+      withTranscriptOf(EXAMPLE_VOICE_CALL),
     ),
-    VoiceCall: voiceCall(false),
-    VoiceCallWithTranscript: voiceCall(true),
-    WhatsAppConversation: whatsAppConversation(),
-    Interaction: interactionUnion(
+    // Listed and read by id alike (a test checks that both variants have the same fields).
+    WhatsAppConversation: interactionSchema(
+      { channel: 'whatsapp', view: 'list' },
+      'WhatsApp conversation',
+      'A WhatsApp conversation: always with its transcript, and without `duration_seconds` or `recording_url` keys.',
+      EXAMPLE_CONVERSATION,
+    ),
+    [INTERACTION.name]: interactionUnion(
       'VoiceCall',
       'An interaction as listed: a voice call (without transcript) or a WhatsApp conversation (with transcript), by `channel`.',
     ),
@@ -337,120 +216,40 @@ function componentSchemas(): Record<string, Json> {
       'VoiceCallWithTranscript',
       'One interaction read by id: a voice call or a WhatsApp conversation, both with their transcript.',
     ),
-    Clinic: object(
-      {
-        id: uuid('Clinic UUID.'),
-        name: { type: 'string' },
-        address: { type: 'string' },
-        phone: { type: 'string' },
-        email: { type: 'string' },
-        timezone: { type: 'string', description: 'IANA time zone name.', examples: ['Europe/Madrid'] },
-        created_at: timestamp('ISO 8601 UTC with milliseconds.'),
-      },
-      { examples: [EXAMPLE_CLINIC] },
-    ),
-    CampaignSettings: CAMPAIGN_SETTINGS,
-    Campaign: object(
-      {
-        id: { type: 'string', description: 'Unique campaign id.' },
-        name: { type: 'string' },
-        description: { type: 'string' },
-        type: {
-          type: 'string',
-          enum: [...CAMPAIGN_TYPES],
-          description:
-            '`no_show_recovery` contacts patients who missed appointments; `reactivation` re-engages inactive patients; `appointment_reminder` sends reminders; ' +
-            '`follow_up` is post-appointment follow-up; `recall` is periodic health-check reminders; `custom` is any custom type.',
-        },
-        channel: { type: 'string', enum: [...CAMPAIGN_CHANNELS] },
-        status: { type: 'string', enum: [...CAMPAIGN_STATUSES] },
-        clinic_id: uuid('Clinic UUID.'),
-        created_at: timestamp('ISO 8601 UTC with milliseconds.'),
-        updated_at: timestamp('ISO 8601 UTC with milliseconds.'),
-        settings: ref('CampaignSettings'),
-      },
-      { examples: [EXAMPLE_CAMPAIGN] },
-    ),
-    InteractionList: object(
-      { interactions: { type: 'array', items: ref('Interaction') } },
-      { examples: [{ interactions: [EXAMPLE_VOICE_CALL, EXAMPLE_CONVERSATION] }] },
-    ),
+    [CLINIC.name]: representationSchema(CLINIC, undefined, { examples: [EXAMPLE_CLINIC] }),
+    [CAMPAIGN_SETTINGS_SCHEMA]: CAMPAIGN_SETTINGS,
+    [CAMPAIGN.name]: representationSchema(CAMPAIGN, undefined, { examples: [EXAMPLE_CAMPAIGN] }),
+    InteractionList: listOf('interactions', INTERACTION.name, [EXAMPLE_VOICE_CALL, EXAMPLE_CONVERSATION]),
     InteractionDetail: object({ interaction: ref('InteractionWithTranscript') }, { examples: [{ interaction: withTranscriptOf(EXAMPLE_VOICE_CALL) }] }),
-    ClinicList: object({ clinics: { type: 'array', items: ref('Clinic') } }, { examples: [{ clinics: [EXAMPLE_CLINIC] }] }),
-    CampaignList: object({ campaigns: { type: 'array', items: ref('Campaign') } }, { examples: [{ campaigns: [EXAMPLE_CAMPAIGN] }] }),
-    SummaryMetrics: object(
-      {
-        total_interactions: count('Interactions in the period.'),
-        total_calls: count('Voice calls.'),
-        total_conversations: count('WhatsApp conversations.'),
-        inbound_count: count('Inbound interactions.'),
-        outbound_count: count('Outbound interactions.'),
-        avg_duration_seconds: { type: 'number', minimum: 0, description: 'Mean `duration_seconds` of the voice calls that have one, 2 decimals; 0 when none.' },
-        total_duration_seconds: count('Sum of `duration_seconds` of the voice calls.'),
-        success_rate: percentage(SUCCESS_RATE),
-        appointments_scheduled: count(`Interactions with outcome ${code(SCHEDULED_OUTCOME)}.`),
-      },
-      { examples: [EXAMPLE_SUMMARY] },
-    ),
-    DailyMetric: object(
-      {
-        date: { type: 'string', format: 'date', description: 'UTC day, `YYYY-MM-DD`.' },
-        total: count('Total interactions.'),
-        calls: count('Voice calls.'),
-        conversations: count('WhatsApp conversations.'),
-        inbound: count('Inbound interactions.'),
-        outbound: count('Outbound interactions.'),
-        appointments_scheduled: count(`Interactions with outcome ${code(SCHEDULED_OUTCOME)}.`),
-        success_rate: percentage(SUCCESS_RATE),
-        avg_duration_seconds: { type: 'number', minimum: 0, description: 'Mean call duration of the day, 2 decimals; 0 when none.' },
-      },
-      { examples: [EXAMPLE_DAILY[0]] },
-    ),
+    ClinicList: listOf('clinics', CLINIC.name, [EXAMPLE_CLINIC]),
+    CampaignList: listOf('campaigns', CAMPAIGN.name, [EXAMPLE_CAMPAIGN]),
+    [SUMMARY_METRICS.name]: representationSchema(SUMMARY_METRICS, undefined, { examples: [EXAMPLE_SUMMARY] }),
+    [DAILY_METRIC.name]: representationSchema(DAILY_METRIC, undefined, { examples: [EXAMPLE_DAILY[0]] }),
     DailyMetrics: object(
-      { daily: { type: 'array', items: ref('DailyMetric'), description: 'One entry for every UTC day of the window (zero-filled), by date ascending.' } },
+      { daily: { type: 'array', items: ref(DAILY_METRIC.name), description: 'One entry for every UTC day of the window (zero-filled), by date ascending.' } },
       { examples: [{ daily: EXAMPLE_DAILY }] },
     ),
-    OutcomeBreakdownEntry: object(
-      {
-        outcome: { type: 'string', description: `${OUTCOME_VALUES}.` },
-        label: { type: 'string', description: 'Human-readable name (`Appointment Booked`, `No Answer`, ...).' },
-        count: { type: 'integer', minimum: 1, description: 'Interactions with this outcome (entries with no interaction are left out).' },
-        percentage: percentage('count / total x 100, rounded to 2 decimals.'),
-      },
-      { examples: [EXAMPLE_OUTCOMES.outcomes[0]] },
-    ),
-    OutcomeBreakdown: object(
-      {
-        outcomes: { type: 'array', items: ref('OutcomeBreakdownEntry'), description: 'Most frequent first; ties by outcome ascending.' },
-        total: count('Interactions counted in the breakdown: those with an outcome (the sum of the counts).'),
-      },
-      { examples: [EXAMPLE_OUTCOMES] },
-    ),
+    [OUTCOME_BREAKDOWN_ENTRY.name]: representationSchema(OUTCOME_BREAKDOWN_ENTRY, undefined, { examples: [EXAMPLE_OUTCOMES.outcomes[0]] }),
+    [OUTCOME_BREAKDOWN.name]: representationSchema(OUTCOME_BREAKDOWN, undefined, { examples: [EXAMPLE_OUTCOMES] }),
     ...errorSchemas(),
   };
 }
 
-const SUCCESS_RATE =
-  `Percentage of successful outcomes, 0-100, rounded to 2 decimals: interactions whose outcome is ${list(SUCCESSFUL_OUTCOMES)} ` +
-  "(the patient's scheduling request was completed) over interactions that have an outcome, x 100; 0 when there are none.";
-
 // ---------------------------------------------------------------------------------------------
-// Errors (decisions section 1)
+// Errors: the catalogue's codes, grouped by the response that carries them
 
 interface ErrorKind {
   schema: string;
-  status: number;
-  codes: ErrorCode[];
-  description: string;
+  codes: readonly ErrorCode[];
+  /** Shown before the codes' meanings when a kind has several. */
+  lead?: string;
   details?: Json;
 }
 
-const ERRORS = {
+const ERROR_KINDS = {
   validation: {
     schema: 'ValidationError',
-    status: 400,
     codes: ['VALIDATION_ERROR'],
-    description: 'Invalid query parameter(s): message `Invalid query parameters`; `details` maps EVERY offending parameter name to a message.',
     details: {
       type: 'object',
       minProperties: 1,
@@ -458,19 +257,10 @@ const ERRORS = {
       description: 'Parameter name -> what is wrong with it.',
     },
   },
-  unauthorized: {
-    schema: 'AuthenticationError',
-    status: 401,
-    codes: ['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_EXPIRED'],
-    description:
-      'Authentication failed: `UNAUTHORIZED` (header missing or not `Bearer <API key>`), `INVALID_API_KEY` (unknown, malformed or revoked key; message `Invalid API key`) ' +
-      'or `API_KEY_EXPIRED` (message `API key has expired`).',
-  },
+  unauthorized: { schema: 'AuthenticationError', codes: ['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_EXPIRED'], lead: 'Authentication failed.' },
   forbidden: {
     schema: 'InsufficientScopeError',
-    status: 403,
     codes: ['INSUFFICIENT_SCOPE'],
-    description: 'The API key lacks the scope the endpoint needs; `details.required_scope` names it.',
     details: {
       type: 'object',
       additionalProperties: false,
@@ -478,37 +268,30 @@ const ERRORS = {
       properties: { required_scope: { type: 'string', enum: [...SCOPES] } },
     },
   },
-  notFound: {
-    schema: 'NotFoundError',
-    status: 404,
-    codes: ['NOT_FOUND'],
-    description: 'No such resource, or one of a clinic the key may not see (existence is not revealed).',
-  },
-  rateLimited: {
-    schema: 'RateLimitedError',
-    status: 429,
-    codes: ['RATE_LIMITED'],
-    description: 'A rate-limit window is exhausted: message `Rate limit exceeded`; wait `Retry-After` seconds.',
-  },
-  internal: {
-    schema: 'InternalError',
-    status: 500,
-    codes: ['INTERNAL_ERROR'],
-    description: 'Unexpected failure; the message is generic and the details are in the server logs under the `request_id`.',
-  },
-  unavailable: {
-    schema: 'ServiceUnavailableError',
-    status: 503,
-    codes: ['SERVICE_UNAVAILABLE'],
-    description: 'The database is unreachable or saturated; retry after `Retry-After` seconds.',
-  },
+  notFound: { schema: 'NotFoundError', codes: ['NOT_FOUND'] },
+  rateLimited: { schema: 'RateLimitedError', codes: ['RATE_LIMITED'] },
+  internal: { schema: 'InternalError', codes: ['INTERNAL_ERROR'] },
+  unavailable: { schema: 'ServiceUnavailableError', codes: ['SERVICE_UNAVAILABLE'] },
 } satisfies Record<string, ErrorKind>;
+
+/** The one status every code of a kind is answered with. */
+function statusOf(kind: ErrorKind): number {
+  const statuses = new Set(kind.codes.map((c) => ERRORS[c].status));
+  if (statuses.size !== 1) throw new Error(`openapi: the codes of ${kind.schema} have different statuses`);
+  return [...statuses][0]!;
+}
+
+/** What a kind means, from the catalogue. */
+function meaningOf(kind: ErrorKind): string {
+  if (kind.codes.length === 1) return ERRORS[kind.codes[0]!].description;
+  return [kind.lead, ...kind.codes.map((c) => `${code(c)}: ${ERRORS[c].description}`)].filter(Boolean).join(' ');
+}
 
 function errorSchemas(): Record<string, Json> {
   const schemas: Record<string, Json> = {};
-  for (const kind of Object.values(ERRORS) as ErrorKind[]) {
+  for (const kind of Object.values(ERROR_KINDS) as ErrorKind[]) {
     const error: Record<string, Json> = {
-      code: kind.codes.length === 1 ? { type: 'string', const: kind.codes[0] } : { type: 'string', enum: kind.codes },
+      code: kind.codes.length === 1 ? { type: 'string', const: kind.codes[0] } : { type: 'string', enum: [...kind.codes] },
       message: { type: 'string', description: 'Human-readable text.' },
     };
     if (kind.details) error.details = kind.details;
@@ -519,19 +302,133 @@ function errorSchemas(): Record<string, Json> {
         request_id: ref('RequestId'),
         timestamp: ref('Timestamp'),
       },
-      { description: `HTTP ${kind.status}. ${kind.description}` },
+      { description: `HTTP ${statusOf(kind)}. ${meaningOf(kind)}` },
     );
   }
   return schemas;
 }
 
-function errorBody(code: ErrorCode, message: string, details?: unknown): Json {
+/**
+ * An error body as the service answers it: the catalogue's message unless the answer says more
+ * (a test compares these messages with real answers).
+ */
+function errorBody(errorCode: ErrorCode, message: string = ERRORS[errorCode].message, details?: unknown): Json {
   return {
     success: false,
-    error: details === undefined ? { code, message } : { code, message, details },
+    error: details === undefined ? { code: errorCode, message } : { code: errorCode, message, details },
     request_id: EXAMPLE_REQUEST_ID,
     timestamp: EXAMPLE_TIMESTAMP,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters: the GraphQL arguments they map to, plus REST's own rules (decisions section 2)
+
+/** REST query parameter -> the GraphQL argument it is passed to. */
+const ARGUMENT_OF: Readonly<Record<string, string>> = {
+  page: 'page',
+  limit: 'limit',
+  ...Object.fromEntries(Object.entries(REST_NAMES).map(([argument, rest]) => [rest, argument])),
+};
+
+/** JSON schema of a GraphQL input type as REST spells it: enums by their stored (REST) values. */
+function argumentSchema(type: GraphQLInputType): Json {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) return { type: 'array', minItems: 1, items: argumentSchema(nullable.ofType) };
+  const named = getNamedType(type);
+  if (isEnumType(named)) return { type: 'string', enum: named.getValues().map((value) => value.value as string) };
+  if (isScalarType(named)) {
+    const json = { Int: 'integer', Float: 'number', Boolean: 'boolean', String: 'string', ID: 'string' }[named.name];
+    if (json) return { type: json };
+  }
+  throw new Error(`openapi: no JSON schema for the GraphQL input type ${named.name}`);
+}
+
+/** The REST spellings of an enum argument, for descriptions. */
+const enumValues = (argument: GraphQLArgument) => (argumentSchema(argument.type).enum ?? (argumentSchema(argument.type).items as Json).enum) as string[];
+
+const DATE_TIME_NOTE = 'A date-time needs `Z` or an offset (`2026-01-31T09:05:00Z`, `2026-01-31T10:05:00+01:00`).';
+
+const dateSchema = (example: string) => ({
+  oneOf: [
+    { type: 'string', format: 'date', title: 'Date (YYYY-MM-DD)' },
+    { type: 'string', format: 'date-time', title: 'Date-time with Z or an offset' },
+  ],
+  examples: [example],
+});
+
+interface RestRule {
+  /** Added to the GraphQL argument's description: what REST adds or does differently. */
+  note: string;
+  /** Merged into the argument's schema. */
+  schema?: Json;
+  /** Replaces the argument's schema (REST reads the text more precisely than the GraphQL type says). */
+  replace?: Json;
+  /** Other fields of the Parameter Object. */
+  extra?: Json;
+}
+
+/** REST's rules per parameter; `metrics` when the endpoint has a default window. */
+function restRule(name: string, argument: GraphQLArgument, metrics: boolean): RestRule {
+  switch (name) {
+    case 'page':
+      return { note: 'Anything but a whole number of at least 1 is a 400. A page beyond the last is an empty list.', schema: { minimum: 1, default: 1 } };
+    case 'limit':
+      return { note: 'Anything else is a 400 (no silent clamping).', schema: { minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE } };
+    case 'date_from':
+      return {
+        // The metrics arguments state their default window; the list's has none to state.
+        note: `${DATE_TIME_NOTE}${metrics ? '' : ' Default: no lower bound.'} Must not be later than \`date_to\`.`,
+        replace: dateSchema('2026-01-01'),
+      };
+    case 'date_to':
+      return { note: `${DATE_TIME_NOTE}${metrics ? '' : ' Default: no upper bound.'}`, replace: dateSchema('2026-01-31') };
+    case 'channel':
+    case 'status':
+      return { note: `Lowercase: ${list(enumValues(argument))}.` };
+    case 'type':
+      return {
+        note:
+          `With \`channel=voice\`: ${list(TYPES_BY_CHANNEL.voice)}; with \`channel=whatsapp\`: ${list(TYPES_BY_CHANNEL.whatsapp)} ` +
+          '(a type not valid for the given channel is a 400). Without `channel`, any type.',
+      };
+    case 'outcome':
+      return {
+        note: `Comma-separated: ${list(enumValues(argument))}. UPPERCASE, case-sensitive; any other item (wrong case, empty) is a 400.`,
+        extra: { style: 'form', explode: false, examples: { one: { value: ['APPOINTMENT_BOOKED'] }, several: { value: ['NO_ANSWER', 'VOICEMAIL_REACHED'] } } },
+      };
+    case 'clinic_id':
+      return {
+        note: 'Not a UUID: 400. A well-formed id of a clinic that does not exist or that the key may not see gives empty results (zeros for metrics), not an error.',
+        schema: { format: 'uuid' },
+      };
+    case 'search':
+      return {
+        note: `1 to ${MAX_SEARCH_LENGTH} characters. A literal \`+\` must be URL-encoded as \`%2B\`.`,
+        schema: { minLength: 1, maxLength: MAX_SEARCH_LENGTH },
+        extra: { examples: { digits: { value: '612 345' }, international: { summary: 'sent as search=%2B34', value: '+34' } } },
+      };
+    default:
+      throw new Error(`openapi: no REST rule for query parameter "${name}"`);
+  }
+}
+
+function queryParameter(name: string, route: Route, root: GraphQLField<unknown, unknown>): Json {
+  const argument = root.args.find((arg) => arg.name === ARGUMENT_OF[name]);
+  if (!argument) throw new Error(`openapi: ${route.path} has parameter "${name}", but ${root.name} has no argument ${ARGUMENT_OF[name] ?? '(unmapped)'}`);
+  const rule = restRule(name, argument, route.scope === 'metrics:read');
+  const schema = rule.replace ?? { ...argumentSchema(argument.type), ...rule.schema };
+  const description = `${describedBy(argument.description, `${root.name}(${argument.name})`)} ${rule.note}`;
+  return { name, in: 'query', required: false, description, schema, ...rule.extra };
+}
+
+function pathParameters(route: Route, root: GraphQLField<unknown, unknown>): Json[] {
+  return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => {
+    const argument = root.args.find((arg) => arg.name === name);
+    if (!argument) throw new Error(`openapi: ${route.path} has path parameter "${name}", but ${root.name} has no such argument`);
+    const description = describedBy(argument.description, `${root.name}(${name})`);
+    return { name, in: 'path', required: true, description, schema: { type: 'string', minLength: 1 } };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -568,89 +465,7 @@ function headersOf(...names: string[]): Record<string, Json> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Parameters (decisions section 2)
-
-const DATE_FORMATS = '`YYYY-MM-DD` or an ISO 8601 date-time with `Z` or an offset (`2026-01-31T09:05:00Z`, `2026-01-31T10:05:00+01:00`)';
-
-const dateSchema = (example: string) => ({
-  oneOf: [
-    { type: 'string', format: 'date', title: 'Date (YYYY-MM-DD)' },
-    { type: 'string', format: 'date-time', title: 'Date-time with Z or an offset' },
-  ],
-  examples: [example],
-});
-
-function queryParameter(name: string, route: Route): Json {
-  const metrics = route.scope === 'metrics:read';
-  const parameter = (description: string, schema: Json, extra: Json = {}): Json => ({ name, in: 'query', required: false, description, schema, ...extra });
-  switch (name) {
-    case 'page':
-      return parameter('Page, 1-indexed. An integer of at least 1; anything else is a 400. A page beyond the last is an empty list.', {
-        type: 'integer',
-        minimum: 1,
-        default: 1,
-      });
-    case 'limit':
-      return parameter(`Items per page, 1 to ${MAX_PAGE_SIZE}; anything else is a 400 (no silent clamping).`, {
-        type: 'integer',
-        minimum: 1,
-        maximum: MAX_PAGE_SIZE,
-        default: DEFAULT_PAGE_SIZE,
-      });
-    case 'date_from':
-      return parameter(
-        `Start of the window on \`started_at\`: ${DATE_FORMATS}. A date means 00:00:00.000 UTC of that day. ` +
-          (metrics ? 'Default: the start of the UTC day 30 days ago. ' : 'Default: no lower bound. ') +
-          'Must not be later than `date_to`.',
-        dateSchema('2026-01-01'),
-      );
-    case 'date_to':
-      return parameter(
-        `End of the window on \`started_at\`, inclusive: ${DATE_FORMATS}. A date means the end of that UTC day (23:59:59.999). ` +
-          (metrics ? 'Default: the end of today (UTC).' : 'Default: no upper bound.'),
-        dateSchema('2026-01-31'),
-      );
-    case 'channel':
-      return parameter(`Only interactions of this channel: ${list(CHANNELS)}.`, { type: 'string', enum: [...CHANNELS] });
-    case 'type':
-      return parameter(
-        `Only interactions of this type. With \`channel=voice\`: ${list(TYPES_BY_CHANNEL.voice)}; with \`channel=whatsapp\`: ${list(TYPES_BY_CHANNEL.whatsapp)} ` +
-          '(a type not valid for the given channel is a 400). Without `channel`, any type.',
-        { type: 'string', enum: [...INTERACTION_TYPES] },
-      );
-    case 'outcome':
-      return parameter(
-        `One or more outcomes, comma-separated (any of them matches): ${list(OUTCOMES)}. UPPERCASE, case-sensitive; any other item (wrong case, empty) is a 400.`,
-        { type: 'array', minItems: 1, items: { type: 'string', enum: [...OUTCOMES] } },
-        { style: 'form', explode: false, examples: { one: { value: ['APPOINTMENT_BOOKED'] }, several: { value: ['NO_ANSWER', 'VOICEMAIL_REACHED'] } } },
-      );
-    case 'clinic_id':
-      return parameter(
-        'Only this clinic (a UUID, else 400). A well-formed id of a clinic that does not exist or that the key may not see gives empty results (zeros for metrics), not an error.',
-        { type: 'string', format: 'uuid' },
-      );
-    case 'search':
-      return parameter(
-        `Case-insensitive substring of \`phone_number\` (1 to ${MAX_SEARCH_LENGTH} characters). A literal \`+\` must be URL-encoded as \`%2B\`.`,
-        { type: 'string', minLength: 1, maxLength: MAX_SEARCH_LENGTH },
-        { examples: { digits: { value: '612 345' }, international: { summary: 'sent as search=%2B34', value: '+34' } } },
-      );
-    case 'status':
-      return parameter(`Only campaigns in this status: ${list(CAMPAIGN_STATUSES)}.`, { type: 'string', enum: [...CAMPAIGN_STATUSES] });
-    default:
-      throw new Error(`openapi: no documentation for query parameter "${name}" of ${route.path}`);
-  }
-}
-
-function pathParameters(route: Route): Json[] {
-  const segments = route.path.split('/');
-  return segments.flatMap((segment, i) => {
-    const match = /^\{(.+)\}$/.exec(segment);
-    if (!match) return [];
-    const resource = (segments[i - 1] ?? 'resource').replace(/s$/, '');
-    return [{ name: match[1], in: 'path', required: true, description: `Id of the ${resource}.`, schema: { type: 'string', minLength: 1 } }];
-  });
-}
+// Validation examples, from the routes' own validation
 
 /** A bad value per parameter, most telling first, to show what validation answers. */
 const BAD_VALUES: ReadonlyArray<[string, string]> = [
@@ -675,14 +490,14 @@ const BAD_VALUES: ReadonlyArray<[string, string]> = [
 function validationDetails(route: Route, url: URL): Problems {
   const problems: Problems = {};
   const query = readQuery(url, route.params, problems);
-  const { variables, unconverted } = restVariables(schema, route.document, REST_NAMES, { query, pathParams: { id: 'example' } }, problems);
+  const { variables, unconverted } = restVariables(graphqlSchema, route.document, REST_NAMES, { query, pathParams: { id: 'example' } }, problems);
   const contextValue = {
     key: { scopes: [...SCOPES] },
     visibleClinics: null,
     now: new Date(EXAMPLE_TIMESTAMP),
     parameters: { names: REST_NAMES, unconverted, checkOnly: true },
   };
-  const result = execute({ schema, document: route.document, variableValues: variables, contextValue });
+  const result = execute({ schema: graphqlSchema, document: route.document, variableValues: variables, contextValue });
   if (result instanceof Promise) throw new Error(`checking the parameters of ${route.path} did not finish synchronously`);
   const validation = result.errors?.find((e) => e.extensions?.code === 'VALIDATION_ERROR');
   return Object.assign(problems, validation?.extensions.details as Problems | undefined);
@@ -751,41 +566,39 @@ function jsonContent(schema: string, examples?: Record<string, Json>): Json {
 }
 
 function sharedResponses(): Record<string, Json> {
+  const { unauthorized, notFound, rateLimited, internal, unavailable } = ERROR_KINDS;
   return {
     Unauthorized: {
-      description: ERRORS.unauthorized.description,
+      description: meaningOf(unauthorized),
       headers: headersOf('X-Request-Id', 'WWW-Authenticate'),
-      content: jsonContent('AuthenticationError', {
+      content: jsonContent(unauthorized.schema, {
         missingHeader: { summary: 'No Authorization header', value: errorBody('UNAUTHORIZED', MISSING_HEADER.message) },
-        invalidKey: { summary: 'Unknown or revoked key', value: errorBody('INVALID_API_KEY', 'Invalid API key') },
+        invalidKey: { summary: 'Unknown or revoked key', value: errorBody('INVALID_API_KEY') },
+        // The answer's own wording (auth/authenticate.ts), which is not the catalogue's.
         expiredKey: { summary: 'Expired key', value: errorBody('API_KEY_EXPIRED', 'API key has expired') },
       }),
     },
     NotFound: {
-      description: ERRORS.notFound.description,
+      description: meaningOf(notFound),
       headers: headersOf('X-Request-Id', ...RATE_LIMIT_HEADERS),
-      content: jsonContent('NotFoundError', { notFound: { summary: 'Unknown id', value: errorBody('NOT_FOUND', 'No interaction with that id') } }),
+      content: jsonContent(notFound.schema, { notFound: { summary: 'Unknown id', value: errorBody('NOT_FOUND', 'No interaction with that id') } }),
     },
     RateLimited: {
       description:
-        `${ERRORS.rateLimited.description} The exhausted window's \`X-RateLimit-Remaining-*\` is 0. Repeated failed authentications from one client IP are limited ` +
+        `${meaningOf(rateLimited)} The exhausted window's \`X-RateLimit-Remaining-*\` is 0. Repeated failed authentications from one client IP are limited ` +
         'the same way (then without `X-RateLimit-*` headers).',
       headers: headersOf('X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS),
-      content: jsonContent('RateLimitedError', {
-        rateLimited: { summary: 'Minute window exhausted', value: errorBody('RATE_LIMITED', 'Rate limit exceeded') },
-      }),
+      content: jsonContent(rateLimited.schema, { rateLimited: { summary: 'Minute window exhausted', value: errorBody('RATE_LIMITED') } }),
     },
     InternalError: {
-      description: ERRORS.internal.description,
+      description: meaningOf(internal),
       headers: headersOf('X-Request-Id', ...RATE_LIMIT_HEADERS),
-      content: jsonContent('InternalError', { internal: { value: errorBody('INTERNAL_ERROR', 'An unexpected error occurred') } }),
+      content: jsonContent(internal.schema, { internal: { value: errorBody('INTERNAL_ERROR') } }),
     },
     ServiceUnavailable: {
-      description: ERRORS.unavailable.description,
+      description: meaningOf(unavailable),
       headers: headersOf('X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS),
-      content: jsonContent('ServiceUnavailableError', {
-        unavailable: { value: errorBody('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly') },
-      }),
+      content: jsonContent(unavailable.schema, { unavailable: { value: errorBody('SERVICE_UNAVAILABLE') } }),
     },
   };
 }
@@ -797,8 +610,10 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
   if (!dataSchema) throw new Error(`openapi: no component schema ${route.dataSchema} for ${route.path}`);
   const envelopeName = successSchemaName(route);
   schemas[envelopeName] ??= successSchema(route, dataSchema);
+  const root = rootFieldOf(route);
+  const { validation, forbidden } = ERROR_KINDS;
 
-  const validation = validationExample(route);
+  const invalid = validationExample(route);
   const responses: Record<string, Json> = {
     200: {
       description: paginated(route) ? 'The page of results, with pagination `meta`.' : 'The result.',
@@ -806,20 +621,17 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
       content: jsonContent(envelopeName, { success: { summary: 'Success', value: successExample(route, dataSchema) } }),
     },
     400: {
-      description: ERRORS.validation.description,
+      description: meaningOf(validation),
       headers: headersOf('X-Request-Id', ...RATE_LIMIT_HEADERS),
-      content: jsonContent('ValidationError', {
-        invalidParameters: {
-          summary: `?${validation.query}`,
-          value: errorBody('VALIDATION_ERROR', 'Invalid query parameters', validation.details),
-        },
+      content: jsonContent(validation.schema, {
+        invalidParameters: { summary: `?${invalid.query}`, value: errorBody('VALIDATION_ERROR', undefined, invalid.details) },
       }),
     },
     401: responseRef('Unauthorized'),
     403: {
-      description: `${ERRORS.forbidden.description} This endpoint needs \`${route.scope}\`.`,
+      description: `${meaningOf(forbidden)} This endpoint needs \`${route.scope}\`.`,
       headers: headersOf('X-Request-Id', 'WWW-Authenticate', ...RATE_LIMIT_HEADERS),
-      content: jsonContent('InsufficientScopeError', {
+      content: jsonContent(forbidden.schema, {
         insufficientScope: {
           summary: `Key without ${route.scope}`,
           value: errorBody('INSUFFICIENT_SCOPE', `This API key lacks the scope ${route.scope} needed for this endpoint`, { required_scope: route.scope }),
@@ -839,7 +651,7 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
     description: `${route.description}\n\nRequired scope: \`${route.scope}\`.`,
     'x-required-scope': route.scope,
     security: [{ [BEARER_SCHEME]: [route.scope] }],
-    parameters: [...pathParameters(route), ...route.params.map((name) => queryParameter(name, route))],
+    parameters: [...pathParameters(route, root), ...route.params.map((name) => queryParameter(name, route, root))],
     responses,
   };
 }
@@ -864,12 +676,22 @@ function tiersTable(): string {
   return ['| Tier | Per minute | Per hour | Per day |', '|---|---|---|---|', ...rows].join('\n');
 }
 
+/** The codes a REST client can be answered with (the GraphQL-only ones are left out), by status. */
+const REST_CODES: readonly ErrorCode[] = [
+  'VALIDATION_ERROR',
+  'UNAUTHORIZED',
+  'INVALID_API_KEY',
+  'API_KEY_EXPIRED',
+  'INSUFFICIENT_SCOPE',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
+
 function errorsTable(): string {
-  const rows = [
-    ...(Object.values(ERRORS) as ErrorKind[]).map((kind) => `| ${kind.status} | ${kind.codes.map(code).join(', ')} | ${kind.description} |`),
-    '| 404 | `NOT_FOUND` | Also for an unknown path. |',
-    '| 405 | `METHOD_NOT_ALLOWED` | A method other than GET or HEAD; `Allow: GET, HEAD`. |',
-  ];
+  const rows = REST_CODES.map((c) => `| ${ERRORS[c].status} | ${code(c)} | ${ERRORS[c].description} |`);
   return ['| Status | Code | When |', '|---|---|---|', ...rows].join('\n');
 }
 

@@ -1,107 +1,338 @@
 // From GraphQL results to the REST representations of the spec: snake_case fields in the spec's
 // order, lowercase enum values, and the per-channel field rules of decisions section 3.
+//
+// Each representation is a table of fields (REST name, the GraphQL field it is read from, the JSON
+// schema of its value, and when it is present). The same table shapes the responses here and gives
+// the OpenAPI document its component schemas (openapi.ts), so the published shape cannot drift from
+// the served one. A field's description is its GraphQL field's, unless REST differs.
 import type {
   RestCampaignFieldsFragment,
   RestClinicFieldsFragment,
   RestInteractionFieldsFragment,
   RestMetricsDailyQuery,
+  RestMetricsOutcomesQuery,
   RestMetricsSummaryQuery,
   RestPageInfoFragment,
 } from '../documents/graphql.js';
+import {
+  CAMPAIGN_CHANNELS,
+  CAMPAIGN_STATUSES,
+  CAMPAIGN_TYPES,
+  type ChannelValue,
+  DIRECTIONS,
+  MAX_PAGE_SIZE,
+  OUTCOMES,
+  TYPES_BY_CHANNEL,
+} from '../domain/values.js';
 import type { PaginationMeta } from './envelope.js';
 
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** One REST field: typed against the GraphQL result it is read from. */
+export type RestField<TSource, TVariant = undefined> = {
+  [K in keyof TSource & string]: {
+    /** The REST name. */
+    name: string;
+    /** The GraphQL field it is read from; its description documents the REST field. */
+    from: K;
+    /** JSON schema of the REST value (no description). A nullable type also turns a missing value into null. */
+    schema: JsonSchema | ((variant: TVariant) => JsonSchema);
+    /** Only where the REST field means something the GraphQL description does not say. */
+    description?: string;
+    /** From the GraphQL value to the REST value; default: as it is. */
+    convert?: (value: TSource[K]) => unknown;
+    /** Whether the field is present in a variant; default: always. */
+    when?: (variant: TVariant) => boolean;
+  };
+}[keyof TSource & string];
+
+export interface Representation<TSource, TVariant = undefined> {
+  /** Name of its OpenAPI component schema, for references from other representations. */
+  name: string;
+  /** The GraphQL type whose fields it reads. */
+  graphqlType: string;
+  /** The object's description where REST says more than the GraphQL type's. */
+  description?: string;
+  fields: ReadonlyArray<RestField<TSource, TVariant>>;
+}
+
+/** A field's JSON schema in a variant. */
+export function fieldSchema<TSource, TVariant>(field: RestField<TSource, TVariant>, variant: TVariant): JsonSchema {
+  return typeof field.schema === 'function' ? field.schema(variant) : field.schema;
+}
+
+/** The fields of a representation present in a variant, in order. */
+export function fieldsOf<TSource, TVariant>(representation: Representation<TSource, TVariant>, variant: TVariant): RestField<TSource, TVariant>[] {
+  return representation.fields.filter((field) => field.when?.(variant) ?? true);
+}
+
+const isNullable = (schema: JsonSchema) => Array.isArray(schema.type) && schema.type.includes('null');
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The shaping function of one variant, compiled once from the table into one object literal, as a
+ * hand-written function would be: shaping runs per item of every list (a daily series over a year
+ * is 365 items), and building the object key by key in a loop over the table cost about ten times
+ * as much (up to a microsecond per interaction). Only names from the tables above, checked and
+ * quoted, go into the code.
+ */
+function shaper<TSource, TVariant>(representation: Representation<TSource, TVariant>, variant: TVariant): (source: TSource) => Record<string, unknown> {
+  const fields = fieldsOf(representation, variant);
+  const converts = fields.map((field) => field.convert);
+  const entries = fields.map((field, i) => {
+    if (!NAME.test(field.name) || !NAME.test(field.from)) throw new Error(`representation: bad field name ${field.name} / ${field.from}`);
+    const read = `source[${JSON.stringify(field.from)}]`;
+    const value = field.convert ? `converts[${i}](${read})` : read;
+    // A nullable field is null, never missing (JSON.stringify would drop an undefined value).
+    return `${JSON.stringify(field.name)}: ${isNullable(fieldSchema(field, variant)) ? `${value} ?? null` : value}`;
+  });
+  const compile = new Function('converts', `return (source) => ({ ${entries.join(', ')} });`);
+  return compile(converts) as (source: TSource) => Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON schema building blocks
+
+/** `toISOString()` output: UTC with milliseconds and `Z` (decisions section 1). */
+const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
+export const timestampSchema: JsonSchema = { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN };
+const nullableTimestamp: JsonSchema = { type: ['string', 'null'], format: 'date-time', pattern: TIMESTAMP_PATTERN };
+const string: JsonSchema = { type: 'string' };
+const nullableString: JsonSchema = { type: ['string', 'null'] };
+const uuid: JsonSchema = { type: 'string', format: 'uuid' };
+const count: JsonSchema = { type: 'integer', minimum: 0 };
+const percentage: JsonSchema = { type: 'number', minimum: 0, maximum: 100 };
+const seconds: JsonSchema = { type: 'number', minimum: 0 };
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const arrayOf = (name: string): JsonSchema => ({ type: 'array', items: ref(name) });
+const lowercase = (value: string) => value.toLowerCase();
+
+const code = (text: string) => `\`${text}\``;
+const list = (values: readonly string[]) => values.map(code).join(', ');
+
+/** What a REST outcome holds: the vocabulary, but stored as text. */
+const OUTCOME_VALUES = `UPPERCASE outcome, usually one of ${list(OUTCOMES)}. Outcomes are stored as text, so other UPPERCASE values can occur`;
+
+// ---------------------------------------------------------------------------------------------
+// Interactions
+
 type TranscriptEntry = { role: string; content: string };
+type InteractionSource = RestInteractionFieldsFragment & { transcript?: TranscriptEntry[] | null };
 
-export function toInteraction(
-  node: RestInteractionFieldsFragment & { transcript?: TranscriptEntry[] | null },
-  view: 'list' | 'detail',
-): Record<string, unknown> {
-  const voice = node.channel === 'VOICE';
-  const body: Record<string, unknown> = {
-    id: node.id,
-    channel: node.channel.toLowerCase(),
-    type: node.type,
-    direction: node.direction.toLowerCase(),
-    phone_number: node.phoneNumber,
-    clinic_id: node.clinicId,
-    started_at: node.startedAt,
-    ended_at: node.endedAt ?? null,
-  };
-  // WhatsApp conversations have no duration or recording; voice calls carry no transcript in lists.
-  if (voice) body.duration_seconds = node.durationSeconds ?? null;
-  body.outcome = node.outcome ?? null;
-  if (!voice || view === 'detail') body.transcript = (node.transcript ?? []).map(({ role, content }) => ({ role, content }));
-  body.summary = node.summary ?? null;
-  if (voice) body.recording_url = node.recordingUrl ?? null;
-  return body;
+/** Interactions have three shapes: by channel, and for calls, listed (no transcript) or read by id. */
+export interface InteractionVariant {
+  channel: ChannelValue;
+  view: 'list' | 'detail';
 }
 
-export function toClinic(node: RestClinicFieldsFragment): Record<string, unknown> {
-  return {
-    id: node.id,
-    name: node.name,
-    address: node.address,
-    phone: node.phone,
-    email: node.email,
-    timezone: node.timezone,
-    created_at: node.createdAt,
-  };
+export const TRANSCRIPT_ENTRY: Representation<TranscriptEntry> = {
+  name: 'TranscriptEntry',
+  graphqlType: 'TranscriptEntry',
+  fields: [
+    { name: 'role', from: 'role', schema: { type: 'string', examples: ['assistant', 'user'] } },
+    { name: 'content', from: 'content', schema: string },
+  ],
+};
+
+const toTranscriptEntry = shaper(TRANSCRIPT_ENTRY, undefined);
+const voice = (variant: InteractionVariant) => variant.channel === 'voice';
+
+export const INTERACTION: Representation<InteractionSource, InteractionVariant> = {
+  name: 'Interaction',
+  graphqlType: 'Interaction',
+  fields: [
+    { name: 'id', from: 'id', schema: string },
+    {
+      name: 'channel',
+      from: 'channel',
+      schema: ({ channel }) => ({ type: 'string', const: channel }),
+      description: 'Channel of the interaction, lowercase; discriminates the two shapes.',
+      convert: lowercase,
+    },
+    { name: 'type', from: 'type', schema: ({ channel }) => ({ type: 'string', enum: [...TYPES_BY_CHANNEL[channel]] }) },
+    { name: 'direction', from: 'direction', schema: { type: 'string', enum: [...DIRECTIONS] }, convert: lowercase },
+    { name: 'phone_number', from: 'phoneNumber', schema: string },
+    { name: 'clinic_id', from: 'clinicId', schema: uuid },
+    { name: 'started_at', from: 'startedAt', schema: timestampSchema },
+    { name: 'ended_at', from: 'endedAt', schema: nullableTimestamp },
+    // WhatsApp conversations have no duration or recording; voice calls carry no transcript in lists.
+    {
+      name: 'duration_seconds',
+      from: 'durationSeconds',
+      schema: { type: ['integer', 'null'], minimum: 0 },
+      description: 'Call duration in seconds; null when not recorded.',
+      when: voice,
+    },
+    { name: 'outcome', from: 'outcome', schema: nullableString, description: `${OUTCOME_VALUES}; null when the interaction has no outcome.` },
+    {
+      name: 'transcript',
+      from: 'transcript',
+      schema: arrayOf(TRANSCRIPT_ENTRY.name),
+      description: 'The conversation in order; an empty array when none was recorded.',
+      convert: (transcript) => (transcript ?? []).map(toTranscriptEntry),
+      when: (variant) => !voice(variant) || variant.view === 'detail',
+    },
+    { name: 'summary', from: 'summary', schema: nullableString },
+    {
+      name: 'recording_url',
+      from: 'recordingUrl',
+      schema: nullableString,
+      description: 'Location of the call recording; null when there is none.',
+      when: voice,
+    },
+  ],
+};
+
+const interactionShapers = {
+  voice: { list: shaper(INTERACTION, { channel: 'voice', view: 'list' }), detail: shaper(INTERACTION, { channel: 'voice', view: 'detail' }) },
+  whatsapp: {
+    list: shaper(INTERACTION, { channel: 'whatsapp', view: 'list' }),
+    detail: shaper(INTERACTION, { channel: 'whatsapp', view: 'detail' }),
+  },
+};
+
+export function toInteraction(node: InteractionSource, view: InteractionVariant['view']): Record<string, unknown> {
+  return interactionShapers[node.channel === 'VOICE' ? 'voice' : 'whatsapp'][view](node);
 }
 
-export function toCampaign(node: RestCampaignFieldsFragment): Record<string, unknown> {
-  return {
-    id: node.id,
-    name: node.name,
-    description: node.description,
-    type: node.type.toLowerCase(),
-    channel: node.channel.toLowerCase(),
-    status: node.status.toLowerCase(),
-    clinic_id: node.clinicId,
-    created_at: node.createdAt,
-    updated_at: node.updatedAt,
-    settings: node.settings,
-  };
-}
+// ---------------------------------------------------------------------------------------------
+// Clinics and campaigns
+
+export const CLINIC: Representation<RestClinicFieldsFragment> = {
+  name: 'Clinic',
+  graphqlType: 'Clinic',
+  fields: [
+    { name: 'id', from: 'id', schema: uuid },
+    { name: 'name', from: 'name', schema: string },
+    { name: 'address', from: 'address', schema: string },
+    { name: 'phone', from: 'phone', schema: string },
+    { name: 'email', from: 'email', schema: string },
+    { name: 'timezone', from: 'timezone', schema: { type: 'string', examples: ['Europe/Madrid'] } },
+    { name: 'created_at', from: 'createdAt', schema: timestampSchema },
+  ],
+};
+
+export const toClinic: (node: RestClinicFieldsFragment) => Record<string, unknown> = shaper(CLINIC, undefined);
+
+/** The REST name of the campaign settings' schema (GraphQL has only `JSON`). */
+export const CAMPAIGN_SETTINGS_SCHEMA = 'CampaignSettings';
+
+export const CAMPAIGN: Representation<RestCampaignFieldsFragment> = {
+  name: 'Campaign',
+  graphqlType: 'Campaign',
+  fields: [
+    { name: 'id', from: 'id', schema: string },
+    { name: 'name', from: 'name', schema: string },
+    { name: 'description', from: 'description', schema: string },
+    {
+      name: 'type',
+      from: 'type',
+      schema: { type: 'string', enum: [...CAMPAIGN_TYPES] },
+      // The spec's meaning of each type, which the GraphQL enum does not spell out.
+      description:
+        '`no_show_recovery` contacts patients who missed appointments; `reactivation` re-engages inactive patients; `appointment_reminder` sends reminders; ' +
+        '`follow_up` is post-appointment follow-up; `recall` is periodic health-check reminders; `custom` is any custom type.',
+      convert: lowercase,
+    },
+    { name: 'channel', from: 'channel', schema: { type: 'string', enum: [...CAMPAIGN_CHANNELS] }, convert: lowercase },
+    { name: 'status', from: 'status', schema: { type: 'string', enum: [...CAMPAIGN_STATUSES] }, convert: lowercase },
+    { name: 'clinic_id', from: 'clinicId', schema: uuid },
+    { name: 'created_at', from: 'createdAt', schema: timestampSchema },
+    { name: 'updated_at', from: 'updatedAt', schema: timestampSchema },
+    { name: 'settings', from: 'settings', schema: ref(CAMPAIGN_SETTINGS_SCHEMA) },
+  ],
+};
+
+export const toCampaign: (node: RestCampaignFieldsFragment) => Record<string, unknown> = shaper(CAMPAIGN, undefined);
+
+// ---------------------------------------------------------------------------------------------
+// Pagination
+
+export const PAGINATION_META: Representation<RestPageInfoFragment> = {
+  name: 'PaginationMeta',
+  graphqlType: 'PageInfo',
+  description: 'Pagination of a list. A page beyond the last is a 200 with an empty list and `has_more: false`.',
+  fields: [
+    { name: 'page', from: 'page', schema: { type: 'integer', minimum: 1 } },
+    { name: 'limit', from: 'limit', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE } },
+    { name: 'total', from: 'total', schema: count },
+    { name: 'total_pages', from: 'totalPages', schema: count },
+    { name: 'has_more', from: 'hasMore', schema: { type: 'boolean' } },
+  ],
+};
+
+const shapeMeta = shaper(PAGINATION_META, undefined);
 
 export function toMeta(pageInfo: RestPageInfoFragment): PaginationMeta {
-  return {
-    page: pageInfo.page,
-    limit: pageInfo.limit,
-    total: pageInfo.total,
-    total_pages: pageInfo.totalPages,
-    has_more: pageInfo.hasMore,
-  };
+  // The table has exactly the five fields of PaginationMeta (a test checks the served meta against it).
+  return shapeMeta(pageInfo) as unknown as PaginationMeta;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Metrics
 
 type SummaryMetrics = NonNullable<RestMetricsSummaryQuery['metricsSummary']>;
 type DailyMetric = NonNullable<RestMetricsDailyQuery['metricsDaily']>[number];
+type OutcomeBreakdown = NonNullable<RestMetricsOutcomesQuery['metricsOutcomes']>;
+type OutcomeBreakdownEntry = OutcomeBreakdown['outcomes'][number];
 
-// Written out rather than derived from the keys: a daily series over a year has 365 entries, and
-// renaming keys by pattern per entry was a fifth of such a request's CPU time.
-export function toSummaryMetrics(summary: SummaryMetrics): Record<string, unknown> {
-  return {
-    total_interactions: summary.totalInteractions,
-    total_calls: summary.totalCalls,
-    total_conversations: summary.totalConversations,
-    inbound_count: summary.inboundCount,
-    outbound_count: summary.outboundCount,
-    avg_duration_seconds: summary.avgDurationSeconds,
-    total_duration_seconds: summary.totalDurationSeconds,
-    success_rate: summary.successRate,
-    appointments_scheduled: summary.appointmentsScheduled,
-  };
-}
+export const SUMMARY_METRICS: Representation<SummaryMetrics> = {
+  name: 'SummaryMetrics',
+  graphqlType: 'MetricsSummary',
+  fields: [
+    { name: 'total_interactions', from: 'totalInteractions', schema: count },
+    { name: 'total_calls', from: 'totalCalls', schema: count },
+    { name: 'total_conversations', from: 'totalConversations', schema: count },
+    { name: 'inbound_count', from: 'inboundCount', schema: count },
+    { name: 'outbound_count', from: 'outboundCount', schema: count },
+    { name: 'avg_duration_seconds', from: 'avgDurationSeconds', schema: seconds },
+    { name: 'total_duration_seconds', from: 'totalDurationSeconds', schema: count },
+    { name: 'success_rate', from: 'successRate', schema: percentage },
+    { name: 'appointments_scheduled', from: 'appointmentsScheduled', schema: count },
+  ],
+};
 
-export function toDailyMetric(day: DailyMetric): Record<string, unknown> {
-  return {
-    date: day.date,
-    total: day.total,
-    calls: day.calls,
-    conversations: day.conversations,
-    inbound: day.inbound,
-    outbound: day.outbound,
-    appointments_scheduled: day.appointmentsScheduled,
-    success_rate: day.successRate,
-    avg_duration_seconds: day.avgDurationSeconds,
-  };
-}
+export const toSummaryMetrics: (summary: SummaryMetrics) => Record<string, unknown> = shaper(SUMMARY_METRICS, undefined);
+
+export const DAILY_METRIC: Representation<DailyMetric> = {
+  name: 'DailyMetric',
+  graphqlType: 'DailyMetric',
+  fields: [
+    { name: 'date', from: 'date', schema: { type: 'string', format: 'date' } },
+    { name: 'total', from: 'total', schema: count },
+    { name: 'calls', from: 'calls', schema: count },
+    { name: 'conversations', from: 'conversations', schema: count },
+    { name: 'inbound', from: 'inbound', schema: count },
+    { name: 'outbound', from: 'outbound', schema: count },
+    { name: 'appointments_scheduled', from: 'appointmentsScheduled', schema: count },
+    { name: 'success_rate', from: 'successRate', schema: percentage },
+    { name: 'avg_duration_seconds', from: 'avgDurationSeconds', schema: seconds },
+  ],
+};
+
+export const toDailyMetric: (day: DailyMetric) => Record<string, unknown> = shaper(DAILY_METRIC, undefined);
+
+/**
+ * The outcome breakdown's entries. GraphQL already names them as REST does, so the route passes the
+ * result through; the table documents them and a test checks that served entries match it.
+ */
+export const OUTCOME_BREAKDOWN_ENTRY: Representation<OutcomeBreakdownEntry> = {
+  name: 'OutcomeBreakdownEntry',
+  graphqlType: 'OutcomeBreakdown',
+  fields: [
+    { name: 'outcome', from: 'outcome', schema: string, description: `${OUTCOME_VALUES}.` },
+    { name: 'label', from: 'label', schema: string },
+    { name: 'count', from: 'count', schema: { type: 'integer', minimum: 1 } },
+    { name: 'percentage', from: 'percentage', schema: percentage },
+  ],
+};
+
+export const OUTCOME_BREAKDOWN: Representation<OutcomeBreakdown> = {
+  name: 'OutcomeBreakdown',
+  graphqlType: 'OutcomeBreakdownResult',
+  fields: [
+    { name: 'outcomes', from: 'outcomes', schema: arrayOf(OUTCOME_BREAKDOWN_ENTRY.name) },
+    { name: 'total', from: 'total', schema: count },
+  ],
+};

@@ -8,8 +8,11 @@ import formats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { SCOPES, type Scope } from '../../src/domain/values.js';
+import { schema as graphqlSchema } from '../../src/graphql/index.js';
+import { ERRORS, type ErrorCode } from '../../src/http/error-catalogue.js';
 import { buildOpenApiDocument } from '../../src/rest/openapi.js';
-import { routes } from '../../src/rest/routes.js';
+import { fieldsOf, INTERACTION } from '../../src/rest/representation.js';
+import { REST_NAMES, routes } from '../../src/rest/routes.js';
 import { DOCS_PATH, OPENAPI_PATH } from '../../src/rest/use-docs.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
@@ -153,6 +156,37 @@ describe('OpenAPI document', () => {
     expect(dateFrom.description).toContain('30 days ago');
     expect(param('/api/v1/interactions', 'date_from').description).toContain('no lower bound');
     expect(param('/api/v1/interactions/{id}', 'id')).toMatchObject({ in: 'path', required: true });
+  });
+
+  it('takes parameter wording from the GraphQL arguments and error statuses from the error catalogue', () => {
+    const argumentOf: Record<string, string> = { page: 'page', limit: 'limit', id: 'id' };
+    for (const [argument, rest] of Object.entries(REST_NAMES)) argumentOf[rest] = argument;
+    for (const route of routes) {
+      const op = doc.paths[route.path].get;
+      const rootName = (route.document.definitions[0] as Any).selectionSet.selections[0].name.value;
+      const root = graphqlSchema.getQueryType()!.getFields()[rootName]!;
+      for (const parameter of op.parameters.map(deref)) {
+        const argument = root.args.find((arg) => arg.name === argumentOf[parameter.name]);
+        expect(argument, `${route.path} ${parameter.name}`).toBeDefined();
+        // The GraphQL description, in REST's names, then what REST adds.
+        expect(parameter.description).toContain(argument!.description!.replaceAll('`startedAt`', '`started_at`'));
+      }
+      for (const [status, response] of Object.entries<Any>(op.responses)) {
+        if (Number(status) < 400) continue;
+        const codeSchema = deref(deref(response).content['application/json'].schema).properties.error.properties.code;
+        const codes: ErrorCode[] = codeSchema.const ? [codeSchema.const] : codeSchema.enum;
+        for (const code of codes) expect(ERRORS[code].status, `${route.path} ${status} ${code}`).toBe(Number(status));
+      }
+    }
+    // REST spells enums as they are stored: the GraphQL enums' values.
+    const channel = doc.paths['/api/v1/interactions'].get.parameters.map(deref).find((p: Any) => p.name === 'channel');
+    expect(channel.schema.enum).toEqual((graphqlSchema.getType('Channel') as Any).getValues().map((v: Any) => v.value));
+  });
+
+  it('describes WhatsApp conversations once: listed and read by id, they have the same fields', () => {
+    const names = (view: 'list' | 'detail') => fieldsOf(INTERACTION, { channel: 'whatsapp', view }).map((field) => field.name);
+    expect(names('detail')).toEqual(names('list'));
+    expect(Object.keys(doc.components.schemas.WhatsAppConversation.properties)).toEqual(names('detail'));
   });
 
   it('resolves every $ref', () => {
@@ -398,6 +432,32 @@ describe('served responses match the document', () => {
       const expected = route.path.includes('{') ? [200, 400, 401, 403, 404] : [200, 400, 401, 403];
       expect([...(seen.get(route.path) ?? [])].sort(), route.path).toEqual(expected);
     }
+  });
+
+  it('answers errors with the messages and details the examples show', async () => {
+    const example = (path: string, status: number, name: string) => {
+      const found = deref(documentedResponse(path, status).content['application/json'].examples[name]);
+      expect(found, `${path} ${status} example ${name}`).toBeDefined();
+      return found;
+    };
+    const missing = await check('/api/v1/clinics', '', 401, null);
+    expect(missing.error).toEqual(example('/api/v1/clinics', 401, 'missingHeader').value.error);
+    const invalid = await check('/api/v1/clinics', '', 401, bearer(`svc_live_${'x'.repeat(40)}`));
+    expect(invalid.error).toEqual(example('/api/v1/clinics', 401, 'invalidKey').value.error);
+    const expired = await check('/api/v1/clinics', '', 401, bearer(expiredKey));
+    expect(expired.error).toEqual(example('/api/v1/clinics', 401, 'expiredKey').value.error);
+
+    for (const route of routes) {
+      const path = route.path.replace('{id}', interactionIds[0]!);
+      const forbidden = await check(path, '', 403, bearer(keysWithout.get(route.scope)!), route.path);
+      expect(forbidden.error).toEqual(example(route.path, 403, 'insufficientScope').value.error);
+      // The validation example's summary is its query: sent as it is, it is answered as shown.
+      const validation = example(route.path, 400, 'invalidParameters');
+      const answer = await check(path, validation.summary, 400, bearer(key), route.path);
+      expect(answer.error, `${route.path}${validation.summary}`).toEqual(validation.value.error);
+    }
+    const notFound = await check('/api/v1/interactions/int_does_not_exist', '', 404, bearer(key));
+    expect(notFound.error).toEqual(example('/api/v1/interactions/{id}', 404, 'notFound').value.error);
   });
 
   it('an unknown path gets the documented NOT_FOUND envelope', async () => {

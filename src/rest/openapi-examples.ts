@@ -1,0 +1,136 @@
+// Example values of the OpenAPI document (openapi.ts): one realistic clinic's data, shared by the
+// component schemas' examples and the responses' examples. The document's test validates every
+// example against its schema, so an example cannot show a shape the API does not serve.
+import { OUTCOME_LABELS } from '../domain/values.js';
+
+export const EXAMPLE_REQUEST_ID = 'req_6f1c2d9a4b8e4c0f9a3d5e7b1c2f4a6d';
+export const EXAMPLE_TIMESTAMP = '2026-01-31T09:05:00.000Z';
+export const EXAMPLE_CLINIC_ID = '3f6c1e2a-8b4d-4c7e-9a15-2d8f0b6e4c31';
+
+export const EXAMPLE_VOICE_CALL = {
+  id: 'int_8c41f2a79d3e4b10',
+  channel: 'voice',
+  type: 'CAMPAIGN_OUTBOUND',
+  direction: 'outbound',
+  phone_number: '+34 612 345 678',
+  clinic_id: EXAMPLE_CLINIC_ID,
+  started_at: '2026-01-30T10:15:00.000Z',
+  ended_at: '2026-01-30T10:17:42.000Z',
+  duration_seconds: 162,
+  outcome: 'APPOINTMENT_BOOKED',
+  summary: 'The patient, overdue for a dental check-up, booked a cleaning for 4 February at 10:30.',
+  recording_url: 'https://recordings.example.com/calls/int_8c41f2a79d3e4b10.mp3',
+};
+
+export const EXAMPLE_TRANSCRIPT = [
+  { role: 'assistant', content: 'Hello, this is Sonrisa Dental Clinic. You are due for your check-up: would you like to book it?' },
+  { role: 'user', content: 'Yes, is next Wednesday morning possible?' },
+  { role: 'assistant', content: 'Wednesday 4 February at 10:30 is free. Shall I book it for you?' },
+  { role: 'user', content: 'Perfect, thank you.' },
+];
+
+export const EXAMPLE_CONVERSATION = {
+  id: 'int_2b7e90c1f45a4d38',
+  channel: 'whatsapp',
+  type: 'APPOINTMENT_REMINDER',
+  direction: 'outbound',
+  phone_number: '+34 655 901 224',
+  clinic_id: EXAMPLE_CLINIC_ID,
+  started_at: '2026-01-30T08:00:00.000Z',
+  ended_at: '2026-01-30T08:12:05.000Z',
+  outcome: 'APPOINTMENT_MODIFIED',
+  transcript: [
+    { role: 'assistant', content: 'Reminder: you have an appointment tomorrow, 31 January, at 17:00. Reply C to confirm or R to reschedule.' },
+    { role: 'user', content: 'R, could we move it to Monday?' },
+    { role: 'assistant', content: 'Done: your appointment is now on Monday 2 February at 17:00.' },
+  ],
+  summary: 'The patient moved their appointment from 31 January to 2 February at 17:00.',
+};
+
+export const EXAMPLE_CLINIC = {
+  id: EXAMPLE_CLINIC_ID,
+  name: 'Sonrisa Dental Clinic',
+  address: 'Calle de Alcalá 120, 28009 Madrid',
+  phone: '+34 915 550 123',
+  email: 'recepcion@sonrisa-dental.example.com',
+  timezone: 'Europe/Madrid',
+  created_at: '2025-03-14T09:30:00.000Z',
+};
+
+export const EXAMPLE_CAMPAIGN = {
+  id: 'cmp_5d2e8a1f7c3b4e90',
+  name: 'Annual check-up recall',
+  description: 'Invites patients who are due for their periodic check-up (last visit over 365 days ago).',
+  type: 'recall',
+  channel: 'voice',
+  status: 'active',
+  clinic_id: EXAMPLE_CLINIC_ID,
+  created_at: '2025-11-02T10:00:00.000Z',
+  updated_at: '2026-01-15T16:20:00.000Z',
+  settings: {
+    max_attempts: 3,
+    retry_interval_hours: 48,
+    call_window_start: '09:00',
+    call_window_end: '19:00',
+    inactivity_threshold_days: 365,
+  },
+};
+
+export const EXAMPLE_SUMMARY = {
+  total_interactions: 1284,
+  total_calls: 902,
+  total_conversations: 382,
+  inbound_count: 517,
+  outbound_count: 767,
+  avg_duration_seconds: 143.27,
+  total_duration_seconds: 118_914,
+  success_rate: 41.83,
+  appointments_scheduled: 377,
+};
+
+export const EXAMPLE_DAILY = [
+  {
+    date: '2026-01-28',
+    total: 44,
+    calls: 31,
+    conversations: 13,
+    inbound: 18,
+    outbound: 26,
+    appointments_scheduled: 12,
+    success_rate: 38.64,
+    avg_duration_seconds: 139.5,
+  },
+  { date: '2026-01-29', total: 0, calls: 0, conversations: 0, inbound: 0, outbound: 0, appointments_scheduled: 0, success_rate: 0, avg_duration_seconds: 0 },
+  {
+    date: '2026-01-30',
+    total: 51,
+    calls: 35,
+    conversations: 16,
+    inbound: 20,
+    outbound: 31,
+    appointments_scheduled: 16,
+    success_rate: 43.14,
+    avg_duration_seconds: 151.2,
+  },
+];
+
+export const EXAMPLE_OUTCOMES = {
+  outcomes: [
+    { outcome: 'APPOINTMENT_BOOKED', label: OUTCOME_LABELS.APPOINTMENT_BOOKED, count: 377, percentage: 29.36 },
+    { outcome: 'NO_ANSWER', label: OUTCOME_LABELS.NO_ANSWER, count: 301, percentage: 23.44 },
+    { outcome: 'VOICEMAIL_REACHED', label: OUTCOME_LABELS.VOICEMAIL_REACHED, count: 188, percentage: 14.64 },
+    { outcome: 'CALLBACK_REQUESTED', label: OUTCOME_LABELS.CALLBACK_REQUESTED, count: 142, percentage: 11.06 },
+    { outcome: 'DECISION_PENDING', label: OUTCOME_LABELS.DECISION_PENDING, count: 97, percentage: 7.55 },
+    { outcome: 'APPOINTMENT_MODIFIED', label: OUTCOME_LABELS.APPOINTMENT_MODIFIED, count: 84, percentage: 6.54 },
+    { outcome: 'APPOINTMENT_CANCELLED', label: OUTCOME_LABELS.APPOINTMENT_CANCELLED, count: 76, percentage: 5.92 },
+    { outcome: 'OPT_OUT', label: OUTCOME_LABELS.OPT_OUT, count: 12, percentage: 0.93 },
+    { outcome: 'UNREACHABLE', label: OUTCOME_LABELS.UNREACHABLE, count: 7, percentage: 0.55 },
+  ],
+  total: 1284,
+};
+
+/** The example call as read by id: with its transcript, in the representation's field order. */
+export function withTranscriptOf(call: typeof EXAMPLE_VOICE_CALL): Record<string, unknown> {
+  const { recording_url, summary, ...head } = call;
+  return { ...head, transcript: EXAMPLE_TRANSCRIPT, summary, recording_url };
+}
