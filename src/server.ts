@@ -13,15 +13,12 @@ import { ensureDemoSetup } from './demo.js';
 import type { Serving } from './serve.js';
 
 // V8 sizes the old generation for throughput: after each full collection it lets the heap grow to
-// a multiple of what survived (up to 4x when collections are fast), and keeps those pages. Under
-// load the service keeps ~35-60 MB alive but held 150+ MB of heap (350 MB resident). Growing by 20%
-// instead keeps the heap near its live size, with no fixed ceiling to run out of as
-// --max-old-space-size would set. With npm start's MALLOC_ARENA_MAX=2 (package.json) the service
-// stays at 200-220 MB resident under load. The price is more frequent full collections: measured
-// as the server's CPU time per request, +20% for a REST list page (2.1 vs 1.75 ms) and +25-30% for
-// a GraphQL page of 50 with relations (4.1 vs 3.2 ms). 50% costs about half that but peaked at
-// 232-240 MB where 20% peaked at 204-209 MB (same load, 10m rows): too close to 250 MB. The flag is read at every collection, so setting it here works however node was
-// started.
+// a multiple of what survived (up to 4x when collections are fast), and keeps those pages: several
+// times the service's live heap. Growing by 20% instead keeps the heap near its live size, with no
+// fixed ceiling to run out of as --max-old-space-size would set; the price is more frequent full
+// collections, and 50% did not stay under the memory target (figures:
+// bench/results/2026-11-23-design-measurements.md). The flag is read at every collection, so
+// setting it here works however node was started.
 v8.setFlagsFromString('--heap-growing-percent=20');
 
 const log = (message: string) => console.log(message);
@@ -116,7 +113,7 @@ function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
 /**
  * One HTTP server in this process (serve.ts). Loaded only by a process that serves: the primary of
  * a cluster (WORKERS > 1) only prepares the database and forwards connections and signals, and
- * without the app (GraphQL schema, Yoga, quotas) it holds about 50 MB less.
+ * without the app (GraphQL schema, Yoga, quotas) it holds markedly less memory.
  */
 async function serve(config: Config, databaseUrl: string, demoKey: string | undefined): Promise<Serving> {
   const { serve: serveHttp } = await import('./serve.js');

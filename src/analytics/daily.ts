@@ -22,8 +22,8 @@ export function dailyQuery(filter: MetricsFilter): Prisma.Sql {
   // One flat array of numbers rather than a row per day: a year is 365 rows of 11 columns, and
   // reading them field by field (driver, then Prisma's value mapping) cost several times what
   // JSON.parse of the same data does; built with string_agg rather than json_agg(json_build_array)
-  // and with day numbers rather than to_char (a year from interaction_days: 0.67 -> 0.41 ms, and
-  // grouped from the all-clinics totals by channel, type and direction 1.67 -> 1.41 ms, pgbench).
+  // and with day numbers rather than to_char (both measurably cheaper in PostgreSQL:
+  // bench/results/2026-11-23-design-measurements.md).
   return Prisma.sql`
     WITH per_day AS (${perDay(filter)})
     SELECT '[' || coalesce(string_agg(concat_ws(',', day - DATE '1970-01-01', ${Prisma.raw(SUM_COLUMNS.join(', '))}), ','), '') || ']' AS days

@@ -286,7 +286,8 @@ const KEY_BY_HASH = (hash: string) => Prisma.sql`
 export async function findActiveKeyByHash(db: Db, hash: string): Promise<ApiKeyPrincipal | null> {
   // Hand-written and prepared rather than findUnique: this runs for every key the resolver has not
   // cached (each busy key every few seconds, every request of a quiet one), and Prisma's client
-  // compiles and interprets a query plan for each call: 0.64 against 0.22 ms of CPU per lookup.
+  // compiles and interprets a query plan for each call, about three times the CPU per lookup
+  // (bench/results/2026-11-23-design-measurements.md).
   const [row] = await queryRows<ApiKeyRow>(db, prepared('api_key_by_hash', KEY_BY_HASH(hash)));
   if (!row || row.revokedAt !== null) return null;
   return toPrincipal(row);

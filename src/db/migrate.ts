@@ -74,7 +74,7 @@ export async function pendingMigrations(url: string): Promise<string[]> {
  * Applies pending migrations; returns the names of those just applied. When none is pending (every
  * start but the first after a deploy) the schema engine is not loaded: once instantiated, its
  * WebAssembly module (compiled code and memory) stays resident for the life of the process, about
- * 40 MB (measured on a server of the bench at rest: 160 -> 120 MB resident) that it would carry under load.
+ * tens of megabytes that it would carry under load (bench/results/2026-11-23-design-measurements.md).
  */
 export async function migrate(url: string): Promise<string[]> {
   if ((await pendingMigrations(url)).length === 0) return [];

@@ -36,7 +36,7 @@ const PREPARED_STATEMENTS_MAX = 200;
  * once per connection and afterwards sends only its parameters, and PostgreSQL skips parsing and
  * analysing its text and, once its plan cache has settled on a generic plan (after five runs),
  * planning it. For the metrics statements that was about as much of PostgreSQL's CPU per request
- * as executing a summary (bench/results/2026-11-21-analysis.md).
+ * as executing a summary (bench/results/2026-11-23-design-measurements.md).
  *
  * `label` (lower case, digits, `_`) says what the statement is for: the text begins with it as a
  * comment, so `pg_stat_statements` shows it, and the statement's name in `pg_prepared_statements` is
@@ -94,7 +94,7 @@ const PRISMA_LIKE_TYPES = {
  * The rows of hand-written SQL (`Prisma.sql`), run by node-postgres on the client's pool rather than
  * by `$queryRaw`. Prisma's raw queries go through its query interpreter and map every value of
  * every row into tagged values and back, about twice the service's CPU for a page of 25
- * interactions (bench/results/2026-11-21-analysis.md). Values come back as `$queryRaw` gives them
+ * interactions (bench/results/2026-11-23-design-measurements.md). Values come back as `$queryRaw` gives them
  * (PRISMA_LIKE_TYPES). A text marked by `prepared` runs as a named statement.
  */
 export async function queryRows<T>(db: Db, sql: Prisma.Sql): Promise<T[]> {

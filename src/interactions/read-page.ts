@@ -10,7 +10,7 @@
 //     its rows read by id;
 //   - day skipping: from DAY_SKIPPING_FROM on, whole days are skipped by their counts (deep-page.ts);
 // and rows with relations (clinic, campaign) are the same rows with their relations read by id in
-// one statement each (rows.ts). Why each threshold is where it is: bench/results/2026-11-21-analysis.md.
+// one statement each (rows.ts). Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';

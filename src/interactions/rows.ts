@@ -1,11 +1,9 @@
 // The rows of a page of root `interactions`, in hand-written SQL when the page asks for nothing but
-// the interaction's own columns and, optionally, its transcript: what every REST list and a plain
-// GraphQL list select. Relations (clinic, campaign) keep going through Prisma's findMany, which
-// reads them in the same statement.
+// the interaction's own columns and, optionally, its transcript (what every REST list selects), with
+// the clinic and campaign read by id afterwards when asked for.
 //
-// Why not findMany for these: Prisma's client does most of a list page's work in the service. For a
-// page of 25 with transcripts it cost 0.57 ms of CPU per call against 0.33 ms here (10,000,000-row
-// bench database, same pool and adapter): it maps every row field by field from the driver's
+// Why not findMany for these: Prisma's client does most of a list page's work in the service (about
+// 1.7x the CPU per page: bench/results/2026-11-23-design-measurements.md): it maps every row field by field from the driver's
 // result into tagged values and back, and a transcript (a JSON column read through a relation) is
 // parsed, serialized again and parsed once more. Here each transcript arrives as text and is parsed
 // once. The rows have the shape findMany gives for the same selection, so the fields beneath

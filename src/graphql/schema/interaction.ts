@@ -12,7 +12,7 @@ import { COST_COUNTED_BY_PARENT, costByLimit, PageInfo, pagingArgs } from './pag
 /**
  * A transcript is read whole with its interaction, but its response holds every turn (about ten):
  * priced as a list, so that the cost limit bounds the response too (at one unit, a query could
- * ask for 7,500 transcripts, 14 MB that held the event loop for seconds).
+ * ask for thousands of transcripts, megabytes that held the event loop for seconds).
  */
 const TRANSCRIPT_COST = { field: 1, multiplier: 10 };
 
