@@ -11,6 +11,7 @@ import { num, prepared, queryRows } from '../db/sql.js';
 import type { Filters } from '../filters/parameters.js';
 import { clinicScope, interactionWhere, type VisibleClinics } from '../filters/visibility.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { countPhoneMatches } from '../interactions/phone-search.js'; // phone-search: wiring
 import { countedOutcomes, countedTotals } from './sql.js';
 
 /**
@@ -40,7 +41,10 @@ export function countQuery(filters: Filters, visibleClinics: VisibleClinics): Pr
 /** Interactions matching `filters` that the key may see (the list's `where`, counted). */
 export async function countInteractions(db: Db, filters: Filters, visibleClinics: VisibleClinics): Promise<number> {
   const query = countQuery(filters, visibleClinics);
-  if (query === null) return db.interaction.count({ where: interactionWhere(filters, visibleClinics) });
+  if (query === null) {
+    // phone-search: a search restricted by clinics alone is a sum over interaction_phones.
+    return (await countPhoneMatches(db, filters, visibleClinics)) ?? db.interaction.count({ where: interactionWhere(filters, visibleClinics) });
+  }
   const [row] = await queryRows<{ total: bigint }>(db, prepared('count_interactions', query));
   return num(row?.total);
 }

@@ -4,6 +4,7 @@ import { countInteractions } from '../../analytics/count.js';
 import { checkFilters, checkPaging, type Filters, GRAPHQL_NAMES, hasControlCharacter, type Paging } from '../../filters/parameters.js';
 import { clinicCondition, interactionWhere, type VisibleClinics } from '../../filters/visibility.js';
 import type { Prisma } from '../../generated/prisma/client.js';
+import { phoneSearchPaging } from '../../interactions/phone-search.js'; // phone-search: wiring
 import { builder } from '../builder.js';
 import { DAY_SKIPPING_FROM, deepPageIds } from '../deep-page.js';
 import { checked } from '../errors.js';
@@ -172,9 +173,11 @@ builder.queryFields((t) => ({
       let matches: (() => Promise<MatchesPage | null>) | undefined;
       let total: () => Promise<number>;
       if (filters.search !== undefined) {
+        // phone-search: restricted by clinics alone, total and page source come from phone-search.ts.
+        const byPhone = phoneSearchPaging(db, filters, visibleClinics, paging);
         // Shared by `nodes` and `pageInfo`: one statement for both, when the matches are few enough.
-        matches = lazy(() => matchesPage(db, filters, visibleClinics, paging));
-        total = lazy(async () => (await matches?.())?.total ?? countInteractions(db, filters, visibleClinics));
+        matches = byPhone?.matches ?? lazy(() => matchesPage(db, filters, visibleClinics, paging)); // phone-search: byPhone?.matches ??
+        total = byPhone?.total ?? lazy(async () => (await matches?.())?.total ?? countInteractions(db, filters, visibleClinics)); // phone-search: byPhone?.total ??
       } else {
         // Exact: from the rollups for full days (metrics/count.ts).
         const counted = lazy(() => countInteractions(db, filters, visibleClinics));
