@@ -15,10 +15,11 @@
 // (matches-page.ts, then a count of the matching rows).
 
 import type { Db } from '../db/client.js';
-import { and, num, queryRows } from '../db/sql.js';
+import { and, num, prepared, queryRows } from '../db/sql.js';
 import type { Filters } from '../filters/parameters.js';
 import { clinicScope, type VisibleClinics } from '../filters/visibility.js';
-import { Prisma } from '../generated/prisma/client.js';
+import { type Interaction, Prisma } from '../generated/prisma/client.js';
+import { INTERACTION_COLUMNS, type InteractionRow } from '../graphql/interaction-rows.js';
 import { interactionConditions } from '../graphql/loaders.js';
 import { MATCHES_PAGE_MAX, type MatchesPage } from '../graphql/matches-page.js';
 
@@ -54,35 +55,60 @@ function phoneTotal(search: string, visible: VisibleClinics, clinicId: string | 
   return Prisma.sql`SELECT coalesce(sum(p.interactions), 0)::bigint AS n FROM interaction_phones p WHERE ${and(conditions)}`;
 }
 
+/** A page found by a search, with its rows when the statement read them (see `phoneSearchRows`). */
+export interface PhoneMatches extends MatchesPage {
+  /** The page's rows with their transcripts, newest first. */
+  rows: InteractionRow[];
+}
+
+type SearchRow = Partial<Interaction> & { searchTotal: bigint; searchRead: boolean; transcriptText: string | null };
+
 /**
- * The total of a search and, when it is at most MATCHES_PAGE_MAX and the page is not past the end,
- * the page's ids (in no particular order); `ids` is null when the matches were not read. Left
- * unnamed (planned for its values): how many numbers a fragment matches decides the plan.
+ * One statement: the total of a search and, when the matches are read, the page's rows with their
+ * transcripts (`rows` null when they are not). The matches are read (through the trigram index on
+ * `interactions`, then sorted) when there are at most MATCHES_PAGE_MAX of them and fewer than the
+ * square root of (offset + page size) x the table's row estimate: reading `total` rows then costs
+ * less than walking the (started_at, id) order, which visits about (offset + page size) x rows /
+ * total rows to fill the page (a table never analyzed has no estimate: then the bound is MATCHES_PAGE_MAX
+ * alone). Otherwise the scan is skipped (a one-time filter) and the caller walks.
+ * Prepared when the fragment has a trigram (3 characters or more): its plan is then the same for
+ * every fragment (both trigram indexes, the scan gated); shorter fragments are planned each time.
  */
 export async function phoneSearch(
   db: Db,
   filters: Filters & { search: string },
   visible: VisibleClinics,
   { skip, take }: { skip: number; take: number },
-): Promise<{ total: number; ids: string[] | null }> {
-  const [row] = await queryRows<{ total: bigint; ids: string[] | null }>(
-    db,
-    Prisma.sql`
+): Promise<{ total: number; rows: InteractionRow[] | null }> {
+  const statement = Prisma.sql`
     WITH total AS MATERIALIZED (${phoneTotal(filters.search, visible, filters.clinicId)}),
+    bound AS MATERIALIZED (
+      SELECT (SELECT n FROM total) AS n,
+             (SELECT n FROM total) <= least(${MATCHES_PAGE_MAX}::float8,
+               sqrt((${skip}::float8 + ${take}::float8) * (SELECT CASE WHEN reltuples < 0 THEN 'Infinity' ELSE reltuples END FROM pg_class WHERE oid = 'interactions'::regclass)::float8)) AS read
+    ),
     matches AS MATERIALIZED (
       SELECT i.id, i.started_at FROM interactions i
       WHERE ${and(interactionConditions(filters, visible))}
-        AND (SELECT n FROM total) <= ${MATCHES_PAGE_MAX} AND (SELECT n FROM total) > ${skip}
+        AND (SELECT read FROM bound) AND (SELECT n FROM bound) > ${skip}::bigint
       LIMIT ${MATCHES_PAGE_MAX + 1}
-    )
-    SELECT (SELECT n FROM total) AS total,
-           CASE WHEN (SELECT n FROM total) <= ${MATCHES_PAGE_MAX} THEN
-             coalesce((SELECT array_agg(p.id)
-                       FROM (SELECT id FROM matches ORDER BY started_at DESC, id DESC LIMIT ${take} OFFSET ${skip}) AS p),
-                      '{}')
-           END AS ids`,
-  );
-  return { total: num(row?.total), ids: row?.ids ?? null };
+    ),
+    page AS (SELECT id FROM matches ORDER BY started_at DESC, id DESC LIMIT ${take}::bigint OFFSET ${skip}::bigint)
+    SELECT b.n AS "searchTotal", b.read AS "searchRead", ${INTERACTION_COLUMNS}, t.entries::text AS "transcriptText"
+    FROM bound b
+    LEFT JOIN (page p JOIN interactions i ON i.id = p.id LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id) ON TRUE
+    ORDER BY i.started_at DESC, i.id DESC`;
+  const found = await queryRows<SearchRow>(db, filters.search.length >= 3 ? prepared('phone_search', statement) : statement);
+  const first = found[0];
+  const rows = first?.searchRead
+    ? found
+        .filter((r) => r.id != null)
+        .map(({ searchTotal: _total, searchRead: _read, transcriptText, ...row }) => ({
+          ...(row as Interaction),
+          transcript: transcriptText == null ? null : { entries: JSON.parse(transcriptText) as Prisma.JsonValue },
+        }))
+    : null;
+  return { total: num(first?.searchTotal), rows };
 }
 
 /**
@@ -92,19 +118,29 @@ export async function phoneSearch(
  */
 export function phoneSearchPaging(db: Db, filters: Filters, visible: VisibleClinics, paging: { skip: number; take: number }): PhoneSearchPaging | null {
   if (!countsByPhone(filters)) return null;
-  let found: Promise<{ total: number; ids: string[] | null }> | undefined;
+  let found: Promise<{ total: number; rows: InteractionRow[] | null }> | undefined;
   const searched = () => {
     found ??= phoneSearch(db, filters, visible, paging);
     return found;
   };
   return {
     total: async () => (await searched()).total,
-    matches: async () => {
-      const { total, ids } = await searched();
-      if (paging.skip >= total) return { ids: [], total };
-      return ids === null ? null : { ids, total };
+    matches: async (): Promise<PhoneMatches | null> => {
+      const { total, rows } = await searched();
+      if (paging.skip >= total) return { ids: [], total, rows: [] };
+      return rows === null ? null : { ids: rows.map((r) => r.id), total, rows };
     },
   };
+}
+
+/**
+ * The page's rows when the search statement read them and the page selects only the interaction's
+ * own fields and transcript (`plainSelection`); otherwise undefined (the caller reads the ids).
+ */
+export function phoneSearchRows(found: MatchesPage | null | undefined, plain: { transcript: boolean } | null): InteractionRow[] | undefined {
+  if (!plain || !found || !('rows' in found)) return undefined;
+  const { rows } = found as PhoneMatches;
+  return plain.transcript ? rows : rows.map(({ transcript: _transcript, ...row }) => row);
 }
 
 /** The exact total of `filters` when it is a sum over interaction_phones (see `countsByPhone`), else null. */

@@ -4,7 +4,7 @@ import { countInteractions } from '../../analytics/count.js';
 import { checkFilters, checkPaging, type Filters, GRAPHQL_NAMES, hasControlCharacter, type Paging } from '../../filters/parameters.js';
 import { clinicCondition, interactionWhere, type VisibleClinics } from '../../filters/visibility.js';
 import type { Prisma } from '../../generated/prisma/client.js';
-import { phoneSearchPaging } from '../../interactions/phone-search.js'; // phone-search: wiring
+import { phoneSearchPaging, phoneSearchRows } from '../../interactions/phone-search.js'; // phone-search: wiring
 import { builder } from '../builder.js';
 import { DAY_SKIPPING_FROM, deepPageIds } from '../deep-page.js';
 import { checked } from '../errors.js';
@@ -135,6 +135,8 @@ const InteractionPage = builder.objectRef<InteractionPageShape>('InteractionPage
           return ids.length === 0 ? [] : db.interaction.findMany(args);
         };
         const found = await page.matches?.();
+        const searched = phoneSearchRows(found, plain); // phone-search: the page's rows came with the search's total
+        if (searched) return searched; // phone-search
         if (found) return rowsOf(found.ids);
         const { filters, visibleClinics, skip, take } = page;
         if (skip < DEFERRED_JOIN_FROM && plain) return pageRows(db, interactionConditions(filters, visibleClinics), skip, take, plain.transcript);
