@@ -519,6 +519,12 @@ export interface DatasetMeta {
   lastDay: string;
   /** A 5-digit substring of a real phone number of the dataset, for the search scenario. */
   search: string;
+  /**
+   * The 3 digits whose share of the interactions' numbers is closest to a quarter (what a person
+   * types first), for the common-fragment search scenario. Datasets built before it existed get it
+   * when reused (see `commonFragment`).
+   */
+  commonSearch?: string;
   builtAt: string;
   buildSeconds: number;
 }
@@ -551,6 +557,30 @@ async function readMeta(adminUrl: string, database: string): Promise<DatasetMeta
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+async function writeMeta(adminUrl: string, database: string, meta: DatasetMeta): Promise<void> {
+  await withClient(adminUrl, (c) => c.query(`COMMENT ON DATABASE "${database}" IS '${JSON.stringify(meta).replace(/'/g, "''")}'`));
+}
+
+/**
+ * The 3 digits whose share of the interactions' phone numbers is closest to a quarter, over a
+ * fixed 1% of the rows (by a hash of the id, so the same dataset always gives the same fragment).
+ * The generator's numbers are random digits behind a few national prefixes, so no 3 digits reach a
+ * quarter: the most common ones (a prefix such as "346" of "+346...") are in about 9%.
+ */
+async function commonFragment(client: pg.Client): Promise<string> {
+  const { rows } = await client.query<{ fragment: string }>(
+    `WITH sample AS (SELECT id, phone_number FROM interactions WHERE hashtext(id) % 100 = 0),
+     windows AS (
+       SELECT DISTINCT s.id, substr(s.phone_number, k, 3) AS fragment
+       FROM sample AS s, generate_series(1, length(s.phone_number) - 2) AS k
+       WHERE substr(s.phone_number, k, 3) ~ '^[0-9]{3}$'
+     )
+     SELECT fragment FROM windows GROUP BY fragment
+     ORDER BY abs(count(*)::float8 / (SELECT count(*) FROM sample) - 0.25), fragment LIMIT 1`,
+  );
+  return rows[0]!.fragment;
+}
+
 export async function ensureDataset(cluster: Cluster, size: Size, options: { rebuild: boolean; log: Log }): Promise<Dataset> {
   const { log } = options;
   const database = `bench_${size.label}`;
@@ -565,6 +595,11 @@ export async function ensureDataset(cluster: Cluster, size: Size, options: { reb
       if (applied.length) {
         log(`  ${database}: applied migrations ${applied.join(', ')}; analyzing`);
         await withClient(url, (c) => c.query('VACUUM (ANALYZE)'));
+      }
+      if (meta.commonSearch === undefined) {
+        meta.commonSearch = await withClient(url, commonFragment);
+        await writeMeta(adminUrl, database, meta);
+        log(`  ${database}: common search fragment "${meta.commonSearch}" recorded`);
       }
       log(`  ${database}: reusing ${size.rows.toLocaleString('en-US')} interactions (${meta.firstDay} to ${meta.lastDay}, built ${meta.builtAt})`);
       return { size, database, url, meta, built: false, appliedMigrations: applied };
@@ -587,7 +622,7 @@ export async function ensureDataset(cluster: Cluster, size: Size, options: { reb
   const firstDayMs = today - DATASET_DAYS * DAY_MS;
   const patientsPerClinic = Math.max(50, Math.round(size.rows / 25)); // about 2.5 interactions per patient
 
-  const search = await withClient(url, async (client) => {
+  const { search, commonSearch } = await withClient(url, async (client) => {
     await client.query(`SET synchronous_commit = off`);
     await client.query(`SET maintenance_work_mem = '1GB'`);
     await insertClinicsAndCampaigns(client, new Date(firstDayMs));
@@ -610,7 +645,7 @@ export async function ensureDataset(cluster: Cluster, size: Size, options: { reb
       `SELECT (regexp_match(phone_number, '([0-9]{5})$'))[1] AS s FROM interactions
        WHERE phone_number ~ '[0-9]{5}$' ORDER BY started_at DESC, id DESC LIMIT 1`,
     );
-    return rows[0]!.s;
+    return { search: rows[0]!.s, commonSearch: await commonFragment(client) };
   });
 
   const built: DatasetMeta = {
@@ -619,10 +654,11 @@ export async function ensureDataset(cluster: Cluster, size: Size, options: { reb
     firstDay: isoDay(firstDayMs),
     lastDay: isoDay(today - DAY_MS),
     search,
+    commonSearch,
     builtAt: new Date().toISOString(),
     buildSeconds: Math.round((Date.now() - started) / 100) / 10,
   };
-  await withClient(adminUrl, (c) => c.query(`COMMENT ON DATABASE "${database}" IS '${JSON.stringify(built).replace(/'/g, "''")}'`));
+  await writeMeta(adminUrl, database, built);
   log(`  ${database}: built in ${built.buildSeconds} s`);
   return { size, database, url, meta: built, built: true, appliedMigrations: applied };
 }

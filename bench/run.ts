@@ -487,6 +487,30 @@ function verdicts(reports: SizeReport[]): Verdict[] {
     });
   }
 
+  // Phone search (issue 19): a common 3-digit fragment's exact total, p50 <= 100 ms at 1m and <= 250 ms
+  // at 10m; the rare 5-digit fragment at >= 1.0x the baseline's req/s at 100k.
+  for (const [rows, limit] of [
+    [1_000_000, 100],
+    [10_000_000, 250],
+  ] as const) {
+    const report = bySize(rows);
+    const row = report?.rows.find((r) => r.scenario.target === 'common-search');
+    out.push({
+      target: `phone search, common fragment: p50 <= ${limit} ms at ${rows === 1_000_000 ? '1m' : '10m'}`,
+      status: row ? (p50(row.ours) <= limit ? 'met' : 'missed') : 'not measured',
+      detail: row ? `${row.scenario.name}: p50 ${f1(p50(row.ours))} ms` : 'size or scenario not run',
+    });
+  }
+  const rare = at100k?.rows.find((r) => r.scenario.target === 'search');
+  if (rare?.baseline) {
+    const ratio = rare.baseline.requests > 0 ? rare.ours.rps / rare.baseline.rps : Number.POSITIVE_INFINITY;
+    out.push({
+      target: `${rare.scenario.name} at 100k: >= 1.0x baseline req/s`,
+      status: ratio >= 1 ? 'met' : 'missed',
+      detail: `${ratio.toFixed(2)}x baseline req/s, p50 ${f1(p50(rare.ours))} ms`,
+    });
+  }
+
   // Memory: of each process (with WORKERS > 1, every worker holds its own heap and connections).
   const runs = reports.flatMap((r) => r.rows.map((row) => row.ours));
   const peakProcess = Math.max(0, ...runs.map((m) => m.peakProcessRssMb));

@@ -12,7 +12,7 @@ export interface Scenario {
   path: string;
   body?: string;
   /** Scenarios the targets speak of. */
-  target?: 'first-page' | 'search' | 'deep-page' | 'metrics';
+  target?: 'first-page' | 'search' | 'common-search' | 'deep-page' | 'metrics';
   /** The scenario is about an empty answer (otherwise one means the dataset does not exercise it). */
   empty?: true;
 }
@@ -38,6 +38,17 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     // from the rollups says so, and no page is read.
     { ...get('interactions filtered, no match', 'interactions', '/api/v1/interactions?channel=whatsapp&outcome=NO_ANSWER'), empty: true },
     get(`phone search "${meta.search}"`, 'interactions', `/api/v1/interactions?search=${encodeURIComponent(meta.search)}`, 'search'),
+    // What a person types first: 3 digits in many numbers (datasets.ts), where the exact total is the cost.
+    ...(meta.commonSearch === undefined
+      ? []
+      : [
+          get(
+            `phone search, common "${meta.commonSearch}"`,
+            'interactions',
+            `/api/v1/interactions?search=${encodeURIComponent(meta.commonSearch)}`,
+            'common-search',
+          ),
+        ]),
     get('deep page (2000 x 25)', 'interactions', '/api/v1/interactions?page=2000&limit=25', 'deep-page'),
     ...metrics,
     {

@@ -3,9 +3,9 @@
 // (dates, clinics, channel, type, outcomes), whole months and other full UTC days are summed from
 // the rollup levels (the outcome grain when outcomes are filtered, the narrower totals otherwise)
 // and only the partial days at the window's edges are counted raw, in one statement. An undated
-// list sums the monthly level: a few hundred rows at any table size. Any other filter (`search`, a
-// substring of the phone number) is not in the rollups: then the raw table is counted, as the list
-// itself reads it.
+// list sums the monthly level: a few hundred rows at any table size. A `search` (a substring of the
+// phone number) restricted by clinics alone is summed from interaction_phones (phone-search.ts).
+// Any other filter is not in the rollups: then the raw table is counted, as the list itself reads it.
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { num, prepared, queryRows } from '../db/sql.js';
@@ -13,6 +13,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { countedOutcomes, countedTotals } from '../rollups/counted.js';
 import { countableByRollups, dimensionsOf, interactionWhere } from './conditions.js';
 import type { Filters } from './filters.js';
+import { countPhoneMatches } from './phone-search.js';
 
 /**
  * The interactions matching `filters` that the key may see, as COUNTED rows with `day` and `n`
@@ -36,7 +37,8 @@ export function countQuery(filters: Filters, visibleClinics: VisibleClinics): Pr
 /** Interactions matching `filters` that the key may see (the list's `where`, counted). */
 export async function countInteractions(db: Db, filters: Filters, visibleClinics: VisibleClinics): Promise<number> {
   const query = countQuery(filters, visibleClinics);
-  if (query === null) return db.interaction.count({ where: interactionWhere(filters, visibleClinics) });
+  if (query === null)
+    return (await countPhoneMatches(db, filters, visibleClinics)) ?? db.interaction.count({ where: interactionWhere(filters, visibleClinics) });
   const [row] = await queryRows<{ total: bigint }>(db, prepared('count_interactions', query));
   return num(row?.total);
 }

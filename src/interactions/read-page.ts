@@ -1,8 +1,8 @@
 // Reading a page of interactions: the one entry point of every root interaction list (REST and
 // GraphQL), and the one place that chooses how a page is read. The strategies, cheapest first for
 // what each page asks:
-//   - search page: a `search` with few enough matches reads the page's ids and the total in one
-//     statement (search-page.ts);
+//   - search page: a `search` reads its exact total and, when its matches are few enough, the
+//     page's ids (or rows) in one statement (phone-search.ts, search-page.ts);
 //   - empty page: when the exact count (from the rollups) says the page is past the last match, no
 //     row is read (a filter without an index in list order would otherwise walk the whole table);
 //   - hand-written page: the interaction's own columns (and transcript) by LIMIT/OFFSET in SQL;
@@ -18,6 +18,7 @@ import { interactionConditions, interactionWhere } from './conditions.js';
 import { countInteractions } from './count.js';
 import { deepPageIds } from './deep-page.js';
 import type { Filters } from './filters.js';
+import { phoneSearchPaging, phoneSearchRows } from './phone-search.js';
 import { type InteractionRow, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
 import { type MatchesPage, matchesPage } from './search-page.js';
 
@@ -62,9 +63,12 @@ export function listInteractions(db: Db, { filters, visibleClinics, page, limit 
   let known: () => Promise<MatchesPage | null>;
   let total: () => Promise<number>;
   if (filters.search !== undefined) {
-    // Shared by the rows and the total: one statement for both, when the matches are few enough.
-    known = once(() => matchesPage(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX));
-    total = once(async () => (await known())?.total ?? countInteractions(db, filters, visibleClinics));
+    // Shared by the rows and the total: one statement for both. Restricted by clinics alone, the
+    // total is a sum over interaction_phones and the statement also reads a short page's rows
+    // (phone-search.ts); otherwise the matches are read when they are few enough (search-page.ts).
+    const byPhone = phoneSearchPaging(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX);
+    known = byPhone?.matches ?? once(() => matchesPage(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX));
+    total = byPhone?.total ?? once(async () => (await known())?.total ?? countInteractions(db, filters, visibleClinics));
   } else {
     const counted = once(() => countInteractions(db, filters, visibleClinics));
     total = counted;
@@ -93,6 +97,8 @@ export function listInteractions(db: Db, { filters, visibleClinics, page, limit 
       return ids.length === 0 ? [] : db.interaction.findMany(args);
     };
     const found = await known();
+    const searched = selection && phoneSearchRows(found, { transcript: selection.transcript });
+    if (searched && selection) return withRelations(db, searched, selection.relations);
     if (found) return byIds(found.ids);
     if (skip < IDS_FIRST_FROM && selection) {
       const page = await pageRows(db, interactionConditions(filters, visibleClinics), skip, take, selection.transcript);

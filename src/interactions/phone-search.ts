@@ -1,0 +1,153 @@
+// Phone search (`search`: a case-insensitive substring of the phone number) with an exact total
+// that does not count the matching interactions one by one. The total of a search restricted only
+// by clinics (the key's restriction and `clinic_id`) is a sum over interaction_phones, the exact
+// number of interactions per (clinic, phone number) that triggers keep in step with `interactions`
+// (prisma/migrations/*_interaction_phones): patients call about 2.5 times each, and those rows are
+// narrow, so a fragment in every tenth number sums ~35,000 rows at 1,000,000 interactions where
+// counting rechecked ~90,000 wide heap rows.
+//
+// The same statement also reads the page's ids when the total is small (up to a maximum: read-page.ts): a
+// rare fragment's matches are found through the trigram index on `interactions` and sorted, as
+// matches-page.ts does, in the same snapshot as the total. When the total is larger the matches
+// are not read at all (a one-time filter skips the scan) and the caller walks the (started_at, id)
+// order, which finds a page of a common fragment after a few hundred rows. With a date window,
+// channel, type or outcome the total is not a sum of this table: those searches go the old way
+// (matches-page.ts, then a count of the matching rows).
+
+import { clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
+import type { Db } from '../db/client.js';
+import { and, num, prepared, queryRows } from '../db/sql.js';
+import { type Interaction, Prisma } from '../generated/prisma/client.js';
+import { interactionConditions } from './conditions.js';
+import type { Filters } from './filters.js';
+import { INTERACTION_COLUMNS, type InteractionRow } from './rows.js';
+import type { MatchesPage } from './search-page.js';
+
+/** The page and total of a search as `interactions` needs them: see `phoneSearchPaging`. */
+export interface PhoneSearchPaging {
+  total: () => Promise<number>;
+  /** The page's ids with the total, or null when the page is to be read in (started_at, id) order. */
+  matches: () => Promise<MatchesPage | null>;
+}
+
+/** Whether the exact total of `filters` is a sum over interaction_phones: a search restricted by clinics alone. */
+export function countsByPhone(filters: Filters): filters is Filters & { search: string } {
+  // Only what the table's rows are keyed by: a filter added later is not summed here until it is.
+  const known: ReadonlySet<keyof Filters> = new Set(['search', 'clinicId']);
+  return filters.search !== undefined && (Object.keys(filters) as Array<keyof Filters>).every((name) => filters[name] === undefined || known.has(name));
+}
+
+/** A LIKE pattern for a substring: `%`, `_` and the escape character are literal. */
+function containsPattern(search: string): string {
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The exact total of a search restricted by clinics alone, summed over interaction_phones. */
+function phoneTotal(search: string, visible: VisibleClinics, clinicId: string | undefined): Prisma.Sql {
+  const scope = clinicScope(visible, clinicId);
+  const conditions = [Prisma.sql`p.phone_number ILIKE ${containsPattern(search)}`];
+  if (scope !== undefined) conditions.push(Prisma.sql`p.clinic_id = ANY(${[...scope]}::uuid[])`);
+  return Prisma.sql`SELECT coalesce(sum(p.interactions), 0)::bigint AS n FROM interaction_phones p WHERE ${and(conditions)}`;
+}
+
+/** A page found by a search, with its rows when the statement read them (see `phoneSearchRows`). */
+export interface PhoneMatches extends MatchesPage {
+  /** The page's rows with their transcripts, newest first. */
+  rows: InteractionRow[];
+}
+
+type SearchRow = Partial<Interaction> & { searchTotal: bigint; searchRead: boolean; transcriptText: string | null };
+
+/**
+ * One statement: the total of a search and, when the matches are read, the page's rows with their
+ * transcripts (`rows` null when they are not). The matches are read (through the trigram index on
+ * `interactions`, then sorted) when there are at most `max` of them and fewer than the
+ * square root of (offset + page size) x the table's row estimate: reading `total` rows then costs
+ * less than walking the (started_at, id) order, which visits about (offset + page size) x rows /
+ * total rows to fill the page (a table never analyzed has no estimate: then the bound is `max`
+ * alone). Otherwise the scan is skipped (a one-time filter) and the caller walks.
+ * Prepared when the fragment has a trigram (3 characters or more): its plan is then the same for
+ * every fragment (both trigram indexes, the scan gated); shorter fragments are planned each time.
+ */
+export async function phoneSearch(
+  db: Db,
+  filters: Filters & { search: string },
+  visible: VisibleClinics,
+  { skip, take }: { skip: number; take: number },
+  max: number,
+): Promise<{ total: number; rows: InteractionRow[] | null }> {
+  const statement = Prisma.sql`
+    WITH total AS MATERIALIZED (${phoneTotal(filters.search, visible, filters.clinicId)}),
+    bound AS MATERIALIZED (
+      SELECT (SELECT n FROM total) AS n,
+             (SELECT n FROM total) <= least(${max}::float8,
+               sqrt((${skip}::float8 + ${take}::float8) * (SELECT CASE WHEN reltuples < 0 THEN 'Infinity' ELSE reltuples END FROM pg_class WHERE oid = 'interactions'::regclass)::float8)) AS read
+    ),
+    matches AS MATERIALIZED (
+      SELECT i.id, i.started_at FROM interactions i
+      WHERE ${and(interactionConditions(filters, visible))}
+        AND (SELECT read FROM bound) AND (SELECT n FROM bound) > ${skip}::bigint
+      LIMIT ${max + 1}
+    ),
+    page AS (SELECT id FROM matches ORDER BY started_at DESC, id DESC LIMIT ${take}::bigint OFFSET ${skip}::bigint)
+    SELECT b.n AS "searchTotal", b.read AS "searchRead", ${INTERACTION_COLUMNS}, t.entries::text AS "transcriptText"
+    FROM bound b
+    LEFT JOIN (page p JOIN interactions i ON i.id = p.id LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id) ON TRUE
+    ORDER BY i.started_at DESC, i.id DESC`;
+  const found = await queryRows<SearchRow>(db, filters.search.length >= 3 ? prepared('phone_search', statement) : statement);
+  const first = found[0];
+  const rows = first?.searchRead
+    ? found
+        .filter((r) => r.id != null)
+        .map(({ searchTotal: _total, searchRead: _read, transcriptText, ...row }) => ({
+          ...(row as Interaction),
+          transcript: transcriptText == null ? null : { entries: JSON.parse(transcriptText) as Prisma.JsonValue },
+        }))
+    : null;
+  return { total: num(first?.searchTotal), rows };
+}
+
+/**
+ * Total and page source of a root `interactions` list filtered by `search`, or null when its total
+ * is not a sum of interaction_phones (a date window, channel, type or outcome is given). One
+ * statement serves both, asked for by `pageInfo.total` and `nodes` alike.
+ */
+export function phoneSearchPaging(
+  db: Db,
+  filters: Filters,
+  visible: VisibleClinics,
+  paging: { skip: number; take: number },
+  max: number,
+): PhoneSearchPaging | null {
+  if (!countsByPhone(filters)) return null;
+  let found: Promise<{ total: number; rows: InteractionRow[] | null }> | undefined;
+  const searched = () => {
+    found ??= phoneSearch(db, filters, visible, paging, max);
+    return found;
+  };
+  return {
+    total: async () => (await searched()).total,
+    matches: async (): Promise<PhoneMatches | null> => {
+      const { total, rows } = await searched();
+      if (paging.skip >= total) return { ids: [], total, rows: [] };
+      return rows === null ? null : { ids: rows.map((r) => r.id), total, rows };
+    },
+  };
+}
+
+/**
+ * The page's rows when the search statement read them and the page selects only the interaction's
+ * own fields and transcript (`plainSelection`); otherwise undefined (the caller reads the ids).
+ */
+export function phoneSearchRows(found: MatchesPage | null | undefined, plain: { transcript: boolean } | null): InteractionRow[] | undefined {
+  if (!plain || !found || !('rows' in found)) return undefined;
+  const { rows } = found as PhoneMatches;
+  return plain.transcript ? rows : rows.map(({ transcript: _transcript, ...row }) => row);
+}
+
+/** The exact total of `filters` when it is a sum over interaction_phones (see `countsByPhone`), else null. */
+export async function countPhoneMatches(db: Db, filters: Filters, visible: VisibleClinics): Promise<number | null> {
+  if (!countsByPhone(filters)) return null;
+  const [row] = await queryRows<{ n: bigint }>(db, phoneTotal(filters.search, visible, filters.clinicId));
+  return num(row?.n);
+}

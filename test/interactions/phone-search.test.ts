@@ -1,0 +1,207 @@
+// Phone search's exact total (src/interactions/phone-search.ts): `meta.total` of a search restricted
+// by clinics alone is summed from interaction_phones, which triggers keep in step with
+// `interactions`. After every kind of write, each total must equal a plain COUNT of the matching
+// rows, the table must equal a GROUP BY of the raw rows, and the page must be the one the old path
+// (a date window sends a search there) returns. Every key is restricted to the test's own clinics
+// (other files write to the same database at the same time).
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { SEARCH_MATCHES_MAX as MATCHES_PAGE_MAX } from '../../src/interactions/read-page.js';
+import { createClinics, testPool, waitUntilBlocked } from '../analytics/rollup-support.js';
+import { createKey, testApp } from '../helpers/app.js';
+import { databaseUrl, testDb } from '../helpers/db.js';
+import { expectStatus, get } from '../rest/client.js';
+
+const db = testDb();
+const app = testApp(db);
+const pool = testPool();
+
+/** Inserts interactions (one multi-row INSERT) with these phone numbers, one a minute from `start`. */
+async function insertPhones(q: pg.Pool | pg.ClientBase, clinicId: string, phones: readonly string[], start = '2025-03-01T08:00:00.000Z'): Promise<string[]> {
+  const ids = phones.map(() => `int_phone_${randomUUID().replaceAll('-', '').slice(0, 16)}`);
+  await q.query(
+    `INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, outcome)
+     SELECT id, 'voice', 'INBOUND', 'inbound', phone, $3::uuid, $4::timestamptz + (n - 1) * interval '1 minute', 'APPOINTMENT_BOOKED'
+     FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(id, phone, n)`,
+    [ids, phones, clinicId, start],
+  );
+  return ids;
+}
+
+/** interaction_phones of these clinics and the GROUP BY it stands for, as comparable strings. */
+async function expectTableExact(clinicIds: readonly string[]): Promise<void> {
+  const table = await pool.query<{ r: string }>(
+    `SELECT clinic_id || '|' || phone_number || '|' || interactions AS r FROM interaction_phones WHERE clinic_id = ANY($1::uuid[]) ORDER BY 1`,
+    [clinicIds],
+  );
+  const grouped = await pool.query<{ r: string }>(
+    `SELECT clinic_id || '|' || phone_number || '|' || count(*) AS r FROM interactions WHERE clinic_id = ANY($1::uuid[]) GROUP BY clinic_id, phone_number ORDER BY 1`,
+    [clinicIds],
+  );
+  expect(table.rows.map((x) => x.r)).toEqual(grouped.rows.map((x) => x.r));
+}
+
+/** A plain COUNT of the rows of these clinics whose number contains `search`, case-insensitively. */
+async function plainCount(clinicIds: readonly string[], search: string): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM interactions WHERE clinic_id = ANY($1::uuid[]) AND strpos(lower(phone_number), lower($2)) > 0`,
+    [clinicIds, search],
+  );
+  return Number(rows[0]!.n);
+}
+
+async function list(key: string, query: string) {
+  const response = await get(app, `/api/v1/interactions?${query}`, key);
+  expectStatus(response, 200);
+  return response.body as { data: { interactions: Array<{ id: string }> }; meta: { total: number; total_pages: number; has_more: boolean } };
+}
+
+/**
+ * For each fragment: meta.total equals the plain COUNT, and the answer (page and meta) equals the
+ * old path's, reached by adding a date window that covers every row.
+ */
+async function expectTotals(key: string, clinicIds: readonly string[], searches: readonly string[], extra = ''): Promise<void> {
+  for (const search of searches) {
+    const query = `search=${encodeURIComponent(search)}&limit=7${extra}`;
+    const ours = await list(key, query);
+    expect(ours.meta.total, `search ${JSON.stringify(search)}${extra}`).toBe(await plainCount(clinicIds, search));
+    const old = await list(key, `${query}&date_from=2000-01-01`);
+    expect(ours.data, `page of ${JSON.stringify(search)}${extra}`).toEqual(old.data);
+    expect(ours.meta).toEqual(old.meta);
+  }
+}
+
+describe('phone search totals from interaction_phones', () => {
+  it('are exact after inserts, updates of the number and of the clinic, and deletes, for every clinic restriction', async () => {
+    const [a, b] = (await createClinics(pool, 2)) as [string, string];
+    const both = await createKey(db, { clinicIds: [a, b] });
+    const onlyA = await createKey(db, { clinicIds: [a] });
+    const searches = ['555', '5', '+34', '600 1', '(212)', '7', '0123', 'no such number'];
+    const check = async () => {
+      await expectTableExact([a, b]);
+      await expectTotals(both, [a, b], searches);
+      await expectTotals(onlyA, [a], searches);
+      await expectTotals(both, [b], searches, `&clinic_id=${b}`);
+      // A clinic the key may not see counts nothing.
+      expect((await list(onlyA, `search=555&clinic_id=${b}`)).meta.total).toBe(0);
+    };
+    // Numbers repeat, as patients call again.
+    const idsA = await insertPhones(pool, a, ['+34 600 555 123', '+34 600 555 123', '(212) 555-0123', '+34 600 111 222', '555', '+34 600 555 123']);
+    const idsB = await insertPhones(pool, b, ['(212) 555-0123', '+44 7700 900123', '(212) 555-0123']);
+    await check();
+
+    // The number changes (to a new one, to one that exists, back), in one statement and in several.
+    await pool.query(`UPDATE interactions SET phone_number = '+34 699 999 999' WHERE id = $1`, [idsA[0]]);
+    await pool.query(`UPDATE interactions SET phone_number = '(212) 555-0123' WHERE id = ANY($1::text[])`, [[idsA[1], idsA[3]]]);
+    await check();
+    // The clinic changes; an update that changes neither number nor clinic leaves the table alone.
+    await pool.query(`UPDATE interactions SET clinic_id = $2 WHERE id = $1`, [idsA[2], b]);
+    await pool.query(`UPDATE interactions SET outcome = NULL, started_at = started_at + interval '1 day' WHERE id = ANY($1::text[])`, [idsB]);
+    await check();
+    // A number's last interaction is deleted: its row goes (no row left at 0).
+    await pool.query(`DELETE FROM interactions WHERE id = $1`, [idsA[4]]);
+    const { rows } = await pool.query(`SELECT 1 FROM interaction_phones WHERE clinic_id = $1 AND phone_number = '555'`, [a]);
+    expect(rows).toEqual([]);
+    await pool.query(`DELETE FROM interactions WHERE id = ANY($1::text[])`, [idsB.slice(0, 2)]);
+    await check();
+  });
+
+  it('treat %, _ and \\ as literal characters and ignore case', async () => {
+    const [c] = (await createClinics(pool, 1)) as [string];
+    const key = await createKey(db, { clinicIds: [c] });
+    await insertPhones(pool, c, ['100% 555', '1005 555', '12_34', '1234', 'a\\b 1', 'ab 1', 'EXT 12 Ab', 'ext 13 aB', '+1 555 0100 ext. 7']);
+    await expectTableExact([c]);
+    const searches = ['%', '0%', '_', '2_3', '\\', 'a\\b', 'ab', 'AB', 'Ext', 'EXT 1', 't. 7'];
+    await expectTotals(key, [c], searches);
+    // Spelled out, so that the check does not only agree with itself.
+    const totals = await Promise.all(searches.map(async (s) => (await list(key, `search=${encodeURIComponent(s)}`)).meta.total));
+    expect(totals).toEqual([1, 1, 1, 1, 1, 1, 3, 3, 3, 2, 1]);
+  });
+
+  it(`is exact past ${MATCHES_PAGE_MAX.toLocaleString('en-US')} matches, where the page is read in order, and on pages past the last`, async () => {
+    const [c] = (await createClinics(pool, 1)) as [string];
+    const key = await createKey(db, { clinicIds: [c] });
+    const n = MATCHES_PAGE_MAX + 40;
+    // 250 patients with 40 calls each and 40 others: the common fragment "55" matches them all.
+    const phones = Array.from({ length: n }, (_, i) => (i < 10_000 ? `+1 (555) 01${String(i % 250).padStart(3, '0')}` : `+44 7555 ${i}`));
+    await insertPhones(pool, c, phones);
+    await expectTableExact([c]);
+    const total = await plainCount([c], '55');
+    expect(total).toBe(n);
+    for (const page of [1, 2, 3, 1434, 1435, 1436, 5000]) {
+      const query = `search=55&limit=7&page=${page}`;
+      const ours = await list(key, query);
+      const old = await list(key, `${query}&date_from=2000-01-01`);
+      expect(ours.meta.total).toBe(n);
+      expect(ours.data, `page ${page}`).toEqual(old.data);
+      expect(ours.meta).toEqual(old.meta);
+    }
+    expect((await list(key, 'search=55&limit=7&page=1435')).data.interactions).toHaveLength(n - 1434 * 7);
+    expect((await list(key, 'search=55&limit=7&page=1436')).data.interactions).toEqual([]);
+  });
+
+  it('is exact in GraphQL pageInfo.total too', async () => {
+    const [c] = (await createClinics(pool, 1)) as [string];
+    const key = await createKey(db, { clinicIds: [c] });
+    await insertPhones(pool, c, ['+34 611 222 333', '+34 611 222 333', '+34 622 111 000']);
+    const response = await app.fetch('http://localhost/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query: '{ interactions(search: "611", limit: 1) { nodes { phoneNumber } pageInfo { total totalPages hasMore } } }' }),
+    });
+    expect(await response.json()).toEqual({
+      data: { interactions: { nodes: [{ phoneNumber: '+34 611 222 333' }], pageInfo: { total: 2, totalPages: 2, hasMore: true } } },
+    });
+  });
+});
+
+describe('interaction_phones under concurrent writers', () => {
+  async function session(): Promise<pg.Client & { pid: number }> {
+    const { default: pgModule } = await import('pg');
+    const client = new pgModule.Client({ connectionString: databaseUrl });
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return Object.assign(client, { pid: rows[0]!.pid });
+  }
+
+  it('stays exact when transactions add the same new number, or add one another empties', async () => {
+    const [c] = (await createClinics(pool, 1)) as [string];
+    const key = await createKey(db, { clinicIds: [c] });
+    const [first, second] = await Promise.all([session(), session()]);
+    try {
+      // Both insert a number no row has yet: the second waits for the first's row, then adds to it.
+      await first.query('BEGIN');
+      const firstIds = await insertPhones(first, c, ['+34 633 444 555']);
+      const blocked = insertPhones(second, c, ['+34 633 444 555', '+34 633 444 555']);
+      await waitUntilBlocked(pool, second.pid);
+      await first.query('COMMIT');
+      await blocked;
+      await expectTableExact([c]);
+      expect((await list(key, 'search=633')).meta.total).toBe(3);
+
+      // One deletes the number's interactions (its row goes) while another adds one.
+      await first.query('BEGIN');
+      await first.query('DELETE FROM interactions WHERE clinic_id = $1', [c]);
+      const refill = insertPhones(second, c, ['+34 633 444 555']);
+      await waitUntilBlocked(pool, second.pid);
+      await first.query('COMMIT');
+      await refill;
+      await expectTableExact([c]);
+      expect((await list(key, 'search=633')).meta.total).toBe(1);
+
+      // Two transactions move interactions between numbers in opposite directions.
+      const [x] = await insertPhones(pool, c, ['+34 644 000 001']);
+      await first.query('BEGIN');
+      await first.query(`UPDATE interactions SET phone_number = '+34 644 000 001' WHERE clinic_id = $1 AND phone_number = '+34 633 444 555'`, [c]);
+      const moved = second.query(`UPDATE interactions SET phone_number = '+34 633 444 555' WHERE id = $1`, [x]);
+      await first.query('COMMIT');
+      await moved;
+      await expectTableExact([c]);
+      expect((await list(key, 'search=644')).meta.total).toBe(await plainCount([c], '644'));
+      expect(firstIds).toHaveLength(1);
+    } finally {
+      await Promise.all([first.end(), second.end()]);
+    }
+  });
+});
