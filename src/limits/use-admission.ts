@@ -13,7 +13,13 @@ function isGraphiQLPage(request: Request): boolean {
 }
 
 /** The GraphQL answer of a request refused before its operation: the code's status, one error. */
-function errorResponse(fetchAPI: { Response: typeof Response }, code: ErrorCode, message: string, extensions: Record<string, unknown>, headers = {}) {
+function errorResponse(
+  fetchAPI: { Response: typeof Response },
+  code: ErrorCode,
+  message: string,
+  extensions: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
   const body = { errors: [codedError(code, message, { extensions }).toJSON()] };
   return new fetchAPI.Response(JSON.stringify(body), {
     status: ERRORS[code].status,
