@@ -9,25 +9,28 @@ import { type ApiKeyResolver, createApiKeyResolver } from './auth/key-resolver.j
 import { createRequestAuthenticator } from './auth/request-auth.js';
 import type { Db } from './db/client.js';
 import { isDatabaseUnavailable } from './db/errors.js';
+import { codedError, httpOf } from './graphql/coded-error.js';
 import { callerParametersOf, createGraphQLContext, type GraphQLContext } from './graphql/context.js';
 import { schema } from './graphql/index.js';
 import { useDocumentLimits } from './graphql/use-document-limits.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
-import { clientIpOf, useClientIp } from './http/client-ip.js';
+import { GRAPHQL_PATH } from './http/app-routes.js';
+import type { TrustProxySetting } from './http/client-ip.js';
 import type { Lifecycle } from './http/lifecycle.js';
-import { requestIdOf, useRequestId } from './http/request-id.js';
+import { stateOf } from './http/request-state.js';
 import { useHealth } from './http/use-health.js';
+import { useRequestState } from './http/use-request-state.js';
+import { useRoutes } from './http/use-routes.js';
 import { createAdmission } from './limits/admission.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import { useAdmission } from './limits/use-admission.js';
 import type { PerWindow, QuotaStore } from './limits/windows.js';
 import { defaultLogger, type Logger } from './observability/logger.js';
 import { classifyUnexpectedError, createMetrics, type PoolStats } from './observability/prometheus.js';
-import { METRICS_PATH } from './observability/request-context.js';
 import { useMetrics } from './observability/use-prometheus.js';
 import { useRequestLog } from './observability/use-request-log.js';
 import { createYogaLogger } from './observability/yoga-logger.js';
-import { isDocsPath, useDocs } from './rest/use-docs.js';
+import { useDocs } from './rest/use-docs.js';
 import { useRest } from './rest/use-rest.js';
 
 export interface AppOptions {
@@ -40,7 +43,7 @@ export interface AppOptions {
   /** Where per-key quotas are counted; this process's memory by default (Redis: see server.ts). */
   quotaStore?: QuotaStore;
   /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
-  trustProxy?: import('./http/client-ip.js').TrustProxySetting;
+  trustProxy?: TrustProxySetting;
   /** Failed authentications allowed per client IP before 429s (defaults in limits/admission.ts). */
   authFailureLimits?: PerWindow<number>;
   /** Readiness turns 503 while it is draining (graceful shutdown). */
@@ -68,38 +71,46 @@ export function createApp(options: AppOptions): App {
   const admitter = createAdmission({
     authenticate,
     quotas: options.quotaStore ?? new MemoryQuotaStore(),
-    clientIp: clientIpOf,
     authFailureLimits: options.authFailureLimits,
     now: () => now().getTime(),
   });
   const logger = options.logger ?? defaultLogger();
   const metrics = createMetrics({ processMetrics: Boolean(options.metricsToken), pool: options.dbPool });
   const reportError = (error: unknown, request: Request) => {
-    logger.error({ err: error, request_id: requestIdOf(request) }, 'unexpected error');
+    logger.error({ err: error, request_id: stateOf(request).id }, 'unexpected error');
     metrics.observeUnexpectedError(classifyUnexpectedError(error));
   };
+  // Yoga runs each hook in this order (an instrumentation wraps the ones after it), and the first
+  // plugin that ends a request in onRequest answers it:
   const plugins: Plugin[] = [
-    useRequestLog({ logger, admitter, authenticate }),
-    useRequestId(),
-    useClientIp(options.trustProxy ?? false),
-    useMetrics({ metrics, token: options.metricsToken, admitter, authenticate }),
+    // Outermost, so that every request has a line and its state (its clock) begins first, and
+    // every later hook runs with the request as the current one (for Yoga's own error logging).
+    useRequestLog({ logger }),
+    // The client address before anything uses it (failed-login limits, logs); X-Request-Id on
+    // every response, before the rate-limit headers that use-admission adds.
+    useRequestState(options.trustProxy ?? false),
+    // Refuses unknown paths (404) and other methods on read-only ones (405) before anything
+    // answers a path or authenticates: an unknown path is never counted against a key.
+    useRoutes({ metrics: Boolean(options.metricsToken) }),
+    // The paths that need no API key, answered before admission so that they are never counted.
+    useMetrics({ metrics, token: options.metricsToken }),
+    // Not Yoga's useReadinessCheck: like its health check (below), it also answers every URL that
+    // ends with its endpoint, and it has no body for the checks' details.
     useHealth(db, options.lifecycle),
     useDocs({ demoKey: options.demoKey }),
-    useAdmission(admitter, '/graphql', reportError),
+    // GraphQL requests are admitted here, before their body is parsed; REST requests inside
+    // useRest, once their route is known (decisions section 1: route, then authentication).
+    useAdmission(admitter, GRAPHQL_PATH, reportError),
     ...useDocumentLimits(),
     ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits }),
-    useRest({
-      admitter,
-      now,
-      onError: reportError,
-      passThrough: (path) => path === '/graphql' || path === METRICS_PATH || path.startsWith('/health/') || isDocsPath(path),
-    }),
+    // Last of the app's own: it executes the route's document through the hooks above.
+    useRest({ admitter, now, onError: reportError }),
     ...(options.plugins ?? []),
   ];
 
   return createYoga<Record<string, never>, GraphQLContext>({
     schema,
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint: GRAPHQL_PATH,
     // Yoga's built-in health check answers every URL that ENDS with this string (query included),
     // e.g. /api/v1/interactions/health, bypassing keys and the REST 404; it cannot be turned off.
     // An unguessable random ending disables it in effect; use-health.ts serves /health/*.
@@ -125,18 +136,15 @@ export function createApp(options: AppOptions): App {
         // errors): they come from the client's own document; only the message and cause are hidden.
         const located = error instanceof GraphQLError ? { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path } : {};
         if (isDatabaseUnavailable(original ?? error)) {
-          return new GraphQLError('The service is temporarily unavailable; retry shortly', {
-            ...located,
-            extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503, headers: { 'Retry-After': '5' } } },
-          });
+          return codedError('SERVICE_UNAVAILABLE', undefined, { ...located, extensions: { http: httpOf('SERVICE_UNAVAILABLE') } });
         }
-        return new GraphQLError(message, { ...located, extensions: { code: 'INTERNAL_ERROR' } });
+        return codedError('INTERNAL_ERROR', message, located);
       },
     },
     // Admission (use-admission.ts, use-rest.ts) has already authenticated and counted the request.
     context: async (initialContext) => {
       const admission = await admitter.admit(initialContext.request);
-      if (!admission.ok) throw new GraphQLError('Request not admitted', { extensions: { code: 'UNAUTHORIZED', http: { status: 401 } } });
+      if (!admission.ok) throw codedError('UNAUTHORIZED', 'Request not admitted', { extensions: { http: httpOf('UNAUTHORIZED') } });
       return createGraphQLContext(db, admission.key, now(), callerParametersOf(initialContext));
     },
   });

@@ -3,29 +3,35 @@ import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin, { type ComplexityErrorFn, type ComplexityErrorKind } from '@pothos/plugin-complexity';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { type AuthFailure } from '@pothos/plugin-scope-auth';
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import type { Scope } from '../domain/values.js';
 import type PrismaTypes from '../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../generated/pothos-prisma-types.js';
+import type { ErrorCode } from '../http/error-catalogue.js';
+import { codedError } from './coded-error.js';
 import type { GraphQLContext } from './context.js';
 
 /** Bounds on one GraphQL operation (documented in the README). */
 export const QUERY_LIMITS = { depth: 8, breadth: 400, complexity: 30_000 };
+
+/** The code of each bound of QUERY_LIMITS. */
+export const COMPLEXITY_CODES = {
+  Depth: 'QUERY_TOO_DEEP',
+  Breadth: 'QUERY_TOO_BROAD',
+  Complexity: 'QUERY_TOO_COMPLEX',
+} as const satisfies Record<ComplexityErrorKind, ErrorCode>;
 
 /**
  * The error for an operation over QUERY_LIMITS: from the plugin (checked when a root field runs)
  * and from use-document-limits.ts (the whole operation, introspection included, before it runs).
  */
 export function complexityError(kind: ComplexityErrorKind, result: Parameters<ComplexityErrorFn>[1]): GraphQLError {
-  const { code, message } = {
-    Depth: { code: 'QUERY_TOO_DEEP', message: `The query nests ${result.depth} levels; at most ${result.maxDepth} are allowed` },
-    Breadth: { code: 'QUERY_TOO_BROAD', message: `The query selects ${result.breadth} fields; at most ${result.maxBreadth} are allowed` },
-    Complexity: {
-      code: 'QUERY_TOO_COMPLEX',
-      message: `The query's cost is ${result.complexity}; at most ${result.maxComplexity} is allowed (list fields cost their limit times their selection)`,
-    },
+  const message = {
+    Depth: `The query nests ${result.depth} levels; at most ${result.maxDepth} are allowed`,
+    Breadth: `The query selects ${result.breadth} fields; at most ${result.maxBreadth} are allowed`,
+    Complexity: `The query's cost is ${result.complexity}; at most ${result.maxComplexity} is allowed (list fields cost their limit times their selection)`,
   }[kind];
-  return new GraphQLError(message, { extensions: { code, limits: QUERY_LIMITS } });
+  return codedError(COMPLEXITY_CODES[kind], message, { extensions: { limits: QUERY_LIMITS } });
 }
 
 export const builder = new SchemaBuilder<{
@@ -50,9 +56,13 @@ export const builder = new SchemaBuilder<{
     }),
     unauthorizedError: (_parent, _context, info, result) => {
       const scope = failedScope(result.failure);
-      return new GraphQLError(`This API key lacks the scope needed for ${info.parentType.name}.${info.fieldName}${scope ? ` (${scope})` : ''}`, {
-        extensions: { code: 'INSUFFICIENT_SCOPE', ...(scope ? { details: { required_scope: scope } } : {}) },
-      });
+      return codedError(
+        'INSUFFICIENT_SCOPE',
+        `This API key lacks the scope needed for ${info.parentType.name}.${info.fieldName}${scope ? ` (${scope})` : ''}`,
+        {
+          extensions: scope ? { details: { required_scope: scope } } : {},
+        },
+      );
     },
   },
   // Free-form queries are bounded before they run: list fields cost their `limit` times their

@@ -27,7 +27,8 @@ import {
   type ValidationContext,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { complexityError, QUERY_LIMITS } from './builder.js';
+import { COMPLEXITY_CODES, complexityError, QUERY_LIMITS } from './builder.js';
+import { codedError, httpOf } from './coded-error.js';
 import { introspectionCost } from './introspection-cost.js';
 import { isRestExecution } from './use-query-limits.js';
 
@@ -57,9 +58,7 @@ export function useDocumentLimits(): Plugin[] {
       propagateOnRejection: false,
       onReject: [
         (context, error) =>
-          context?.reportError(
-            new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code: 'TOO_MANY_ALIASES', limit: MAX_ALIASES } }),
-          ),
+          context?.reportError(codedError('TOO_MANY_ALIASES', error.message.replace(/^Syntax Error: /, ''), { extensions: { limit: MAX_ALIASES } })),
       ],
     }) as Plugin,
     {
@@ -72,8 +71,8 @@ export function useDocumentLimits(): Plugin[] {
 }
 
 function tooLarge(headers: Record<string, string> = {}): GraphQLError {
-  return new GraphQLError(`The request is too large: at most ${MAX_BODY_BYTES} bytes of query and variables`, {
-    extensions: { code: 'REQUEST_TOO_LARGE', limit: MAX_BODY_BYTES, http: { status: 413, headers } },
+  return codedError('REQUEST_TOO_LARGE', `The request is too large: at most ${MAX_BODY_BYTES} bytes of query and variables`, {
+    extensions: { limit: MAX_BODY_BYTES, http: httpOf('REQUEST_TOO_LARGE', { status: 413, headers }) },
   });
 }
 
@@ -140,8 +139,8 @@ function useTokenLimit(): Plugin {
         let tokens = 0;
         while (lexer.advance().kind !== TokenKind.EOF) {
           if (++tokens > MAX_TOKENS) {
-            throw new GraphQLError(`The document has more than ${MAX_TOKENS} tokens (names, punctuation, values); send a smaller query`, {
-              extensions: { code: 'TOO_MANY_TOKENS', limit: MAX_TOKENS, http: { status: 400 } },
+            throw codedError('TOO_MANY_TOKENS', `The document has more than ${MAX_TOKENS} tokens (names, punctuation, values); send a smaller query`, {
+              extensions: { limit: MAX_TOKENS, http: httpOf('TOO_MANY_TOKENS') },
             });
           }
         }
@@ -164,10 +163,14 @@ function reservedResponseNames(context: ValidationContext): ASTVisitor {
       const name = (node.alias ?? node.name).value;
       if (!RESERVED_RESPONSE_NAMES.has(name)) return;
       context.reportError(
-        new GraphQLError(`"${name}" cannot be a response name (alias): this server would take the object holding it for a promise; choose another alias`, {
-          nodes: [node],
-          extensions: { code: 'RESERVED_ALIAS', alias: name },
-        }),
+        codedError(
+          'RESERVED_ALIAS',
+          `"${name}" cannot be a response name (alias): this server would take the object holding it for a promise; choose another alias`,
+          {
+            nodes: [node],
+            extensions: { alias: name },
+          },
+        ),
       );
     },
   };
@@ -226,5 +229,5 @@ function operationCostError(
   if (!kind) return undefined;
   const error = complexityError(kind, result);
   // Nothing ran: a request error, like a document that fails validation.
-  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: httpOf(COMPLEXITY_CODES[kind]) } });
 }

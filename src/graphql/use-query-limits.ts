@@ -6,6 +6,8 @@ import { useRateLimiter } from '@envelop/rate-limiter';
 import { type ASTNode, type DocumentNode, type FragmentDefinitionNode, GraphQLError, getOperationAST, Kind, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
+import { ERRORS } from '../http/error-catalogue.js';
+import { codedError } from './coded-error.js';
 import type { GraphQLContext } from './context.js';
 import { type FieldLimitStore, ReservingMemoryStore, ReservingRedisStore } from './field-limit-store.js';
 
@@ -44,7 +46,7 @@ export function useQueryLimits(options: { redis?: Redis; fieldRateLimits?: reado
         store,
         // The reserving stores count each call when it is checked (see field-limit-store.ts).
         enableBatchRequestCache: false,
-        transformError: (message) => new GraphQLError(message, { extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 1 } }),
+        transformError: (message) => codedError('RATE_LIMITED', message, { extensions: { retryAfterSeconds: ERRORS.RATE_LIMITED.retryAfterSeconds } }),
       }) as Plugin,
     ),
   ];

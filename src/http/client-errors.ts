@@ -3,19 +3,20 @@
 // clear 4xx in the API's envelope, never a bare socket reset or Node's own empty-bodied answer.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type EdgeErrorCode, rawEnvelope, writeEnvelope } from './raw-envelope.js';
+import { type EdgeError, rawEnvelope, writeEnvelope } from './raw-envelope.js';
 import { requestIdFrom } from './request-id.js';
 
-const REJECTIONS: Record<string, { status: number; code: EdgeErrorCode; message: string }> = {
+/** By Node's error code; REQUEST_TOO_LARGE names which part was too large by its status. */
+const REJECTIONS: Record<string, EdgeError> = {
   HPE_HEADER_OVERFLOW: {
-    status: 431,
     code: 'REQUEST_TOO_LARGE',
+    status: 431,
     message: 'The request line and headers are too large (at most 16 KB); shorten the URL or the headers',
   },
-  HPE_URI_TOO_LONG: { status: 414, code: 'REQUEST_TOO_LARGE', message: 'The URL is too long' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request was not received in time; send it again, faster' },
+  HPE_URI_TOO_LONG: { code: 'REQUEST_TOO_LARGE', status: 414, message: 'The URL is too long' },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'REQUEST_TIMEOUT' },
 };
-const MALFORMED = { status: 400, code: 'BAD_REQUEST', message: 'The request is malformed' } as const;
+const MALFORMED: EdgeError = { code: 'BAD_REQUEST' };
 
 /** How long the client has to read the answer before the socket is destroyed (it may still be sending). */
 const LINGER_MS = 1_000;
@@ -27,19 +28,19 @@ export function answerClientErrors(server: Server): void {
   // CONNECT (a tunnel through a proxy) is not served; without this Node closes the socket unanswered.
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy());
-    socket.end(rawEnvelope(405, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported'));
+    socket.end(rawEnvelope({ code: 'METHOD_NOT_ALLOWED', message: 'CONNECT is not supported' }));
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
   // An `Expect` other than 100-continue: Node's own answer would be an empty 417.
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    writeEnvelope(response, 417, 'EXPECTATION_FAILED', 'Only "Expect: 100-continue" is supported', requestIdFrom(request.headers['x-request-id']));
+    writeEnvelope(response, { code: 'EXPECTATION_FAILED' }, requestIdFrom(request.headers['x-request-id']));
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: HttpSocket) => {
     if (!socket.writable || (error.code === 'ECONNRESET' && !socket.readable)) return socket.destroy();
     // A response already under way cannot be followed by another on the same connection.
     if (socket._httpMessage?.headersSent) return socket.destroy();
     const rejection = REJECTIONS[error.code ?? ''] ?? MALFORMED;
-    socket.end(rawEnvelope(rejection.status, rejection.code, rejection.message));
+    socket.end(rawEnvelope(rejection));
     // end() only closes our side: a client still sending (a slow body) would keep the socket. Destroying at once could reset
     // the connection before the client reads the answer, so it gets a moment first.
     setTimeout(() => socket.destroy(), LINGER_MS).unref();

@@ -8,7 +8,6 @@
 // limit, or write a victim's address to lock the victim out. Walking from the right and stopping
 // at the first hop that is not a trusted proxy gives the address the outermost trusted proxy saw.
 import { BlockList, isIP } from 'node:net';
-import type { Plugin } from 'graphql-yoga';
 
 /** Which hops are our proxies: the nearest `hops` (1: the TCP peer is a proxy) and any address in `ranges`. */
 export interface ProxyTrust {
@@ -101,22 +100,4 @@ export function clientAddressOf(forwardedFor: string | null | undefined, peer: s
     if (!isProxy(address, hop)) break;
   }
   return client;
-}
-
-const addresses = new WeakMap<Request, string>();
-
-export function clientIpOf(request: Request): string {
-  return addresses.get(request) ?? 'unknown';
-}
-
-type NodeServerContext = { req?: { socket?: { remoteAddress?: string } } };
-
-export function useClientIp(trustProxy: TrustProxySetting): Plugin {
-  const isProxy = proxyMatcher(trustProxy);
-  return {
-    onRequest({ request, serverContext }) {
-      const peer = (serverContext as NodeServerContext | undefined)?.req?.socket?.remoteAddress;
-      addresses.set(request, clientAddressOf(request.headers.get('x-forwarded-for'), peer, isProxy));
-    },
-  };
 }

@@ -17,11 +17,11 @@ export interface ErrorEntry {
 export const ERRORS = {
   UNAUTHORIZED: {
     status: 401,
-    message: 'Missing API key; send Authorization: Bearer <API key>',
+    message: 'The Authorization header is missing or malformed; expected "Authorization: Bearer <API key>".',
     description: 'No API key was sent (or not as `Authorization: Bearer <key>`).',
   },
   INVALID_API_KEY: { status: 401, message: 'Invalid API key', description: 'The key is unknown, malformed or revoked.' },
-  API_KEY_EXPIRED: { status: 401, message: 'API key expired', description: 'The key has passed its expiry.' },
+  API_KEY_EXPIRED: { status: 401, message: 'API key has expired', description: 'The key has passed its expiry.' },
   INSUFFICIENT_SCOPE: {
     status: 403,
     message: 'This API key lacks the scope needed for this endpoint',
@@ -47,6 +47,8 @@ export const ERRORS = {
     description: 'A dependency (the database) is unavailable or the service is shutting down; retry after `Retry-After` seconds.',
   },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred', description: 'A failure of the service; the request id identifies it in the logs.' },
+  // Yoga also answers BAD_REQUEST for a /graphql request it cannot read (a body that is not JSON,
+  // and 405 for methods other than GET and POST): its own answers, left as Yoga writes them.
   BAD_REQUEST: { status: 400, message: 'The request is malformed', description: 'The HTTP request itself is malformed (request line, headers or Host).' },
   REQUEST_TOO_LARGE: {
     status: 413,
@@ -65,6 +67,13 @@ export const ERRORS = {
   QUERY_TOO_DEEP: { status: 400, message: 'The query nests too deeply', description: 'A GraphQL operation nested deeper than allowed.' },
   QUERY_TOO_BROAD: { status: 400, message: 'The query selects too many fields', description: 'A GraphQL operation selecting more fields than allowed.' },
   QUERY_TOO_COMPLEX: { status: 400, message: 'The query is too expensive', description: 'A GraphQL operation whose cost exceeds the limit.' },
+  // Yoga's own codes for a GraphQL document it cannot run; the service answers them as Yoga writes them.
+  GRAPHQL_PARSE_FAILED: { status: 400, message: 'Syntax Error', description: 'A GraphQL document that does not parse (GraphQL only).' },
+  GRAPHQL_VALIDATION_FAILED: {
+    status: 400,
+    message: 'The GraphQL document is invalid',
+    description: 'A GraphQL document that fails validation against the schema (GraphQL only).',
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;

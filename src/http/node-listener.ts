@@ -37,7 +37,7 @@ export function createNodeListener(adapter: NodeAdapter, options: NodeListenerOp
     const checked = checkRequestTarget(request);
     if (!checked.ok) {
       // After the server's other 'request' listeners (they may still set headers), as the adapter's answer is.
-      queueMicrotask(() => writeEnvelope(response, 400, 'BAD_REQUEST', checked.message, requestId));
+      queueMicrotask(() => writeEnvelope(response, { code: 'BAD_REQUEST', message: checked.message }, requestId));
       // The request line every request gets (see observability/use-request-log.ts), with the reason.
       logger.info(
         {
@@ -64,7 +64,7 @@ export function createNodeListener(adapter: NodeAdapter, options: NodeListenerOp
       answer = await adapter.handleNodeRequestAndResponse(request, response, { req: request, res: response } as never);
     } catch (error) {
       logger.error({ err: error, request_id: requestId }, 'unhandled error below the app; answered 500');
-      if (!response.headersSent) writeEnvelope(response, 500, 'INTERNAL_ERROR', 'An unexpected error occurred', requestId);
+      if (!response.headersSent) writeEnvelope(response, { code: 'INTERNAL_ERROR' }, requestId);
       else response.destroy();
       return;
     }

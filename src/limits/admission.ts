@@ -1,27 +1,37 @@
 // Whether a request may proceed: authentication, then the key's quota (decisions section 1's order:
 // route -> authentication -> rate limit -> scope). Decided once per HTTP request, whichever layer
-// asks first (REST facade or GraphQL endpoint), so one request counts once.
+// asks first (REST facade or GraphQL endpoint), so one request counts once; the decision is kept
+// in the request state (http/request-state.ts) for response headers, logs and metrics.
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import type { AuthFailure } from '../auth/authenticate.js';
 import type { RequestAuthenticator } from '../auth/request-auth.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { TIER_LIMITS } from '../domain/values.js';
+import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
+import { stateOf } from '../http/request-state.js';
 import { MemoryQuotaStore } from './memory-store.js';
 import type { PerWindow, QuotaDecision, QuotaStore } from './windows.js';
 
+/** Why a request was refused: the metrics' decision labels (prometheus.ts). */
+export type Refusal = 'unauthenticated' | 'auth_rate_limited' | 'rate_limited' | 'unavailable';
+
 export type Admission =
   | { ok: true; key: ApiKeyPrincipal; quota?: QuotaDecision }
-  | { ok: false; status: 401; failure: AuthFailure }
-  | { ok: false; status: 429; retryAfterSeconds: number; quota?: QuotaDecision }
+  | { ok: false; refusal: 'unauthenticated'; failure: AuthFailure }
+  /** Failed authentications from the client address are over their limit; no key. */
+  | { ok: false; refusal: 'auth_rate_limited'; retryAfterSeconds: number }
+  /** The key's quota is used up; the key stays named, for logs and metrics. */
+  | { ok: false; refusal: 'rate_limited'; key: ApiKeyPrincipal; retryAfterSeconds: number; quota: QuotaDecision }
   /** The key could not be checked: the database is unreachable. */
-  | { ok: false; status: 503 };
+  | { ok: false; refusal: 'unavailable' };
+
+export type Refused = Exclude<Admission, { ok: true }>;
 
 export interface AdmissionOptions {
   authenticate: RequestAuthenticator;
   quotas: QuotaStore;
   /** Failed authentications allowed per client IP and window before answering 429. */
   authFailureLimits?: PerWindow<number>;
-  clientIp: (request: Request) => string;
   now: () => number;
 }
 
@@ -30,13 +40,9 @@ export const DEFAULT_AUTH_FAILURE_LIMITS: PerWindow<number> = { minute: 30, hour
 export interface Admitter {
   /** Decides once per request; later calls for the same request return the same decision. */
   admit(request: Request): Promise<Admission>;
-  /** The decision already taken for a request, if any (for response headers). */
-  decided(request: Request): Admission | undefined;
 }
 
 export function createAdmission(options: AdmissionOptions): Admitter {
-  const decisions = new WeakMap<Request, Promise<Admission>>();
-  const settled = new WeakMap<Request, Admission>();
   // Brute-force protection is per instance: it needs no coordination to stop a guesser, and a
   // guess of a 190-bit key cannot succeed anyway; it bounds the lookups one client can cause.
   const failures = new MemoryQuotaStore();
@@ -56,37 +62,48 @@ export function createAdmission(options: AdmissionOptions): Admitter {
     try {
       auth = await options.authenticate(request);
     } catch (error) {
-      if (isDatabaseUnavailable(error)) return { ok: false, status: 503 };
+      if (isDatabaseUnavailable(error)) return { ok: false, refusal: 'unavailable' };
       throw error;
     }
     if (!auth.ok) {
       // Counts the failure while the address is under its limits; over them, the attempt is
       // refused and counted nowhere (the hour and day windows count answered attempts only).
-      const counted = failures.consumeSync(options.clientIp(request), failureLimits, nowMs);
-      if (!counted.allowed) return { ok: false, status: 429, retryAfterSeconds: counted.retryAfterSeconds ?? 60 };
-      return { ok: false, status: 401, failure: auth.failure };
+      const counted = failures.consumeSync(stateOf(request).clientIp, failureLimits, nowMs);
+      if (!counted.allowed) return { ok: false, refusal: 'auth_rate_limited', retryAfterSeconds: counted.retryAfterSeconds ?? 60 };
+      return { ok: false, refusal: 'unauthenticated', failure: auth.failure };
     }
     const limits = TIER_LIMITS[auth.key.tier];
     if (!limits) return { ok: true, key: auth.key };
     const quota = await options.quotas.consume(`key:${auth.key.id}`, limits, nowMs);
-    if (!quota.allowed) return { ok: false, status: 429, retryAfterSeconds: quota.retryAfterSeconds ?? 1, quota };
+    if (!quota.allowed) return { ok: false, refusal: 'rate_limited', key: auth.key, retryAfterSeconds: quota.retryAfterSeconds ?? 1, quota };
     return { ok: true, key: auth.key, quota };
   }
 
   return {
     admit(request) {
-      let decision = decisions.get(request);
-      if (!decision) {
-        decision = admit(request).then((result) => {
-          settled.set(request, result);
-          return result;
-        });
-        decisions.set(request, decision);
-      }
-      return decision;
+      const state = stateOf(request);
+      state.admission ??= admit(request).then((result) => {
+        state.admitted = result;
+        return result;
+      });
+      return state.admission;
     },
-    decided: (request) => settled.get(request),
   };
+}
+
+/** What a refusal answers, on REST and GraphQL alike (the status is the code's, in the catalogue). */
+export function refusalAnswer(refused: Refused): { code: ErrorCode; message: string; retryAfterSeconds?: number; headers: Record<string, string> } {
+  switch (refused.refusal) {
+    case 'unauthenticated': {
+      const { code, message, challenge } = refused.failure;
+      return { code, message, headers: { 'WWW-Authenticate': challenge } };
+    }
+    case 'auth_rate_limited':
+    case 'rate_limited':
+      return { code: 'RATE_LIMITED', message: ERRORS.RATE_LIMITED.message, retryAfterSeconds: refused.retryAfterSeconds, headers: {} };
+    case 'unavailable':
+      return { code: 'SERVICE_UNAVAILABLE', message: ERRORS.SERVICE_UNAVAILABLE.message, headers: {} };
+  }
 }
 
 /** The `X-RateLimit-*` headers of decisions section 5 (none for the Unlimited tier or without a key). */

@@ -1,32 +1,30 @@
 // Admission for the GraphQL endpoint (the REST facade admits inside its own handler, after route
 // matching), and the rate-limit headers on every response to a request that carried a valid key
 // (429s included).
-import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { type Admission, type Admitter, rateLimitHeaders } from './admission.js';
+import { codedError } from '../graphql/coded-error.js';
+import { ERRORS, type ErrorCode, retryAfterHeader } from '../http/error-catalogue.js';
+import { stateOf } from '../http/request-state.js';
+import { type Admission, type Admitter, rateLimitHeaders, refusalAnswer } from './admission.js';
 
 /** GraphiQL's page itself needs no key: only the queries it sends do. */
 function isGraphiQLPage(request: Request): boolean {
   return request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
 }
 
-function graphqlFailure(admission: Exclude<Admission, { ok: true }>): { status: number; error: GraphQLError; headers: Record<string, string> } {
-  if (admission.status === 401) {
-    const { code, message, challenge } = admission.failure;
-    return { status: 401, error: new GraphQLError(message, { extensions: { code } }), headers: { 'WWW-Authenticate': challenge } };
-  }
-  if (admission.status === 429) {
-    return {
-      status: 429,
-      error: new GraphQLError('Rate limit exceeded', { extensions: { code: 'RATE_LIMITED', retryAfterSeconds: admission.retryAfterSeconds } }),
-      headers: { 'Retry-After': String(admission.retryAfterSeconds) },
-    };
-  }
-  return {
-    status: 503,
-    error: new GraphQLError('The service is temporarily unavailable; retry shortly', { extensions: { code: 'SERVICE_UNAVAILABLE' } }),
-    headers: { 'Retry-After': '5' },
-  };
+/** The GraphQL answer of a request refused before its operation: the code's status, one error. */
+function errorResponse(
+  fetchAPI: { Response: typeof Response },
+  code: ErrorCode,
+  message: string,
+  extensions: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  const body = { errors: [codedError(code, message, { extensions }).toJSON()] };
+  return new fetchAPI.Response(JSON.stringify(body), {
+    status: ERRORS[code].status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  });
 }
 
 export function useAdmission(admitter: Admitter, graphqlPath: string, onError: (error: unknown, request: Request) => void): Plugin {
@@ -38,21 +36,16 @@ export function useAdmission(admitter: Admitter, graphqlPath: string, onError: (
         admission = await admitter.admit(request);
       } catch (error) {
         onError(error, request);
-        const body = { errors: [new GraphQLError('An unexpected error occurred', { extensions: { code: 'INTERNAL_ERROR' } }).toJSON()] };
-        endResponse(new fetchAPI.Response(JSON.stringify(body), { status: 500, headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
+        endResponse(errorResponse(fetchAPI, 'INTERNAL_ERROR', ERRORS.INTERNAL_ERROR.message, {}));
         return;
       }
       if (admission.ok) return;
-      const { status, error, headers } = graphqlFailure(admission);
-      endResponse(
-        new fetchAPI.Response(JSON.stringify({ errors: [error.toJSON()] }), {
-          status,
-          headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
-        }),
-      );
+      const { code, message, retryAfterSeconds, headers } = refusalAnswer(admission);
+      const extensions = retryAfterSeconds === undefined ? {} : { retryAfterSeconds };
+      endResponse(errorResponse(fetchAPI, code, message, extensions, { ...headers, ...retryAfterHeader(code, retryAfterSeconds) }));
     },
     onResponse({ request, response }) {
-      const admission = admitter.decided(request);
+      const admission = stateOf(request).admitted;
       const quota = admission && 'quota' in admission ? admission.quota : undefined;
       for (const [name, value] of Object.entries(rateLimitHeaders(quota))) {
         if (!response.headers.has(name)) response.headers.set(name, value);

@@ -1,14 +1,16 @@
 // GET /metrics in Prometheus text format, for a scraper holding METRICS_TOKEN, and the recording of
 // every response into the HTTP and admission metrics. Without a configured token /metrics does not
-// exist (the same 404 as any unknown path), so it is never public by accident. Never rate limited
-// or counted in a key's quota: it is answered before admission.
+// exist (http/use-routes.ts answers it 404 like any unknown path), so it is never public by
+// accident. Never rate limited or counted in a key's quota: it is answered before admission.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
+import { routeOf } from '../http/app-routes.js';
+import { stateOf } from '../http/request-state.js';
 import { failure } from '../rest/envelope.js';
 import type { Metrics } from './prometheus.js';
-import { type AdmissionSources, admissionOf, elapsedMs, METRICS_PATH, markStart, methodOf, routeOfRequest } from './request-context.js';
+import { admissionOf, elapsedMs, methodOf } from './request-context.js';
 
-export interface MetricsPluginOptions extends AdmissionSources {
+export interface MetricsPluginOptions {
   metrics: Metrics;
   /** The bearer token scrapers send; unset: /metrics answers 404. */
   token?: string;
@@ -30,7 +32,7 @@ export function useMetrics(options: MetricsPluginOptions): Plugin {
   const { metrics, token } = options;
 
   function observe(request: Request, status: number): string {
-    const route = routeOfRequest(request);
+    const route = routeOf(request).label;
     metrics.observeRequest({ method: methodOf(request), route, status }, elapsedMs(request) / 1000);
     return route;
   }
@@ -38,7 +40,8 @@ export function useMetrics(options: MetricsPluginOptions): Plugin {
   return {
     instrumentation: {
       request({ request }, wrapped) {
-        markStart(request);
+        // Begins the request's state (its clock) if the request log has not.
+        stateOf(request);
         const handled = wrapped();
         if (!(handled instanceof Promise)) return handled;
         // A hook threw outside Yoga's error handling: the server answers 500 and no onResponse runs.
@@ -49,26 +52,15 @@ export function useMetrics(options: MetricsPluginOptions): Plugin {
         });
       },
     },
+    // Without a token, and for methods other than GET and HEAD, http/use-routes.ts has answered.
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (url.pathname !== METRICS_PATH) return;
-      if (!token) {
-        endResponse(failure(request, 404, { code: 'NOT_FOUND', message: `No endpoint at ${url.pathname}` }));
-        return;
-      }
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        endResponse(
-          failure(request, 405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed; use GET or HEAD` }, { Allow: 'GET, HEAD' }),
-        );
-        return;
-      }
+      if (!token || routeOf(request, url).area !== 'metrics') return;
       if (!tokenMatches(bearerToken(request), token)) {
         endResponse(
-          failure(
-            request,
-            401,
-            { code: 'UNAUTHORIZED', message: 'The metrics endpoint needs Authorization: Bearer <metrics token>' },
-            { 'WWW-Authenticate': 'Bearer realm="metrics"' },
-          ),
+          failure(request, 'UNAUTHORIZED', {
+            message: 'The metrics endpoint needs Authorization: Bearer <metrics token>',
+            headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+          }),
         );
         return;
       }
@@ -80,10 +72,10 @@ export function useMetrics(options: MetricsPluginOptions): Plugin {
         }),
       );
     },
-    async onResponse({ request, response }) {
+    onResponse({ request, response }) {
       const route = observe(request, response.status);
       if (route === '/health/ready') metrics.observeHealthCheck(response.status === 200, elapsedMs(request) / 1000);
-      const admission = await admissionOf(options, request);
+      const admission = admissionOf(request);
       if (admission) {
         metrics.observeAdmission(admission);
         if (admission.decision === 'unavailable') metrics.observeDatabaseUnavailable();

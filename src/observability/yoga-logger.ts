@@ -3,11 +3,12 @@
 // SERVICE_UNAVAILABLE); the first of a request is logged at error level with its stack and the
 // request_id of the response it was masked in, and counted in the metrics.
 import { GraphQLError } from 'graphql';
-import { requestIdOf } from '../http/request-id.js';
+import { routeOf } from '../http/app-routes.js';
+import { stateOf } from '../http/request-state.js';
 import type { Logger } from './logger.js';
 import { rootError } from './logger.js';
 import { classifyUnexpectedError, type Metrics } from './prometheus.js';
-import { currentRequest, routeOfRequest } from './request-context.js';
+import { currentRequest } from './request-context.js';
 
 type LogFn = (...args: unknown[]) => void;
 export type YogaLogger = Record<'debug' | 'info' | 'warn' | 'error', LogFn>;
@@ -18,7 +19,7 @@ function messageOf(args: unknown[]): string {
 
 function requestFields(): Record<string, unknown> {
   const request = currentRequest();
-  return request ? { request_id: requestIdOf(request), route: routeOfRequest(request) } : {};
+  return request ? { request_id: stateOf(request).id, route: routeOf(request).label } : {};
 }
 
 export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger {
@@ -27,7 +28,6 @@ export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger 
   // the response carries every path. Yoga may also report an error twice (while masking, then
   // while turning it into a response), and one failure can surface in several fields (a list's
   // total, totalPages and hasMore share one count). Outside requests, each failure once.
-  const reportedRequests = new WeakSet<object>();
   const reported = new WeakSet<object>();
 
   return {
@@ -45,9 +45,14 @@ export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger 
       const root = rootError(error);
       const original = typeof root === 'object' && root !== null ? root : error;
       const request = currentRequest();
-      const seen = request ? reportedRequests : reported;
-      if (seen.has(request ?? original)) return;
-      seen.add(request ?? original);
+      if (request) {
+        const state = stateOf(request);
+        if (state.errorLogged) return;
+        state.errorLogged = true;
+      } else {
+        if (reported.has(original)) return;
+        reported.add(original);
+      }
       const classified = classifyUnexpectedError(error);
       metrics?.observeUnexpectedError(classified);
       const path = error instanceof GraphQLError && error.path ? error.path.join('.') : undefined;

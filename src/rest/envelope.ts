@@ -2,19 +2,10 @@
 import { STATUS_CODES } from 'node:http';
 import { Response } from '@whatwg-node/fetch';
 import type { Problems } from '../domain/parameters.js';
-import { requestIdOf } from '../http/request-id.js';
+import { ERRORS, type ErrorCode, retryAfterHeader } from '../http/error-catalogue.js';
+import { stateOf } from '../http/request-state.js';
 
-export type ErrorCode =
-  | 'UNAUTHORIZED'
-  | 'INVALID_API_KEY'
-  | 'API_KEY_EXPIRED'
-  | 'INSUFFICIENT_SCOPE'
-  | 'VALIDATION_ERROR'
-  | 'RATE_LIMITED'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'SERVICE_UNAVAILABLE'
-  | 'INTERNAL_ERROR';
+// openapi.ts still imports the code type from here; the catalogue is its home.
 
 export interface PaginationMeta {
   page: number;
@@ -30,6 +21,18 @@ export interface ApiError {
   details?: Problems | Record<string, unknown>;
 }
 
+/** What an error answer says beyond its code; the catalogue supplies the rest. */
+export interface FailureOptions {
+  /** Default: the catalogue's message for the code. */
+  message?: string;
+  details?: ApiError['details'];
+  /** Only for a code answered with several statuses (REQUEST_TOO_LARGE); default: the catalogue's. */
+  status?: number;
+  /** Retry-After in seconds when it is known more exactly than the catalogue's (a quota's reset). */
+  retryAfterSeconds?: number;
+  headers?: Record<string, string>;
+}
+
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
@@ -39,7 +42,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * chunk by chunk (about a tenth of the service's CPU on a list page).
  */
 function respond(request: Request, status: number, body: Record<string, unknown>, headers: Record<string, string>): Response {
-  const requestId = requestIdOf(request);
+  const requestId = stateOf(request).id;
   const text = JSON.stringify({ ...body, request_id: requestId, timestamp: new Date().toISOString() });
   return new Response(request.method === 'HEAD' ? null : text, {
     status,
@@ -61,6 +64,9 @@ export function success(request: Request, data: unknown, meta?: PaginationMeta, 
   return respond(request, 200, meta ? { success: true, data, meta } : { success: true, data }, headers);
 }
 
-export function failure(request: Request, status: number, error: ApiError, headers: Record<string, string> = {}): Response {
-  return respond(request, status, { success: false, error }, headers);
+/** The error envelope for `code`: its status, default message and Retry-After come from the catalogue. */
+export function failure(request: Request, code: ErrorCode, options: FailureOptions = {}): Response {
+  const error: ApiError = { code, message: options.message ?? ERRORS[code].message, details: options.details };
+  const headers = { ...options.headers, ...retryAfterHeader(code, options.retryAfterSeconds) };
+  return respond(request, options.status ?? ERRORS[code].status, { success: false, error }, headers);
 }

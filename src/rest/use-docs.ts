@@ -7,11 +7,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import { failure } from './envelope.js';
+import { stateOf } from '../http/request-state.js';
 import { BEARER_SCHEME, buildOpenApiDocument } from './openapi.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/docs';
+/** Every file served here (`/docs/` is `/docs`); other paths under /docs/ are 404s (http/use-routes.ts). */
+export const DOCS_FILES = [OPENAPI_PATH, DOCS_PATH, '/docs/docs.js', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/favicon-32x32.png'] as const;
+export type DocsFile = (typeof DOCS_FILES)[number];
 
 interface Asset {
   type: string;
@@ -83,20 +86,15 @@ export interface DocsOptions {
 
 const ASSET_CACHE = 'public, max-age=3600';
 
-function assetsOf(options: DocsOptions): Map<string, Asset> {
-  return new Map<string, Asset>([
-    [OPENAPI_PATH, { type: JSON_TYPE, body: () => JSON.stringify(buildOpenApiDocument(), null, 2), cache: 'no-cache' }],
-    [DOCS_PATH, { type: 'text/html; charset=utf-8', body: () => PAGE, cache: 'no-cache' }],
-    ['/docs/docs.js', { type: JS_TYPE, body: () => initScript(options.demoKey), cache: 'no-cache' }],
-    ['/docs/swagger-ui-bundle.js', { type: JS_TYPE, body: swaggerUiFile('swagger-ui-bundle.js'), cache: ASSET_CACHE }],
-    ['/docs/swagger-ui.css', { type: 'text/css; charset=utf-8', body: swaggerUiFile('swagger-ui.css'), cache: ASSET_CACHE }],
-    ['/docs/favicon-32x32.png', { type: 'image/png', body: swaggerUiFile('favicon-32x32.png'), cache: ASSET_CACHE }],
-  ]);
-}
-
-/** Paths answered by `useDocs` (for the REST facade's `passThrough`). */
-export function isDocsPath(pathname: string): boolean {
-  return pathname === OPENAPI_PATH || pathname === DOCS_PATH || pathname.startsWith(`${DOCS_PATH}/`);
+function assetsOf(options: DocsOptions): Record<DocsFile, Asset> {
+  return {
+    [OPENAPI_PATH]: { type: JSON_TYPE, body: () => JSON.stringify(buildOpenApiDocument(), null, 2), cache: 'no-cache' },
+    [DOCS_PATH]: { type: 'text/html; charset=utf-8', body: () => PAGE, cache: 'no-cache' },
+    '/docs/docs.js': { type: JS_TYPE, body: () => initScript(options.demoKey), cache: 'no-cache' },
+    '/docs/swagger-ui-bundle.js': { type: JS_TYPE, body: swaggerUiFile('swagger-ui-bundle.js'), cache: ASSET_CACHE },
+    '/docs/swagger-ui.css': { type: 'text/css; charset=utf-8', body: swaggerUiFile('swagger-ui.css'), cache: ASSET_CACHE },
+    '/docs/favicon-32x32.png': { type: 'image/png', body: swaggerUiFile('favicon-32x32.png'), cache: ASSET_CACHE },
+  };
 }
 
 /**
@@ -112,9 +110,9 @@ const PAGE_SECURITY_HEADERS = {
 
 export function useDocs(options: DocsOptions = {}): Plugin {
   const assets = assetsOf(options);
-  const loaded = new Map<string, { body: string | Uint8Array; etag: string }>();
+  const loaded = new Map<DocsFile, { body: string | Uint8Array; etag: string }>();
 
-  function load(pathname: string, asset: Asset) {
+  function load(pathname: DocsFile, asset: Asset) {
     let entry = loaded.get(pathname);
     if (!entry) {
       const body = asset.body();
@@ -125,20 +123,14 @@ export function useDocs(options: DocsOptions = {}): Plugin {
   }
 
   return {
-    onRequest({ request, url, endResponse, fetchAPI }) {
-      if (!isDocsPath(url.pathname)) return;
-      const pathname = url.pathname === `${DOCS_PATH}/` ? DOCS_PATH : url.pathname;
-      const asset = assets.get(pathname);
-      if (!asset) {
-        endResponse(failure(request, 404, { code: 'NOT_FOUND', message: `No endpoint at ${url.pathname}` }));
-        return;
-      }
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        endResponse(
-          failure(request, 405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed; use GET or HEAD` }, { Allow: 'GET, HEAD' }),
-        );
-        return;
-      }
+    // The path was matched (and unknown files and methods other than GET and HEAD refused) by
+    // http/use-routes.ts, which runs first; reading the match, rather than importing the table
+    // that lists these files, keeps the two modules out of an import cycle.
+    onRequest({ request, endResponse, fetchAPI }) {
+      const route = stateOf(request).route;
+      if (route?.area !== 'docs') return;
+      const pathname = route.file;
+      const asset = assets[pathname];
       const { body, etag } = load(pathname, asset);
       const headers: Record<string, string> = {
         'Content-Type': asset.type,

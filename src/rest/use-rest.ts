@@ -9,35 +9,27 @@ import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yog
 import type { Problems } from '../domain/parameters.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
 import { isRestExecution, REST_EXECUTION } from '../graphql/use-query-limits.js';
-import type { Admitter } from '../limits/admission.js';
+import { routeOf } from '../http/app-routes.js';
+import type { ErrorCode } from '../http/error-catalogue.js';
+import { type Admitter, refusalAnswer } from '../limits/admission.js';
 import { failure, success } from './envelope.js';
 import { readQuery } from './query-params.js';
-import { matchRoute, REST_NAMES, type Route, routes } from './routes.js';
+import { REST_NAMES, type Route, routes } from './routes.js';
 import { restVariables } from './variables.js';
 
 export interface RestOptions {
   admitter: Admitter;
   now: () => Date;
-  /** Paths served by other plugins or by Yoga itself (GraphQL, health, docs). */
-  passThrough: (pathname: string) => boolean;
   /** Where an unexpected failure of the facade itself is reported (the client gets a generic 500). */
   onError: (error: unknown, request: Request) => void;
 }
 
-const ALLOW = 'GET, HEAD';
-
-/** The error code a failed execution maps to, with its HTTP status. */
-function executionFailure(errors: readonly GraphQLError[]): { status: number; code: 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' | 'INTERNAL_ERROR' } {
-  if (errors.some((e) => e.extensions?.code === 'RATE_LIMITED')) return { status: 429, code: 'RATE_LIMITED' };
-  if (errors.some((e) => e.extensions?.code === 'SERVICE_UNAVAILABLE')) return { status: 503, code: 'SERVICE_UNAVAILABLE' };
-  return { status: 500, code: 'INTERNAL_ERROR' };
+/** The error code a failed execution answers with (its status, message and Retry-After are the catalogue's). */
+function executionFailure(errors: readonly GraphQLError[]): Extract<ErrorCode, 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' | 'INTERNAL_ERROR'> {
+  if (errors.some((e) => e.extensions?.code === 'RATE_LIMITED')) return 'RATE_LIMITED';
+  if (errors.some((e) => e.extensions?.code === 'SERVICE_UNAVAILABLE')) return 'SERVICE_UNAVAILABLE';
+  return 'INTERNAL_ERROR';
 }
-
-const FAILURE_MESSAGES = {
-  RATE_LIMITED: 'Rate limit exceeded',
-  SERVICE_UNAVAILABLE: 'The service is temporarily unavailable; retry shortly',
-  INTERNAL_ERROR: 'An unexpected error occurred',
-} as const;
 
 export function useRest(options: RestOptions): Plugin {
   let yoga: YogaServerInstance<Record<string, never>, GraphQLContext> | undefined;
@@ -57,22 +49,15 @@ export function useRest(options: RestOptions): Plugin {
         if (errors.length) throw new Error(`REST document for ${route.path} is invalid: ${errors.map((e) => e.message).join('; ')}`);
       }
     },
+    // Unknown paths and methods other than GET and HEAD were answered by http/use-routes.ts.
     async onRequest({ request, url, endResponse, serverContext }) {
-      if (options.passThrough(url.pathname)) return;
-      const matched = matchRoute(url.pathname);
-      if (!matched) {
-        endResponse(failure(request, 404, { code: 'NOT_FOUND', message: `No endpoint at ${url.pathname}` }));
-        return;
-      }
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        endResponse(failure(request, 405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed; use GET or HEAD` }, { Allow: ALLOW }));
-        return;
-      }
+      const matched = routeOf(request, url);
+      if (matched.area !== 'rest') return;
       try {
         endResponse(await handle(request, url, matched.route, matched.pathParams, serverContext as Record<string, unknown>));
       } catch (error) {
         options.onError(error, request);
-        endResponse(failure(request, 500, { code: 'INTERNAL_ERROR', message: FAILURE_MESSAGES.INTERNAL_ERROR }));
+        endResponse(failure(request, 'INTERNAL_ERROR'));
       }
     },
   };
@@ -80,27 +65,16 @@ export function useRest(options: RestOptions): Plugin {
   async function handle(request: Request, url: URL, route: Route, pathParams: Record<string, string>, serverContext: Record<string, unknown>) {
     const admission = await options.admitter.admit(request);
     if (!admission.ok) {
-      if (admission.status === 401) {
-        const { code, message, challenge } = admission.failure;
-        return failure(request, 401, { code, message }, { 'WWW-Authenticate': challenge });
-      }
-      if (admission.status === 429) {
-        return failure(request, 429, { code: 'RATE_LIMITED', message: 'Rate limit exceeded' }, { 'Retry-After': String(admission.retryAfterSeconds) });
-      }
-      return failure(request, 503, { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry shortly' }, { 'Retry-After': '5' });
+      const { code, message, retryAfterSeconds, headers } = refusalAnswer(admission);
+      return failure(request, code, { message, retryAfterSeconds, headers });
     }
     const auth = admission;
     if (!auth.key.scopes.includes(route.scope)) {
-      return failure(
-        request,
-        403,
-        {
-          code: 'INSUFFICIENT_SCOPE',
-          message: `This API key lacks the scope ${route.scope} needed for this endpoint`,
-          details: { required_scope: route.scope },
-        },
-        { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${route.scope}"` },
-      );
+      return failure(request, 'INSUFFICIENT_SCOPE', {
+        message: `This API key lacks the scope ${route.scope} needed for this endpoint`,
+        details: { required_scope: route.scope },
+        headers: { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${route.scope}"` },
+      });
     }
     // Problems of the query string itself (unknown or repeated names, encodings, numbers that are
     // not digits); the values' rules are the resolvers', which name problems as REST does and, when
@@ -128,17 +102,13 @@ export function useRest(options: RestOptions): Plugin {
     if (caller.checkOnly || result.errors?.length) {
       const validation = result.errors?.find((e) => e.extensions?.code === 'VALIDATION_ERROR');
       if (validation || caller.checkOnly) {
-        const details = Object.assign(problems, validation?.extensions.details as Problems | undefined);
-        return failure(request, 400, { code: 'VALIDATION_ERROR', message: 'Invalid query parameters', details });
+        return failure(request, 'VALIDATION_ERROR', { details: Object.assign(problems, validation?.extensions.details as Problems | undefined) });
       }
       if (!result.errors) throw new Error('unreachable');
-      const { status, code } = executionFailure(result.errors);
-      const retryAfter = { RATE_LIMITED: '1', SERVICE_UNAVAILABLE: '5', INTERNAL_ERROR: undefined }[code];
-      return failure(request, status, { code, message: FAILURE_MESSAGES[code] }, retryAfter ? { 'Retry-After': retryAfter } : {});
+      return failure(request, executionFailure(result.errors));
     }
     const shaped = route.shape(result.data as never);
-    if (!shaped)
-      return failure(request, 404, { code: 'NOT_FOUND', message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });
+    if (!shaped) return failure(request, 'NOT_FOUND', { message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });
     return success(request, shaped.data, shaped.meta);
   }
 }

@@ -1,0 +1,59 @@
+// The app's own paths, in one table: which part of the app answers a path, and its route label for
+// logs and metrics. A request's path is matched once and kept in its request state; use-routes.ts
+// answers the paths that name nothing (404) and methods a read-only path does not take (405), so
+// every other part looks up its own match instead of matching (and refusing) paths again.
+import { matchRoute, type Route } from '../rest/routes.js';
+import { DOCS_FILES, DOCS_PATH, type DocsFile } from '../rest/use-docs.js';
+import { stateOf } from './request-state.js';
+
+export const GRAPHQL_PATH = '/graphql';
+export const METRICS_PATH = '/metrics';
+const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready']);
+const DOCS: ReadonlySet<string> = new Set(DOCS_FILES);
+
+/**
+ * Where a path goes, with its label: a REST route's pattern (`/api/v1/interactions/{id}`),
+ * `/graphql`, a health path, `/metrics`, `/docs` or `/api/v1/openapi.json`, else `unmatched`.
+ * Never the raw path, whose ids and arbitrary segments would make unbounded label values and
+ * could carry personal data.
+ */
+export type AppRoute =
+  | { area: 'graphql' | 'health' | 'metrics'; label: string }
+  | { area: 'docs'; label: string; file: DocsFile }
+  | { area: 'rest'; label: string; route: Route; pathParams: Record<string, string> }
+  /** Nothing here: a 404 (unknown paths, and unknown files under /docs/). */
+  | { area: 'none'; label: string }
+  /**
+   * Other paths under /health/ were always left to Yoga, which answers them 404 with an empty body
+   * rather than the envelope; kept so (issue 19 changes no answer).
+   */
+  | { area: 'yoga'; label: string };
+
+/**
+ * Exact paths are looked up; REST paths go through routes.ts's own matcher rather than URLPattern,
+ * which matches the raw segment: a malformed escape or an encoded control character would match
+ * there, where the matcher (decoding each segment) finds no route and the answer is a 404.
+ */
+export function matchAppRoute(pathname: string): AppRoute {
+  if (pathname === GRAPHQL_PATH) return { area: 'graphql', label: pathname };
+  if (pathname === METRICS_PATH) return { area: 'metrics', label: pathname };
+  if (HEALTH_PATHS.has(pathname)) return { area: 'health', label: pathname };
+  if (pathname.startsWith('/health/')) return { area: 'yoga', label: 'unmatched' };
+  if (pathname === DOCS_PATH || pathname.startsWith(`${DOCS_PATH}/`)) {
+    const file = pathname === `${DOCS_PATH}/` ? DOCS_PATH : pathname;
+    return DOCS.has(file) ? { area: 'docs', label: DOCS_PATH, file: file as DocsFile } : { area: 'none', label: DOCS_PATH };
+  }
+  if (DOCS.has(pathname)) return { area: 'docs', label: pathname, file: pathname as DocsFile };
+  if (pathname.startsWith('/api/')) {
+    const matched = matchRoute(pathname);
+    if (matched) return { area: 'rest', label: matched.route.path, route: matched.route, pathParams: matched.pathParams };
+  }
+  return { area: 'none', label: 'unmatched' };
+}
+
+/** The request's route, matched on first use and kept in its state. */
+export function routeOf(request: Request, url?: URL): AppRoute {
+  const state = stateOf(request);
+  state.route ??= matchAppRoute((url ?? new URL(request.url)).pathname);
+  return state.route;
+}
