@@ -14,9 +14,9 @@
 // rare fragment's matches are found through the trigram index on `interactions` and sorted, as
 // matches-page.ts does, in the same snapshot as the total. When the total is larger the matches
 // are not read at all (a one-time filter skips the scan) and the caller walks the (started_at, id)
-// order, which finds a page of a common fragment after a few hundred rows. With a date window,
-// channel, type or outcome the total is not a sum of this table: those searches go the old way
-// (matches-page.ts, then a count of the matching rows).
+// order, which finds a page of a common fragment after a few hundred rows. With any other filter
+// (a date window, channel, type, outcome, or one added later) the total is not in these tables:
+// those searches go the old way (matches-page.ts, then a count of the matching rows).
 
 import type { Db } from '../db/client.js';
 import { and, num, prepared, queryRows } from '../db/sql.js';
