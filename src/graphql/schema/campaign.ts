@@ -78,12 +78,13 @@ builder.queryFields((t) => ({
       const clinicId = args.clinicId == null ? undefined : String(args.clinicId);
       // One check for every argument, so that one VALIDATION_ERROR names all the bad ones.
       const { page, limit } = checked({ parameters }, { ...args, clinicId }, (raw, names, problems) => {
+        const paging = checkPaging(raw, names, problems);
         if (raw.clinicId !== undefined && !isUuid(raw.clinicId)) problems[names.clinicId] = 'must be a UUID';
         // (GraphQL's enum admits only these; a REST caller's text arrives as sent: context.ts.)
         if (raw.status != null && !(CAMPAIGN_STATUSES as readonly string[]).includes(raw.status)) {
           problems[names.status] = `must be one of: ${CAMPAIGN_STATUSES.join(', ')}`;
         }
-        return checkPaging(raw, names, problems);
+        return paging;
       });
       const where = campaignWhere({ clinicId: clinicId?.toLowerCase(), status: args.status ?? undefined }, visibleClinics);
       return { where, skip: (page - 1) * limit, take: limit, pageInfo: { page, limit, total: lazy(() => db.campaign.count({ where })) } };
