@@ -53,7 +53,7 @@ const FRAGMENT_MAX_LENGTH = 3;
  * Whether the search is a row of interaction_phone_fragments: 1 to 3 characters (code points, as
  * PostgreSQL counts them; lower() keeps the count, see the table's migration).
  */
-function isFragment(search: string): boolean {
+export function isFragment(search: string): boolean {
   return [...search].length <= FRAGMENT_MAX_LENGTH;
 }
 

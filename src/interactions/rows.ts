@@ -115,11 +115,13 @@ export async function withRelations(db: Db, rows: InteractionRow[], relations: R
       (query) => db.campaign.findMany(query),
     ),
   ]);
-  return rows.map((row) => ({
-    ...row,
-    ...(clinics && { clinic: clinics.get(row.clinicId) ?? null }),
-    ...(campaigns && { campaign: row.campaignId === null ? null : (campaigns.get(row.campaignId) ?? null) }),
-  }));
+  // Set on the rows themselves: they were made for this page (copying 50 rows per page showed in
+  // the service's profile).
+  for (const row of rows as Array<InteractionRow & { clinic?: unknown; campaign?: unknown }>) {
+    if (clinics) row.clinic = clinics.get(row.clinicId) ?? null;
+    if (campaigns) row.campaign = row.campaignId === null ? null : (campaigns.get(row.campaignId) ?? null);
+  }
+  return rows;
 }
 
 /** `true` or `{ select: { entries: true } }`: the transcript field's own selection. */
