@@ -409,7 +409,9 @@ function restRule(name: string, argument: GraphQLArgument, metrics: boolean): Re
         extra: { examples: { digits: { value: '612 345' }, international: { summary: 'sent as search=%2B34', value: '+34' } } },
       };
     default:
-      throw new Error(`openapi: no REST rule for query parameter "${name}"`);
+      // A parameter REST reads as GraphQL does needs no rule of its own: the argument's type and
+      // description say it all (an enum is spelt as its values, which REST shares).
+      return { note: isEnumType(getNamedType(argument.type)) ? `One of: ${list(enumValues(argument))}.` : '' };
   }
 }
 
@@ -418,7 +420,7 @@ function queryParameter(name: string, route: Route, root: GraphQLField<unknown, 
   if (!argument) throw new Error(`openapi: ${route.path} has parameter "${name}", but ${root.name} has no argument ${ARGUMENT_OF[name] ?? '(unmapped)'}`);
   const rule = restRule(name, argument, route.scope === 'metrics:read');
   const schema = rule.replace ?? { ...argumentSchema(argument.type), ...rule.schema };
-  const description = `${describedBy(argument.description, `${root.name}(${argument.name})`)} ${rule.note}`;
+  const description = `${describedBy(argument.description, `${root.name}(${argument.name})`)} ${rule.note}`.trimEnd();
   return { name, in: 'query', required: false, description, schema, ...rule.extra };
 }
 
