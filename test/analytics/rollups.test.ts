@@ -3,21 +3,17 @@
 // own clinics (other files write to the same database at the same time), except on the fresh
 // databases of the last block.
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dailyQuery } from '../../src/analytics/daily.js';
 import { outcomesQuery } from '../../src/analytics/outcomes.js';
 import { summaryQuery } from '../../src/analytics/summary.js';
-import { listMigrations, migrate, migrationsDir, readSchema } from '../../src/db/migrate.js';
-import { withSchemaEngine } from '../../src/db/schema-engine.js';
+import { migrate } from '../../src/db/migrate.js';
 import type { Prisma } from '../../src/generated/prisma/client.js';
 import { countQuery } from '../../src/interactions/count.js';
 import { generateDemoData } from '../../src/seed/generate.js';
 import { writeDemoData } from '../../src/seed/seed-database.js';
-import { databaseUrl, testDb } from '../helpers/db.js';
+import { databaseUrl, migrateUpTo, testDb, withFreshDatabase } from '../helpers/db.js';
 import { createInteraction } from '../helpers/factories.js';
 import { createClinics, expectRollupExact, importRows, insertRows, newId, type Row, rollupRows, testPool, waitUntilBlocked } from './rollup-support.js';
 
@@ -305,40 +301,10 @@ describe('interaction_daily_rollups under concurrent writers', () => {
 });
 
 describe('interaction_daily_rollups on a database of its own', () => {
-  async function withFreshDatabase(fn: (url: string, client: pg.Client) => Promise<void>): Promise<void> {
-    const adminUrl = inject('adminUrl');
-    const name = `rollups_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const client = new pg.Client({ connectionString: url.toString() });
-    try {
-      await fn(url.toString(), client);
-    } finally {
-      await client.end().catch(() => {});
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    }
-  }
-
   it('is backfilled by its migrations (every level), emptied by TRUNCATE, recomputed by rebuild(), and refuses an outcome of ""', async () => {
-    await withFreshDatabase(async (url, client) => {
+    await withFreshDatabase('rollups', async (url, client) => {
       // Only the migrations before the rollup, then data, then the rest: the backfill sees the data.
-      const all = listMigrations().migrationDirectories.map((d) => d.path);
-      const rollupIndex = all.findIndex((name) => name.endsWith('_daily_rollups'));
-      expect(rollupIndex).toBeGreaterThan(0);
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollup-migrations-'));
-      try {
-        for (const name of all.slice(0, rollupIndex)) fs.cpSync(path.join(migrationsDir, name), path.join(dir, name), { recursive: true });
-        fs.copyFileSync(path.join(migrationsDir, 'migration_lock.toml'), path.join(dir, 'migration_lock.toml'));
-        await withSchemaEngine(url, readSchema(), (engine) =>
-          engine.applyMigrations({ migrationsList: listMigrations(dir), filters: { externalTables: [], externalEnums: [] } }),
-        );
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      const rest = await migrateUpTo(url, '_daily_rollups');
       await client.connect();
       const clinics = await createClinics(client, 2);
       const rows: Row[] = Array.from({ length: 400 }, (_, i) =>
@@ -348,7 +314,7 @@ describe('interaction_daily_rollups on a database of its own', () => {
         }),
       );
       await insertRows(client, rows);
-      expect(await migrate(url)).toEqual(all.slice(rollupIndex));
+      expect(await migrate(url)).toEqual(rest);
       const backfilled = await expectRollupExact(client, clinics);
       expect(backfilled.length).toBeGreaterThan(100);
 

@@ -1,7 +1,12 @@
 // A Prisma client on the run's test database, and raw SQL access for assertions.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { createPrismaClient, type Db } from '../../src/db/client.js';
+import { listMigrations, migrationsDir, readSchema } from '../../src/db/migrate.js';
+import { withSchemaEngine } from '../../src/db/schema-engine.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
 
 export const databaseUrl = inject('databaseUrl');
@@ -59,4 +64,47 @@ export function failingInteractions(db: Db): Db {
   return new Proxy(db, {
     get: (target, prop, receiver) => (prop === 'interaction' ? interaction : prop === SQL_POOL ? sqlPool : Reflect.get(target, prop, receiver)),
   });
+}
+
+/**
+ * Runs `fn` on a database of its own (created on the test server, dropped afterwards), for tests of
+ * migrations; `client` is not yet connected.
+ */
+export async function withFreshDatabase(prefix: string, fn: (url: string, client: pg.Client) => Promise<void>): Promise<void> {
+  const adminUrl = inject('adminUrl');
+  const name = `${prefix}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  try {
+    await fn(url.toString(), client);
+  } finally {
+    await client.end().catch(() => {});
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+/**
+ * Applies to `url` the migrations before the one whose name ends with `suffix` (so a test can load
+ * data for its backfill); returns the names of the rest, in order.
+ */
+export async function migrateUpTo(url: string, suffix: string): Promise<string[]> {
+  const all = listMigrations().migrationDirectories.map((d) => d.path);
+  const index = all.findIndex((name) => name.endsWith(suffix));
+  if (index <= 0) throw new Error(`no migration ending with ${suffix} after the first`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
+  try {
+    for (const name of all.slice(0, index)) fs.cpSync(path.join(migrationsDir, name), path.join(dir, name), { recursive: true });
+    fs.copyFileSync(path.join(migrationsDir, 'migration_lock.toml'), path.join(dir, 'migration_lock.toml'));
+    await withSchemaEngine(url, readSchema(), (engine) =>
+      engine.applyMigrations({ migrationsList: listMigrations(dir), filters: { externalTables: [], externalEnums: [] } }),
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return all.slice(index);
 }

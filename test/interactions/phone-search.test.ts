@@ -6,18 +6,14 @@
 // and the page must be the one the old path (a date window sends a search there) returns. Every key is restricted to the test's own clinics
 // (other files write to the same database at the same time).
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
-import { listMigrations, migrate, migrationsDir, readSchema } from '../../src/db/migrate.js';
-import { withSchemaEngine } from '../../src/db/schema-engine.js';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.js';
 import { countsByPhone } from '../../src/interactions/phone-search.js';
 import { SEARCH_MATCHES_MAX as MATCHES_PAGE_MAX } from '../../src/interactions/read-page.js';
 import { createClinics, testPool, waitUntilBlocked } from '../analytics/rollup-support.js';
 import { createKey, testApp } from '../helpers/app.js';
-import { databaseUrl, testDb } from '../helpers/db.js';
+import { databaseUrl, migrateUpTo, testDb, withFreshDatabase } from '../helpers/db.js';
 import { expectStatus, get } from '../rest/client.js';
 
 const db = testDb();
@@ -298,40 +294,10 @@ describe('interaction_phones under concurrent writers', () => {
 });
 
 describe('interaction_phone_fragments on a database of its own', () => {
-  async function withFreshDatabase(fn: (url: string, client: pg.Client) => Promise<void>): Promise<void> {
-    const adminUrl = inject('adminUrl');
-    const name = `fragments_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const client = new pg.Client({ connectionString: url.toString() });
-    try {
-      await fn(url.toString(), client);
-    } finally {
-      await client.end().catch(() => {});
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    }
-  }
-
   it('is backfilled by its migration, emptied by TRUNCATE and recomputed by interaction_rollups_rebuild()', async () => {
-    await withFreshDatabase(async (url, client) => {
+    await withFreshDatabase('fragments', async (url, client) => {
       // The migrations before this table's, then data, then the rest: the backfill sees the data.
-      const all = listMigrations().migrationDirectories.map((d) => d.path);
-      const index = all.findIndex((name) => name.endsWith('_interaction_phone_fragments'));
-      expect(index).toBeGreaterThan(0);
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fragment-migrations-'));
-      try {
-        for (const name of all.slice(0, index)) fs.cpSync(path.join(migrationsDir, name), path.join(dir, name), { recursive: true });
-        fs.copyFileSync(path.join(migrationsDir, 'migration_lock.toml'), path.join(dir, 'migration_lock.toml'));
-        await withSchemaEngine(url, readSchema(), (engine) =>
-          engine.applyMigrations({ migrationsList: listMigrations(dir), filters: { externalTables: [], externalEnums: [] } }),
-        );
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      const rest = await migrateUpTo(url, '_interaction_phone_fragments');
       await client.connect();
       const clinics = await createClinics(client, 2);
       const phones = ['+34 600 555 123', '+34 600 555 123', '(212) 555-0123', 'EXT 12 Ab', '100% 555', 'a\\b 1', '555'];
@@ -339,7 +305,7 @@ describe('interaction_phone_fragments on a database of its own', () => {
         for (const [i, clinic] of clinics.entries()) await insertPhones(client, clinic, i === 0 ? phones : phones.slice(2));
       };
       await load();
-      expect(await migrate(url)).toEqual(all.slice(index));
+      expect(await migrate(url)).toEqual(rest);
       const backfilled = await expectFragmentsExact(client, clinics);
       expect(backfilled.length).toBeGreaterThan(50);
 
