@@ -5,7 +5,7 @@ import type { Problems } from '../domain/parameters.js';
 import type { ParameterNames } from '../interactions/filters.js';
 import type { GraphQLContext } from './context.js';
 
-export function validationError(problems: Problems): GraphQLError {
+function validationError(problems: Problems): GraphQLError {
   return new GraphQLError('Invalid query parameters', { extensions: { code: 'VALIDATION_ERROR', details: problems } });
 }
 

@@ -4,19 +4,15 @@
 // number of interactions per (clinic, phone number) that triggers keep in step with `interactions`
 // (prisma/migrations/*_interaction_phones): patients call about 2.5 times each, and those rows are
 // narrow, so a fragment in every tenth number sums ~35,000 rows at 1,000,000 interactions where
-// counting rechecked ~90,000 wide heap rows. A search of 1 to 3 characters, which is in many numbers
-// (a common 3-digit fragment in about 9%: 263,000 numbers to sum at 10,000,000 interactions), reads
-// instead one row per visible clinic of interaction_phone_fragments, the exact number of
-// interactions per clinic whose number contains each fragment of up to 3 characters, kept by the
-// same triggers (prisma/migrations/*_interaction_phone_fragments).
+// counting rechecked ~90,000 wide heap rows.
 //
 // The same statement also reads the page's ids when the total is small (up to a maximum: read-page.ts): a
 // rare fragment's matches are found through the trigram index on `interactions` and sorted, as
 // matches-page.ts does, in the same snapshot as the total. When the total is larger the matches
 // are not read at all (a one-time filter skips the scan) and the caller walks the (started_at, id)
-// order, which finds a page of a common fragment after a few hundred rows. With any other filter
-// (a date window, channel, type, outcome, or one added later) the total is not in these tables:
-// those searches go the old way (matches-page.ts, then a count of the matching rows).
+// order, which finds a page of a common fragment after a few hundred rows. With a date window,
+// channel, type or outcome the total is not a sum of this table: those searches go the old way
+// (matches-page.ts, then a count of the matching rows).
 
 import { clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
@@ -34,27 +30,23 @@ export interface PhoneSearchPaging {
   matches: () => Promise<MatchesPage | null>;
 }
 
-/** The filters a total from interaction_phones or interaction_phone_fragments satisfies. */
-const COUNTED_FILTERS: ReadonlySet<string> = new Set<keyof Filters>(['search', 'clinicId']);
-
-/**
- * Whether the exact total of `filters` is read from the phone tables: a search restricted by clinics
- * alone. Any other filter present, including one added after this was written, sends the search
- * the old way, as those tables know nothing of it.
- */
+/** Whether the exact total of `filters` is a sum over interaction_phones: a search restricted by clinics alone. */
 export function countsByPhone(filters: Filters): filters is Filters & { search: string } {
-  return filters.search !== undefined && Object.entries(filters).every(([key, value]) => value === undefined || COUNTED_FILTERS.has(key));
+  // Only what the table's rows are keyed by: a filter added later is not summed here until it is.
+  const known: ReadonlySet<keyof Filters> = new Set(['search', 'clinicId']);
+  return filters.search !== undefined && (Object.keys(filters) as Array<keyof Filters>).every((name) => filters[name] === undefined || known.has(name));
 }
 
-/** Longest search whose total is one row per clinic of interaction_phone_fragments. */
-const FRAGMENT_MAX_LENGTH = 3;
+/** Longest search whose total is summed from interaction_phones before its matches are read (read-page.ts). */
+const SHORT_SEARCH_MAX_LENGTH = 3;
 
 /**
- * Whether the search is a row of interaction_phone_fragments: 1 to 3 characters (code points, as
- * PostgreSQL counts them; lower() keeps the count, see the table's migration).
+ * Whether a search is short: 1 to 3 characters (code points, as PostgreSQL counts them). A short
+ * fragment is usually common (a 3-digit one is in about one number in ten), so its total is summed
+ * first; a longer one is usually rare, and reading its few matches is cheaper.
  */
-export function isFragment(search: string): boolean {
-  return [...search].length <= FRAGMENT_MAX_LENGTH;
+export function isShortSearch(search: string): boolean {
+  return [...search].length <= SHORT_SEARCH_MAX_LENGTH;
 }
 
 /** A LIKE pattern for a substring: `%`, `_` and the escape character are literal. */
@@ -62,19 +54,9 @@ function containsPattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/**
- * The exact total of a search restricted by clinics alone: for 1 to 3 characters, at most one row
- * per visible clinic of interaction_phone_fragments (lower() folds case as ILIKE does, and the
- * fragment is compared as plain text, so `%`, `_` and `\` are literal); longer, a sum over the
- * matching numbers of interaction_phones.
- */
+/** The exact total of a search restricted by clinics alone, summed over interaction_phones. */
 function phoneTotal(search: string, visible: VisibleClinics, clinicId: string | undefined): Prisma.Sql {
   const scope = clinicScope(visible, clinicId);
-  if (isFragment(search)) {
-    const conditions = [Prisma.sql`f.fragment = lower(${search}::text)`];
-    if (scope !== undefined) conditions.push(Prisma.sql`f.clinic_id = ANY(${[...scope]}::uuid[])`);
-    return Prisma.sql`SELECT coalesce(sum(f.interactions), 0)::bigint AS n FROM interaction_phone_fragments f WHERE ${and(conditions)}`;
-  }
   const conditions = [Prisma.sql`p.phone_number ILIKE ${containsPattern(search)}`];
   if (scope !== undefined) conditions.push(Prisma.sql`p.clinic_id = ANY(${[...scope]}::uuid[])`);
   return Prisma.sql`SELECT coalesce(sum(p.interactions), 0)::bigint AS n FROM interaction_phones p WHERE ${and(conditions)}`;
@@ -97,8 +79,7 @@ type SearchRow = Partial<Interaction> & { searchTotal: bigint; searchRead: boole
  * total rows to fill the page (a table never analyzed has no estimate: then the bound is `max`
  * alone). Otherwise the scan is skipped (a one-time filter) and the caller walks.
  * Prepared when the fragment has a trigram (3 characters or more): its plan is then the same for
- * every fragment (the total's lookup or trigram index, the scan's trigram index, the scan gated);
- * shorter fragments, which the trigram index cannot find, are planned each time.
+ * every fragment (both trigram indexes, the scan gated); shorter fragments are planned each time.
  */
 export async function phoneSearch(
   db: Db,
@@ -140,7 +121,7 @@ export async function phoneSearch(
 
 /**
  * Total and page source of a root `interactions` list filtered by `search`, or null when its total
- * is not read from the phone tables (any filter other than the search and the clinic restriction). One
+ * is not a sum of interaction_phones (a date window, channel, type or outcome is given). One
  * statement serves both, asked for by `pageInfo.total` and `nodes` alike.
  */
 export function phoneSearchPaging(
@@ -176,7 +157,7 @@ export function phoneSearchRows(found: MatchesPage | null | undefined, plain: { 
   return plain.transcript ? rows : rows.map(({ transcript: _transcript, ...row }) => row);
 }
 
-/** The exact total of `filters` when it is read from the phone tables (see `countsByPhone`), else null. */
+/** The exact total of `filters` when it is a sum over interaction_phones (see `countsByPhone`), else null. */
 export async function countPhoneMatches(db: Db, filters: Filters, visible: VisibleClinics): Promise<number | null> {
   if (!countsByPhone(filters)) return null;
   const [row] = await queryRows<{ n: bigint }>(db, phoneTotal(filters.search, visible, filters.clinicId));

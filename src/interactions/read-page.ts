@@ -18,7 +18,7 @@ import { interactionConditions, interactionWhere } from './conditions.js';
 import { countInteractions } from './count.js';
 import { deepPageIds } from './deep-page.js';
 import type { Filters } from './filters.js';
-import { isFragment, phoneSearchPaging, phoneSearchRows } from './phone-search.js';
+import { isShortSearch, phoneSearchPaging, phoneSearchRows } from './phone-search.js';
 import { type InteractionRow, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
 import { type MatchesPage, matchesPage } from './search-page.js';
 
@@ -63,14 +63,14 @@ export function listInteractions(db: Db, { filters, visibleClinics, page, limit 
   let known: () => Promise<MatchesPage | null>;
   let total: () => Promise<number>;
   if (filters.search !== undefined) {
-    // Shared by the rows and the total: one statement for both. A search of 1 to 3 characters
-    // restricted by clinics alone has its exact total in one row per clinic, read with the page's
-    // rows when its matches are few (phone-search.ts). A longer one is usually rare: its matches are
-    // read with their total when there are few enough (search-page.ts), else the page walks the
-    // newest rows and the total is summed from interaction_phones (count.ts). (Its total first, as
-    // for short ones, cost a rare search at 1m about a sixth of its requests/s: the two trigram
-    // scans cost more than the one that finds a rare fragment's few matches.)
-    const byPhone = isFragment(filters.search) ? phoneSearchPaging(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX) : null;
+    // Shared by the rows and the total: one statement for both. A short search (1 to 3 characters,
+    // usually common) restricted by clinics alone has its exact total summed from interaction_phones,
+    // read with the page's rows when its matches are few (phone-search.ts). A longer one is usually
+    // rare: its matches are read with their total when there are few enough (search-page.ts), else
+    // the page walks the newest rows and the total is summed from interaction_phones (count.ts).
+    // (Its total first, as for short ones, cost a rare search at 1m about a sixth of its
+    // requests/s: the two trigram scans cost more than the one that finds its few matches.)
+    const byPhone = isShortSearch(filters.search) ? phoneSearchPaging(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX) : null;
     known = byPhone?.matches ?? once(() => matchesPage(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX));
     total = byPhone?.total ?? once(async () => (await known())?.total ?? countInteractions(db, filters, visibleClinics));
   } else {

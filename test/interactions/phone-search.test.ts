@@ -1,19 +1,17 @@
 // Phone search's exact total (src/interactions/phone-search.ts): `meta.total` of a search restricted
-// by clinics alone is summed from interaction_phones, or for 1 to 3 characters read from
-// interaction_phone_fragments, both of which triggers keep in step with `interactions`. After every
-// kind of write, each total must equal a plain COUNT of the matching rows, both tables must equal
-// what the raw rows give (the fragments computed here in JavaScript, not by the migration's SQL),
-// and the page must be the one the old path (a date window sends a search there) returns. Every key is restricted to the test's own clinics
+// by clinics alone is summed from interaction_phones, which triggers keep in step with
+// `interactions`. After every kind of write, each total must equal a plain COUNT of the matching
+// rows, the table must equal a GROUP BY of the raw rows, and the page must be the one the old path
+// (a date window sends a search there) returns. Every key is restricted to the test's own clinics
 // (other files write to the same database at the same time).
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../src/db/migrate.js';
 import { countsByPhone } from '../../src/interactions/phone-search.js';
 import { SEARCH_MATCHES_MAX as MATCHES_PAGE_MAX } from '../../src/interactions/read-page.js';
 import { createClinics, testPool, waitUntilBlocked } from '../analytics/rollup-support.js';
 import { createKey, testApp } from '../helpers/app.js';
-import { databaseUrl, migrateUpTo, testDb, withFreshDatabase } from '../helpers/db.js';
+import { databaseUrl, testDb } from '../helpers/db.js';
 import { expectStatus, get } from '../rest/client.js';
 
 const db = testDb();
@@ -43,33 +41,6 @@ async function expectTableExact(clinicIds: readonly string[]): Promise<void> {
     [clinicIds],
   );
   expect(table.rows.map((x) => x.r)).toEqual(grouped.rows.map((x) => x.r));
-}
-
-/**
- * interaction_phone_fragments of these clinics, and what it must hold: per clinic and DISTINCT
- * substring of 1 to 3 characters of the lower-cased number, the interactions whose number has it
- * (computed here from the raw rows; the numbers of these tests are ASCII, where JavaScript's and
- * PostgreSQL's lower-casing agree).
- */
-async function expectFragmentsExact(q: pg.Pool | pg.ClientBase, clinicIds: readonly string[]): Promise<string[]> {
-  const table = await q.query<{ r: string }>(
-    `SELECT clinic_id || '|' || fragment || '|' || interactions AS r FROM interaction_phone_fragments WHERE clinic_id = ANY($1::uuid[])`,
-    [clinicIds],
-  );
-  const raw = await q.query<{ clinic_id: string; phone_number: string }>('SELECT clinic_id, phone_number FROM interactions WHERE clinic_id = ANY($1::uuid[])', [
-    clinicIds,
-  ]);
-  const expected = new Map<string, number>();
-  for (const { clinic_id: clinic, phone_number: phone } of raw.rows) {
-    const lower = phone.toLowerCase();
-    const fragments = new Set<string>();
-    for (let n = 1; n <= 3; n++) for (let i = 0; i + n <= lower.length; i++) fragments.add(lower.slice(i, i + n));
-    for (const f of fragments) expected.set(`${clinic}|${f}`, (expected.get(`${clinic}|${f}`) ?? 0) + 1);
-  }
-  const sorted = (rows: string[]) => rows.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-  const actual = sorted(table.rows.map((x) => x.r));
-  expect(actual).toEqual(sorted([...expected].map(([k, n]) => `${k}|${n}`)));
-  return actual;
 }
 
 /** A plain COUNT of the rows of these clinics whose number contains `search`, case-insensitively. */
@@ -102,16 +73,26 @@ async function expectTotals(key: string, clinicIds: readonly string[], searches:
   }
 }
 
+describe('countsByPhone', () => {
+  it('accepts a search with the clinic restriction only, and refuses every other filter, including ones added later', () => {
+    expect(countsByPhone({ search: '555' })).toBe(true);
+    expect(countsByPhone({ search: '555', clinicId: randomUUID() })).toBe(true);
+    expect(countsByPhone({ search: '555', channel: 'voice' })).toBe(false);
+    expect(countsByPhone({ search: '555', from: new Date() })).toBe(false);
+    expect(countsByPhone({ search: '555', outcomes: ['NO_ANSWER'] })).toBe(false);
+    expect(countsByPhone({ search: '555', campaignId: 'c1' } as never)).toBe(false);
+    expect(countsByPhone({ clinicId: randomUUID() })).toBe(false);
+  });
+});
+
 describe('phone search totals from interaction_phones', () => {
   it('are exact after inserts, updates of the number and of the clinic, and deletes, for every clinic restriction', async () => {
     const [a, b] = (await createClinics(pool, 2)) as [string, string];
     const both = await createKey(db, { clinicIds: [a, b] });
     const onlyA = await createKey(db, { clinicIds: [a] });
-    // 1, 2 and 3 characters (fragments, "55" twice in "555") and longer (numbers).
-    const searches = ['555', '5', '55', '+', ' ', '+34', '(2', '-0', '600 1', '(212)', '7', '0123', 'no such number'];
+    const searches = ['555', '5', '+34', '600 1', '(212)', '7', '0123', 'no such number'];
     const check = async () => {
       await expectTableExact([a, b]);
-      await expectFragmentsExact(pool, [a, b]);
       await expectTotals(both, [a, b], searches);
       await expectTotals(onlyA, [a], searches);
       await expectTotals(both, [b], searches, `&clinic_id=${b}`);
@@ -135,10 +116,6 @@ describe('phone search totals from interaction_phones', () => {
     await pool.query(`DELETE FROM interactions WHERE id = $1`, [idsA[4]]);
     const { rows } = await pool.query(`SELECT 1 FROM interaction_phones WHERE clinic_id = $1 AND phone_number = '555'`, [a]);
     expect(rows).toEqual([]);
-    // Fragments only that number had go with it (no row left at 0 either).
-    await pool.query(`DELETE FROM interactions WHERE id = ANY($1::text[])`, [idsA]);
-    expect((await pool.query(`SELECT fragment FROM interaction_phone_fragments WHERE clinic_id = $1`, [a])).rows).toEqual([]);
-    await insertPhones(pool, a, ['+34 600 555 123', '(212) 555-0123', '555', '555']);
     await pool.query(`DELETE FROM interactions WHERE id = ANY($1::text[])`, [idsB.slice(0, 2)]);
     await check();
   });
@@ -148,12 +125,11 @@ describe('phone search totals from interaction_phones', () => {
     const key = await createKey(db, { clinicIds: [c] });
     await insertPhones(pool, c, ['100% 555', '1005 555', '12_34', '1234', 'a\\b 1', 'ab 1', 'EXT 12 Ab', 'ext 13 aB', '+1 555 0100 ext. 7']);
     await expectTableExact([c]);
-    await expectFragmentsExact(pool, [c]);
-    const searches = ['%', '0%', '_', '2_3', '\\', 'a\\b', 'ab', 'AB', 'Ext', 'EXT 1', 't. 7', 'E', 'x', '%%', '2_', '\\b'];
+    const searches = ['%', '0%', '_', '2_3', '\\', 'a\\b', 'ab', 'AB', 'Ext', 'EXT 1', 't. 7'];
     await expectTotals(key, [c], searches);
     // Spelled out, so that the check does not only agree with itself.
     const totals = await Promise.all(searches.map(async (s) => (await list(key, `search=${encodeURIComponent(s)}`)).meta.total));
-    expect(totals).toEqual([1, 1, 1, 1, 1, 1, 3, 3, 3, 2, 1, 3, 3, 0, 1, 1]);
+    expect(totals).toEqual([1, 1, 1, 1, 1, 1, 3, 3, 3, 2, 1]);
   });
 
   it(`is exact past ${MATCHES_PAGE_MAX.toLocaleString('en-US')} matches, where the page is read in order, and on pages past the last`, async () => {
@@ -190,19 +166,6 @@ describe('phone search totals from interaction_phones', () => {
     expect(await response.json()).toEqual({
       data: { interactions: { nodes: [{ phoneNumber: '+34 611 222 333' }], pageInfo: { total: 2, totalPages: 2, hasMore: true } } },
     });
-  });
-});
-
-describe('countsByPhone', () => {
-  it('accepts only a search with the clinic restriction: any other filter, even one it does not know, sends the search the old way', () => {
-    expect(countsByPhone({ search: '55' })).toBe(true);
-    expect(countsByPhone({ search: '55', clinicId: randomUUID(), channel: undefined })).toBe(true);
-    expect(countsByPhone({ clinicId: randomUUID() })).toBe(false);
-    expect(countsByPhone({ search: '55', channel: 'voice' })).toBe(false);
-    expect(countsByPhone({ search: '55', from: new Date() })).toBe(false);
-    expect(countsByPhone({ search: '55', outcomes: [] })).toBe(false);
-    // A filter added to Filters later, which the phone tables know nothing of.
-    expect(countsByPhone({ search: '55', durationAbove: 60 } as Parameters<typeof countsByPhone>[0])).toBe(false);
   });
 });
 
@@ -253,73 +216,5 @@ describe('interaction_phones under concurrent writers', () => {
     } finally {
       await Promise.all([first.end(), second.end()]);
     }
-  });
-
-  it('keeps the fragments exact when transactions write different numbers of one clinic (the second waits for the first), without deadlocks', async () => {
-    const [c, other] = (await createClinics(pool, 2)) as [string, string];
-    const key = await createKey(db, { clinicIds: [c] });
-    // Another clinic's rows with the same numbers: their fragments must stay apart.
-    await insertPhones(pool, other, ['+1 212 000 0001', '+1 999 777 0003']);
-    const [first, second] = await Promise.all([session(), session()]);
-    try {
-      // No number in common, fragments in common ("+", "1", "+1"): the second waits for the first.
-      await first.query('BEGIN');
-      await insertPhones(first, c, ['+1 212 000 0001', '+1 999 000 0002']);
-      const blocked = insertPhones(second, c, ['+1 999 777 0003', '+1 212 777 0004', '+1 555 777 0005']);
-      await waitUntilBlocked(pool, second.pid);
-      await first.query('COMMIT');
-      await blocked;
-      await expectFragmentsExact(pool, [c, other]);
-      for (const search of ['+', '1', '+1', '212', '777', '0'])
-        expect((await list(key, `search=${encodeURIComponent(search)}`)).meta.total).toBe(await plainCount([c], search));
-
-      // Two transactions each update and delete numbers of the clinic, listed in opposite orders:
-      // both lock numbers, then fragments, each in one order, so neither deadlocks.
-      // Whichever statement gets the shared rows first finishes; the other waits for its commit.
-      await Promise.all([first.query('BEGIN'), second.query('BEGIN')]);
-      const one = first.query(`UPDATE interactions SET phone_number = '+1 333 ' || phone_number WHERE clinic_id = $1 AND phone_number LIKE '+1 212%'`, [c]);
-      const two = second.query(`DELETE FROM interactions WHERE clinic_id = $1 AND phone_number LIKE '+1 999%'`, [c]);
-      const winner = await Promise.race([one.then(() => first), two.then(() => second)]);
-      await winner.query('COMMIT');
-      await Promise.all([one, two]);
-      await (winner === first ? second : first).query('COMMIT');
-      await expectTableExact([c, other]);
-      await expectFragmentsExact(pool, [c, other]);
-      for (const search of ['+', '9', '99', '999', '33', '3', '('])
-        expect((await list(key, `search=${encodeURIComponent(search)}`)).meta.total).toBe(await plainCount([c], search));
-    } finally {
-      await Promise.all([first.end(), second.end()]);
-    }
-  });
-});
-
-describe('interaction_phone_fragments on a database of its own', () => {
-  it('is backfilled by its migration, emptied by TRUNCATE and recomputed by interaction_rollups_rebuild()', async () => {
-    await withFreshDatabase('fragments', async (url, client) => {
-      // The migrations before this table's, then data, then the rest: the backfill sees the data.
-      const rest = await migrateUpTo(url, '_interaction_phone_fragments');
-      await client.connect();
-      const clinics = await createClinics(client, 2);
-      const phones = ['+34 600 555 123', '+34 600 555 123', '(212) 555-0123', 'EXT 12 Ab', '100% 555', 'a\\b 1', '555'];
-      const load = async () => {
-        for (const [i, clinic] of clinics.entries()) await insertPhones(client, clinic, i === 0 ? phones : phones.slice(2));
-      };
-      await load();
-      expect(await migrate(url)).toEqual(rest);
-      const backfilled = await expectFragmentsExact(client, clinics);
-      expect(backfilled.length).toBeGreaterThan(50);
-
-      // TRUNCATE (CASCADE: transcripts refer to interactions) empties it.
-      await client.query('TRUNCATE interactions CASCADE');
-      expect((await client.query('SELECT 1 FROM interaction_phone_fragments')).rows).toEqual([]);
-
-      // A load with the triggers disabled leaves it behind; rebuild() recomputes it.
-      await client.query('ALTER TABLE interactions DISABLE TRIGGER USER');
-      await load();
-      await client.query('ALTER TABLE interactions ENABLE TRIGGER USER');
-      expect((await client.query('SELECT 1 FROM interaction_phone_fragments')).rows).toEqual([]);
-      await client.query('SELECT interaction_rollups_rebuild()');
-      expect(await expectFragmentsExact(client, clinics)).toEqual(backfilled);
-    });
   });
 });
