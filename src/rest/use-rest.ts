@@ -4,7 +4,7 @@
 // Documents are validated once, at start-up; requests skip parsing and validation, and execute
 // through graphql-jit (compiled once per document).
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { type ExecutionResult, type GraphQLError, validate } from 'graphql';
+import { type ExecutionResult, type GraphQLError, type GraphQLSchema, validate } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import type { Problems } from '../domain/parameters.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
@@ -33,6 +33,8 @@ function executionFailure(errors: readonly GraphQLError[]): Extract<ErrorCode, '
 
 export function useRest(options: RestOptions): Plugin {
   let yoga: YogaServerInstance<Record<string, never>, GraphQLContext> | undefined;
+  // The schema does not change after start-up: read once, not through getEnveloped() per request.
+  let typeSchema: GraphQLSchema | undefined;
 
   return {
     onPluginInit({ addPlugin }) {
@@ -43,9 +45,11 @@ export function useRest(options: RestOptions): Plugin {
       addPlugin(useGraphQlJit({}, { enableIf: ({ contextValue }) => isRestExecution(contextValue) }) as Plugin);
     },
     onYogaInit({ yoga: instance }) {
+      const schema = instance.getEnveloped().schema;
+      typeSchema = schema;
       yoga = instance as unknown as YogaServerInstance<Record<string, never>, GraphQLContext>;
       for (const route of routes) {
-        const errors = validate(instance.getEnveloped().schema, route.document);
+        const errors = validate(schema, route.document);
         if (errors.length) throw new Error(`REST document for ${route.path} is invalid: ${errors.map((e) => e.message).join('; ')}`);
       }
     },
@@ -81,7 +85,7 @@ export function useRest(options: RestOptions): Plugin {
     // the query string already has problems, only check (graphql/errors.ts).
     const problems: Problems = {};
     const query = readQuery(url, route.params, problems);
-    const { variables, unconverted } = restVariables(yoga!.getEnveloped().schema, route.document, REST_NAMES, { query, pathParams }, problems);
+    const { variables, unconverted } = restVariables(typeSchema!, route.document, REST_NAMES, { query, pathParams }, problems);
     const caller: CallerParameters = { names: REST_NAMES, unconverted, checkOnly: Object.keys(problems).length > 0 };
 
     const initialContext = {
