@@ -62,12 +62,6 @@ function phoneTotal(search: string, visible: VisibleClinics, clinicId: string | 
   return Prisma.sql`SELECT coalesce(sum(p.interactions), 0)::bigint AS n FROM interaction_phones p WHERE ${and(conditions)}`;
 }
 
-/** A page found by a search, with its rows when the statement read them (see `phoneSearchRows`). */
-export interface PhoneMatches extends MatchesPage {
-  /** The page's rows with their transcripts, newest first. */
-  rows: InteractionRow[];
-}
-
 type SearchRow = Partial<Interaction> & { searchTotal: bigint; searchRead: boolean; transcriptText: string | null };
 
 /**
@@ -139,22 +133,12 @@ export function phoneSearchPaging(
   };
   return {
     total: async () => (await searched()).total,
-    matches: async (): Promise<PhoneMatches | null> => {
+    matches: async (): Promise<MatchesPage | null> => {
       const { total, rows } = await searched();
       if (paging.skip >= total) return { ids: [], total, rows: [] };
       return rows === null ? null : { ids: rows.map((r) => r.id), total, rows };
     },
   };
-}
-
-/**
- * The page's rows when the search statement read them and the page selects only the interaction's
- * own fields and transcript (`plainSelection`); otherwise undefined (the caller reads the ids).
- */
-export function phoneSearchRows(found: MatchesPage | null | undefined, plain: { transcript: boolean } | null): InteractionRow[] | undefined {
-  if (!plain || !found || !('rows' in found)) return undefined;
-  const { rows } = found as PhoneMatches;
-  return plain.transcript ? rows : rows.map(({ transcript: _transcript, ...row }) => row);
 }
 
 /** The exact total of `filters` when it is a sum over interaction_phones (see `countsByPhone`), else null. */

@@ -18,9 +18,9 @@ import { interactionConditions, interactionWhere } from './conditions.js';
 import { countInteractions } from './count.js';
 import { deepPageIds } from './deep-page.js';
 import type { Filters } from './filters.js';
-import { isShortSearch, phoneSearchPaging, phoneSearchRows } from './phone-search.js';
+import { isShortSearch, phoneSearchPaging } from './phone-search.js';
 import { type InteractionRow, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
-import { type MatchesPage, matchesPage } from './search-page.js';
+import { foundRows, type MatchesPage, matchesPage } from './search-page.js';
 
 /** From this offset on, a page's ids are found first and its rows read by id. */
 export const IDS_FIRST_FROM = 1_000;
@@ -101,7 +101,7 @@ export function listInteractions(db: Db, { filters, visibleClinics, page, limit 
       return ids.length === 0 ? [] : db.interaction.findMany(args);
     };
     const found = await known();
-    const searched = selection && phoneSearchRows(found, { transcript: selection.transcript });
+    const searched = selection && foundRows(found, selection.transcript);
     if (searched && selection) return withRelations(db, searched, selection.relations);
     if (found) return byIds(found.ids);
     if (skip < IDS_FIRST_FROM && selection) {

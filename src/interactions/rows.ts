@@ -10,7 +10,7 @@
 // (`transcript` included) resolve from them exactly as they would from Prisma's.
 import type { Db } from '../db/client.js';
 import { and, prepared, queryRows } from '../db/sql.js';
-import { type Interaction, Prisma } from '../generated/prisma/client.js';
+import { type Campaign, type Clinic, type Interaction, Prisma } from '../generated/prisma/client.js';
 
 /**
  * Each field of Prisma's `Interaction` model and the column it is read from, as Prisma's client
@@ -75,43 +75,102 @@ export function rowsSelection(query: PothosQuery): RowsSelection | null {
   return selection;
 }
 
-/** Whether the rows need nothing but the interaction's own columns and transcript (what every REST list reads). */
-export function plainSelection(query: PothosQuery): { transcript: boolean } | null {
-  const selection = rowsSelection(query);
-  return selection && !selection.relations.clinic && !selection.relations.campaign ? { transcript: selection.transcript } : null;
-}
-
 function isRelationArgs(value: unknown): value is RelationArgs {
   if (value === true) return true;
   if (typeof value !== 'object' || value === null) return false;
   return Object.keys(value).every((key) => key === 'select' || key === 'include');
 }
 
+/** Each field of Prisma's `Clinic` model and its column (typed by the model, as COLUMN_OF). */
+const CLINIC_COLUMN_OF: { readonly [Field in keyof Clinic]-?: string } = {
+  id: 'id::text',
+  name: 'name',
+  address: 'address',
+  phone: 'phone',
+  email: 'email',
+  timezone: 'timezone',
+  createdAt: 'created_at',
+};
+
+/** Each field of Prisma's `Campaign` model and its column (`settings`, jsonb, arrives parsed as Prisma gives it). */
+const CAMPAIGN_COLUMN_OF: { readonly [Field in keyof Campaign]-?: string } = {
+  id: 'id',
+  name: 'name',
+  description: 'description',
+  type: 'type::text',
+  channel: 'channel::text',
+  status: 'status::text',
+  clinicId: 'clinic_id::text',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  settings: 'settings',
+};
+
+const selectList = (columns: Record<string, string>) =>
+  Prisma.raw(
+    Object.entries(columns)
+      .map(([field, column]) => `${column} AS "${field}"`)
+      .join(', '),
+  );
+
+// Prepared: looked up by primary key whatever the ids, so one generic plan serves every call.
+const CLINICS_BY_ID = (ids: string[]) => prepared('clinics_by_id', Prisma.sql`SELECT ${selectList(CLINIC_COLUMN_OF)} FROM clinics WHERE id = ANY(${ids}::uuid[])`);
+const CAMPAIGNS_BY_ID = (ids: string[]) =>
+  prepared('campaigns_by_id', Prisma.sql`SELECT ${selectList(CAMPAIGN_COLUMN_OF)} FROM campaigns WHERE id = ANY(${ids}::text[])`);
+
+/**
+ * Whether a relation's arguments ask for nothing but the model's own columns (`true`, or a select of
+ * scalar fields): the whole row read by hand serves them (Pothos reads the fields it selected).
+ */
+function ownColumnsOnly(args: RelationArgs, columns: Record<string, string>): boolean {
+  if (args === true) return true;
+  if (args.include !== undefined) return false;
+  return Object.entries(args.select ?? {}).every(([field, value]) => value === true && field in columns);
+}
+
 /**
  * The rows with their clinic and campaign, as findMany's `include` would give them: each related
- * table read once for the page's distinct ids (what Prisma's own include does, without mapping the
- * interactions themselves through its client).
+ * table read once for the page's distinct ids (what Prisma's own include does). When only the
+ * related rows' own columns are asked for (what a list shows), by hand-written prepared SQL: the two
+ * findMany calls through Prisma's client were about a sixth of the service's CPU for a GraphQL page
+ * of 50 interactions with clinic and campaign (bench/results/2026-11-24-relations-and-jit.md);
+ * nested relations (a campaign's clinic, say) still go through Prisma.
  */
 export async function withRelations(db: Db, rows: InteractionRow[], relations: RowsSelection['relations']): Promise<InteractionRow[]> {
   const { clinic, campaign } = relations;
   if (rows.length === 0 || (!clinic && !campaign)) return rows;
-  const byId = async <T extends { id: string }>(args: RelationArgs | undefined, ids: Array<string | null>, find: (query: object) => Promise<T[]>) => {
+  const byId = async <T extends { id: string }>(
+    args: RelationArgs | undefined,
+    ids: Array<string | null>,
+    columns: Record<string, string>,
+    statement: (ids: string[]) => Prisma.Sql,
+    find: (query: object) => Promise<T[]>,
+  ) => {
     if (!args) return undefined;
     const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-    const query = args === true ? {} : { ...args, ...(args.select ? { select: { ...args.select, id: true } } : {}) };
-    // Asked also for no ids, as Prisma's include does: a page costs the same statements whatever its rows.
-    const found = await find({ ...query, where: { id: { in: wanted } } });
+    let found: T[];
+    if (ownColumnsOnly(args, columns)) {
+      found = wanted.length === 0 ? [] : await queryRows<T>(db, statement(wanted));
+    } else {
+      const query = args === true ? {} : { ...args, ...(args.select ? { select: { ...args.select, id: true } } : {}) };
+      // Asked also for no ids, as Prisma's include does: a page costs the same statements whatever its rows.
+      found = await find({ ...query, where: { id: { in: wanted } } });
+    }
     return new Map(found.map((row) => [row.id, row]));
   };
   const [clinics, campaigns] = await Promise.all([
     byId(
       clinic,
       rows.map((row) => row.clinicId),
+      CLINIC_COLUMN_OF,
+      CLINICS_BY_ID,
       (query) => db.clinic.findMany(query),
     ),
     byId(
       campaign,
       rows.map((row) => row.campaignId),
+      CAMPAIGN_COLUMN_OF,
+      CAMPAIGNS_BY_ID,
       (query) => db.campaign.findMany(query),
     ),
   ]);
@@ -138,9 +197,11 @@ function isEntriesSelection(value: unknown): boolean {
 const TRANSCRIPT_TEXT = Prisma.sql`t.entries::text AS "transcriptText"`;
 const ORDER = Prisma.sql`ORDER BY i.started_at DESC, i.id DESC`;
 
-type RawRow = Interaction & { transcriptText?: string | null };
+/** A row as hand-written SQL reads it: the transcript (when read) as the text of its JSON. */
+export type RawRow = Interaction & { transcriptText?: string | null };
 
-function shaped(rows: RawRow[], transcript: boolean): InteractionRow[] {
+/** The rows with their transcripts parsed (when read), as findMany gives them. */
+export function sqlRows(rows: RawRow[], transcript: boolean): InteractionRow[] {
   if (!transcript) return rows;
   return rows.map(({ transcriptText, ...row }) => ({
     ...row,
@@ -162,7 +223,7 @@ export async function pageRows(db: Db, conditions: Prisma.Sql[], skip: number, t
           LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id ${ORDER}`
       : Prisma.sql`SELECT ${INTERACTION_COLUMNS} FROM (${page}) AS i ${ORDER}`,
   );
-  return shaped(rows, transcript);
+  return sqlRows(rows, transcript);
 }
 
 /** The interactions with these ids, newest first (rows deleted meanwhile are left out). */
@@ -179,5 +240,5 @@ export async function rowsById(db: Db, ids: readonly string[], transcript: boole
         : Prisma.sql`SELECT ${INTERACTION_COLUMNS} FROM interactions i WHERE i.id = ANY(${ids}::text[]) ${ORDER}`,
     ),
   );
-  return shaped(rows, transcript);
+  return sqlRows(rows, transcript);
 }

@@ -6,18 +6,41 @@
 // a maximum of matches (read-page.ts) it gives up and the caller pages and counts the usual way.
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
-import { and, num, queryRows } from '../db/sql.js';
+import { and, num, prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from './conditions.js';
 import type { Filters } from './filters.js';
+import { countsByPhone } from './phone-search.js';
+import { INTERACTION_COLUMNS, type InteractionRow, type RawRow, sqlRows } from './rows.js';
 
 export interface MatchesPage {
   /** The page's ids (in no particular order: the caller reads and orders the rows). */
   ids: string[];
   total: number;
+  /** The page's rows with their transcripts, newest first, when the statement that found them read them too. */
+  rows?: InteractionRow[];
 }
 
-/** The page and number of matches of a search (with any other filters), or null when more than `max` rows match. */
+/**
+ * The page's rows as the statement that found them read them, for a page that selects only the
+ * interaction's own fields and (`transcript`) its transcript; undefined when they were not read.
+ */
+export function foundRows(found: MatchesPage | null | undefined, transcript: boolean): InteractionRow[] | undefined {
+  if (!found?.rows) return undefined;
+  return transcript ? found.rows : found.rows.map(({ transcript: _transcript, ...row }) => row);
+}
+
+type MatchRow = RawRow & { matched: bigint };
+
+/**
+ * The page of a search (with any other filters), its rows and its number of matches, or null when
+ * more than `max` rows match. One statement: a rare fragment's few matches, their total, and the
+ * page's rows with their transcripts (a second statement for the rows cost a rare search at 100k
+ * about a fifth of its requests/s: bench/results/2026-11-24-relations-and-jit.md).
+ * Prepared when the search is restricted by clinics alone (what a receptionist's search is): its
+ * plan is then the trigram index's whatever the fragment; with a date window or other filters it is
+ * planned for its values.
+ */
 export async function matchesPage(
   db: Db,
   filters: Filters,
@@ -26,19 +49,25 @@ export async function matchesPage(
   max: number,
 ): Promise<MatchesPage | null> {
   const conditions = interactionConditions(filters, visible);
-  const [row] = await queryRows<{ matched: bigint; ids: string[] }>(
-    db,
-    Prisma.sql`
+  const statement = Prisma.sql`
     WITH matches AS MATERIALIZED (
       SELECT i.id, i.started_at FROM interactions i
       WHERE ${and(conditions)}
       LIMIT ${max + 1}
-    )
-    SELECT (SELECT count(*) FROM matches) AS matched,
-           coalesce((SELECT array_agg(p.id)
-                     FROM (SELECT id FROM matches ORDER BY started_at DESC, id DESC LIMIT ${take} OFFSET ${skip}) AS p),
-                    '{}') AS ids`,
+    ),
+    counted AS (SELECT count(*) AS matched FROM matches),
+    page AS (SELECT id FROM matches ORDER BY started_at DESC, id DESC LIMIT ${take}::bigint OFFSET ${skip}::bigint)
+    SELECT c.matched, ${INTERACTION_COLUMNS}, t.entries::text AS "transcriptText"
+    FROM counted c
+    LEFT JOIN (page p JOIN interactions i ON i.id = p.id LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id)
+      ON c.matched <= ${max}::bigint
+    ORDER BY i.started_at DESC, i.id DESC`;
+  const found = await queryRows<MatchRow>(db, countsByPhone(filters) ? prepared('search_matches', statement) : statement);
+  const matched = num(found[0]?.matched);
+  if (matched > max) return null;
+  const rows = sqlRows(
+    found.filter((row) => row.id != null).map(({ matched: _matched, ...row }) => row),
+    true,
   );
-  const matched = num(row?.matched);
-  return matched > max ? null : { ids: row?.ids ?? [], total: matched };
+  return { ids: rows.map((row) => row.id), total: matched, rows };
 }

@@ -8,7 +8,7 @@ import { Prisma } from '../../src/generated/prisma/client.js';
 import { interactionConditions, interactionWhere } from '../../src/interactions/conditions.js';
 import type { Filters } from '../../src/interactions/filters.js';
 import { ORDER_INTERACTIONS } from '../../src/interactions/read-page.js';
-import { pageRows, plainSelection, rowsById } from '../../src/interactions/rows.js';
+import { pageRows, type RowsSelection, rowsById, rowsSelection, withRelations } from '../../src/interactions/rows.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
 
@@ -92,20 +92,59 @@ describe('hand-written interaction pages', () => {
   });
 });
 
-describe('plainSelection (which pages are read by hand-written SQL)', () => {
-  it('the own columns, with or without the transcript', () => {
-    expect(plainSelection({})).toEqual({ transcript: false });
-    expect(plainSelection({ include: {} })).toEqual({ transcript: false });
-    expect(plainSelection({ include: TRANSCRIPT })).toEqual({ transcript: true });
-    expect(plainSelection({ include: { transcript: true } })).toEqual({ transcript: true });
+describe('withRelations (clinic and campaign read by id)', () => {
+  it('equal findMany with include, for whole rows, a select of columns, and nested relations through Prisma', async () => {
+    const visible = await seed();
+    await db.campaign.updateMany({ where: { clinicId: visible[0]! }, data: { settings: { reminderHoursBefore: 24, note: 'ünï ✓' } } });
+    const where = { clinicId: { in: visible } };
+    const includes = [
+      { clinic: true, campaign: true },
+      { clinic: { select: { name: true } }, campaign: { select: { name: true, settings: true } } },
+      { campaign: { include: { clinic: true } } },
+      { clinic: { include: { campaigns: true } } },
+    ] as const;
+    for (const include of includes) {
+      const expected = await db.interaction.findMany({ where, orderBy: ORDER_INTERACTIONS, include });
+      expect(expected.some((row) => row.campaignId !== null)).toBe(true);
+      const plain = await db.interaction.findMany({ where, orderBy: ORDER_INTERACTIONS });
+      const actual = await withRelations(db, plain, include as RowsSelection['relations']);
+      // A select of columns is answered with whole rows (Pothos reads only the fields it selected):
+      // compared on the selected fields.
+      const picked = actual.map((row) => {
+        const r = row as typeof row & { clinic?: Record<string, unknown>; campaign?: Record<string, unknown> | null };
+        const pick = (value: Record<string, unknown> | null | undefined, args: unknown) => {
+          if (value == null || args === true || !(args as { select?: object }).select) return value;
+          return Object.fromEntries(Object.keys((args as { select: object }).select).map((k) => [k, value[k]]));
+        };
+        return {
+          ...row,
+          ...('clinic' in include ? { clinic: pick(r.clinic, include.clinic) } : {}),
+          ...('campaign' in include ? { campaign: pick(r.campaign, include.campaign) } : {}),
+        };
+      });
+      expect(picked, JSON.stringify(include)).toEqual(expected);
+    }
+  });
+});
+
+describe('rowsSelection (which pages are read by hand-written SQL)', () => {
+  it('the own columns, with or without the transcript, and the clinic and campaign read by id', () => {
+    expect(rowsSelection({})).toEqual({ transcript: false, relations: {} });
+    expect(rowsSelection({ include: {} })).toEqual({ transcript: false, relations: {} });
+    expect(rowsSelection({ include: TRANSCRIPT })).toEqual({ transcript: true, relations: {} });
+    expect(rowsSelection({ include: { transcript: true } })).toEqual({ transcript: true, relations: {} });
+    expect(rowsSelection({ include: { clinic: true } })).toEqual({ transcript: false, relations: { clinic: true } });
+    expect(rowsSelection({ include: { ...TRANSCRIPT, campaign: { select: { name: true } } } })).toEqual({
+      transcript: true,
+      relations: { campaign: { select: { name: true } } },
+    });
   });
 
-  it('not relations, a narrowed selection, or a transcript selection of more than its entries', () => {
-    expect(plainSelection({ include: { clinic: true } })).toBeNull();
-    expect(plainSelection({ include: { ...TRANSCRIPT, campaign: { select: { name: true } } } })).toBeNull();
-    expect(plainSelection({ select: { id: true } })).toBeNull();
-    expect(plainSelection({ include: { transcript: { select: { entries: true, interactionId: true } } } })).toBeNull();
-    expect(plainSelection({ include: { transcript: { include: { interaction: true } } } })).toBeNull();
+  it('not a narrowed selection, relation arguments beyond select and include, or a transcript selection of more than its entries', () => {
+    expect(rowsSelection({ select: { id: true } })).toBeNull();
+    expect(rowsSelection({ include: { clinic: { where: { name: 'x' } } } as never })).toBeNull();
+    expect(rowsSelection({ include: { transcript: { select: { entries: true, interactionId: true } } } })).toBeNull();
+    expect(rowsSelection({ include: { transcript: { include: { interaction: true } } } })).toBeNull();
   });
 });
 

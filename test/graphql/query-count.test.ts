@@ -115,7 +115,8 @@ describe('a page of 500 interactions with their relations', () => {
     expect(large.count, large.statements.join('\n')).toBeLessThanOrEqual(6);
     expect(large.count).toBeGreaterThanOrEqual(2);
     expect(fifty.count).toBe(large.count);
-    expect(one.count).toBe(large.count);
+    // One row may leave a related table unread (no campaign: no campaign to look up), never add one.
+    expect(one.count).toBeLessThanOrEqual(large.count);
   });
 
   it('root lists of campaigns and clinics with relations are constant too', async () => {
