@@ -635,6 +635,11 @@ export async function ensureDataset(cluster: Cluster, size: Size, options: { reb
       await client.query(sql, [lo, hi, size.rows, firstDayMs / 1000, patientsPerClinic, CLINIC_IDS, CAMPAIGN_IDS]);
       log(`    rows ${lo.toLocaleString('en-US')}-${hi.toLocaleString('en-US')} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
     }
+    const folding = Date.now();
+    const folded = await client.query<{ n: string }>('SELECT interaction_phone_changes_fold() AS n');
+    log(
+      `    phone-number changes folded into the fragment counts: ${Number(folded.rows[0]!.n).toLocaleString('en-US')} (${((Date.now() - folding) / 1000).toFixed(1)} s)`,
+    );
     log(`    indexes and constraints:`);
     await recreate(client, definitions, log);
     const t = Date.now();

@@ -13,6 +13,7 @@ import { answerClientErrors } from './http/client-errors.js';
 import { reportDroppedConnections } from './http/connection-limit.js';
 import { Lifecycle } from './http/lifecycle.js';
 import { createNodeListener } from './http/node-listener.js';
+import { foldPeriodically } from './interactions/phone-fragments.js';
 import { FallbackQuotaStore } from './limits/fallback-store.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import { redisBreaker } from './limits/redis-breaker.js';
@@ -47,6 +48,9 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
     if (!(await whenReady(redis))) logger.warn('Redis is not reachable yet; quotas are counted in memory until it is');
     quotaStore = new FallbackQuotaStore(new RedisQuotaStore(redis), new MemoryQuotaStore(), (m) => logger.warn(m));
   }
+  // The phone numbers' changes since the last fold: folded at once (a process that starts after an
+  // import or a crash), then every few seconds (interactions/phone-fragments.ts).
+  const folding = foldPeriodically(db, { onError: (error) => logger.warn({ err: error }, 'Folding the phone-number changes failed; retrying') });
   const lifecycle = new Lifecycle();
   const app = createApp({
     db,
@@ -105,6 +109,7 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
         await closed;
       }
       clearTimeout(sweeper);
+      await folding.stop();
       await app.dispose();
       await quotaStore.close();
       await db.$disconnect();

@@ -1,7 +1,9 @@
 // Phone search (`search`: a case-insensitive substring of the phone number) with an exact total
 // that does not count the matching interactions one by one. The total of a search restricted only
-// by clinics (the key's restriction and `clinic_id`) is a sum over interaction_phones, the exact
-// number of interactions per (clinic, phone number) that triggers keep in step with `interactions`
+// by clinics (the key's restriction and `clinic_id`) comes from tables that triggers keep in step
+// with `interactions`: for 1 to 3 characters, the fragment's row per clinic (plus the changes not
+// yet folded in: prisma/migrations/*_interaction_phone_fragments); for longer ones, a sum over
+// interaction_phones, the exact number of interactions per (clinic, phone number)
 // (prisma/migrations/*_interaction_phones): patients call about 2.5 times each, and those rows are
 // narrow, so a fragment in every tenth number sums ~35,000 rows at 1,000,000 interactions where
 // counting rechecked ~90,000 wide heap rows.
@@ -54,12 +56,24 @@ function containsPattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The exact total of a search restricted by clinics alone, summed over interaction_phones. */
+/**
+ * The exact total of a search restricted by clinics alone. A short search (1 to 3 characters) is a
+ * fragment: its total is its row per clinic in interaction_phone_fragments plus the matching changes
+ * not yet folded into them (interaction_phone_changes: few, as the service folds every few seconds),
+ * read in one snapshot (prisma/migrations/*_interaction_phone_fragments). A longer one sums the
+ * matching numbers of interaction_phones.
+ */
 function phoneTotal(search: string, visible: VisibleClinics, clinicId: string | undefined): Prisma.Sql {
   const scope = clinicScope(visible, clinicId);
-  const conditions = [Prisma.sql`p.phone_number ILIKE ${containsPattern(search)}`];
-  if (scope !== undefined) conditions.push(Prisma.sql`p.clinic_id = ANY(${[...scope]}::uuid[])`);
-  return Prisma.sql`SELECT coalesce(sum(p.interactions), 0)::bigint AS n FROM interaction_phones p WHERE ${and(conditions)}`;
+  const inScope = (alias: string) => (scope === undefined ? [] : [Prisma.sql`${Prisma.raw(alias)}.clinic_id = ANY(${[...scope]}::uuid[])`]);
+  const pattern = containsPattern(search);
+  if (isShortSearch(search)) {
+    return Prisma.sql`SELECT (
+        coalesce((SELECT sum(f.interactions) FROM interaction_phone_fragments f WHERE ${and([Prisma.sql`f.fragment = lower(${search})`, ...inScope('f')])}), 0)
+      + coalesce((SELECT sum(c.delta) FROM interaction_phone_changes c WHERE ${and([Prisma.sql`c.phone_number ILIKE ${pattern}`, ...inScope('c')])}), 0)
+      )::bigint AS n`;
+  }
+  return Prisma.sql`SELECT coalesce(sum(p.interactions), 0)::bigint AS n FROM interaction_phones p WHERE ${and([Prisma.sql`p.phone_number ILIKE ${pattern}`, ...inScope('p')])}`;
 }
 
 type SearchRow = Partial<Interaction> & { searchTotal: bigint; searchRead: boolean; transcriptText: string | null };

@@ -114,7 +114,8 @@ const selectList = (columns: Record<string, string>) =>
   );
 
 // Prepared: looked up by primary key whatever the ids, so one generic plan serves every call.
-const CLINICS_BY_ID = (ids: string[]) => prepared('clinics_by_id', Prisma.sql`SELECT ${selectList(CLINIC_COLUMN_OF)} FROM clinics WHERE id = ANY(${ids}::uuid[])`);
+const CLINICS_BY_ID = (ids: string[]) =>
+  prepared('clinics_by_id', Prisma.sql`SELECT ${selectList(CLINIC_COLUMN_OF)} FROM clinics WHERE id = ANY(${ids}::uuid[])`);
 const CAMPAIGNS_BY_ID = (ids: string[]) =>
   prepared('campaigns_by_id', Prisma.sql`SELECT ${selectList(CAMPAIGN_COLUMN_OF)} FROM campaigns WHERE id = ANY(${ids}::text[])`);
 
