@@ -19,10 +19,10 @@
 import { clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { and, num, prepared, queryRows } from '../db/sql.js';
-import { type Interaction, Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from './conditions.js';
 import type { Filters } from './filters.js';
-import { INTERACTION_COLUMNS, type InteractionRow } from './rows.js';
+import { INTERACTION_COLUMNS, type InteractionRow, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
 import type { MatchesPage } from './search-page.js';
 
 /** The page and total of a search as `interactions` needs them: see `phoneSearchPaging`. */
@@ -76,7 +76,8 @@ function phoneTotal(search: string, visible: VisibleClinics, clinicId: string | 
   return Prisma.sql`SELECT coalesce(sum(p.interactions), 0)::bigint AS n FROM interaction_phones p WHERE ${and([Prisma.sql`p.phone_number ILIKE ${pattern}`, ...inScope('p')])}`;
 }
 
-type SearchRow = Partial<Interaction> & { searchTotal: bigint; searchRead: boolean; transcriptText: string | null };
+/** A row of the statement: the totals' columns, and the page's columns (null when the page is empty). */
+type SearchRow = RawRow & { searchTotal: bigint; searchRead: boolean };
 
 /**
  * One statement: the total of a search and, when the matches are read, the page's rows with their
@@ -110,19 +111,17 @@ export async function phoneSearch(
       LIMIT ${max + 1}
     ),
     page AS (SELECT id FROM matches ORDER BY started_at DESC, id DESC LIMIT ${take}::bigint OFFSET ${skip}::bigint)
-    SELECT b.n AS "searchTotal", b.read AS "searchRead", ${INTERACTION_COLUMNS}, t.entries::text AS "transcriptText"
+    SELECT b.n AS "searchTotal", b.read AS "searchRead", ${INTERACTION_COLUMNS}, ${TRANSCRIPT_TEXT}
     FROM bound b
     LEFT JOIN (page p JOIN interactions i ON i.id = p.id LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id) ON TRUE
     ORDER BY i.started_at DESC, i.id DESC`;
   const found = await queryRows<SearchRow>(db, filters.search.length >= 3 ? prepared('phone_search', statement) : statement);
   const first = found[0];
   const rows = first?.searchRead
-    ? found
-        .filter((r) => r.id != null)
-        .map(({ searchTotal: _total, searchRead: _read, transcriptText, ...row }) => ({
-          ...(row as Interaction),
-          transcript: transcriptText == null ? null : { entries: JSON.parse(transcriptText) as Prisma.JsonValue },
-        }))
+    ? sqlRows(
+        found.filter((r) => r.id != null).map(({ searchTotal: _total, searchRead: _read, ...row }) => row),
+        true,
+      )
     : null;
   return { total: num(first?.searchTotal), rows };
 }

@@ -12,6 +12,15 @@ import type { Db } from '../db/client.js';
 import { and, prepared, queryRows } from '../db/sql.js';
 import { type Campaign, type Clinic, type Interaction, Prisma } from '../generated/prisma/client.js';
 
+/** A select list naming each column as the model's field (`i.phone_number AS "phoneNumber"`). */
+function selectList(columns: Record<string, string>): Prisma.Sql {
+  return Prisma.raw(
+    Object.entries(columns)
+      .map(([field, column]) => `${column} AS "${field}"`)
+      .join(', '),
+  );
+}
+
 /**
  * Each field of Prisma's `Interaction` model and the column it is read from, as Prisma's client
  * names and types it. Typed by the model itself: a column added to prisma/schema.prisma and missing
@@ -34,11 +43,7 @@ const COLUMN_OF: { readonly [Field in keyof Interaction]-?: string } = {
 };
 
 /** The interaction's own columns, named as Prisma's model names them (the select list of every hand-written page). */
-export const INTERACTION_COLUMNS = Prisma.raw(
-  Object.entries(COLUMN_OF)
-    .map(([field, column]) => `${column} AS "${field}"`)
-    .join(', '),
-);
+export const INTERACTION_COLUMNS = selectList(COLUMN_OF);
 
 /** A row as findMany returns it with `include: { transcript: { select: { entries: true } } }`. */
 export type InteractionRow = Interaction & { transcript?: { entries: Prisma.JsonValue } | null };
@@ -105,13 +110,6 @@ const CAMPAIGN_COLUMN_OF: { readonly [Field in keyof Campaign]-?: string } = {
   updatedAt: 'updated_at',
   settings: 'settings',
 };
-
-const selectList = (columns: Record<string, string>) =>
-  Prisma.raw(
-    Object.entries(columns)
-      .map(([field, column]) => `${column} AS "${field}"`)
-      .join(', '),
-  );
 
 // Prepared: looked up by primary key whatever the ids, so one generic plan serves every call.
 const CLINICS_BY_ID = (ids: string[]) =>
@@ -195,7 +193,8 @@ function isEntriesSelection(value: unknown): boolean {
   return keys.length === 1 && (select as { entries?: unknown }).entries === true;
 }
 
-const TRANSCRIPT_TEXT = Prisma.sql`t.entries::text AS "transcriptText"`;
+/** The transcript of alias `t` as the text of its JSON (parsed once, by `sqlRows`). */
+export const TRANSCRIPT_TEXT = Prisma.sql`t.entries::text AS "transcriptText"`;
 const ORDER = Prisma.sql`ORDER BY i.started_at DESC, i.id DESC`;
 
 /** A row as hand-written SQL reads it: the transcript (when read) as the text of its JSON. */

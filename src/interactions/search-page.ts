@@ -11,7 +11,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from './conditions.js';
 import type { Filters } from './filters.js';
 import { countsByPhone } from './phone-search.js';
-import { INTERACTION_COLUMNS, type InteractionRow, type RawRow, sqlRows } from './rows.js';
+import { INTERACTION_COLUMNS, type InteractionRow, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
 
 export interface MatchesPage {
   /** The page's ids (in no particular order: the caller reads and orders the rows). */
@@ -30,6 +30,7 @@ export function foundRows(found: MatchesPage | null | undefined, transcript: boo
   return transcript ? found.rows : found.rows.map(({ transcript: _transcript, ...row }) => row);
 }
 
+/** A row of the statement: the count, and the page's columns (null when the page is empty). */
 type MatchRow = RawRow & { matched: bigint };
 
 /**
@@ -57,7 +58,7 @@ export async function matchesPage(
     ),
     counted AS (SELECT count(*) AS matched FROM matches),
     page AS (SELECT id FROM matches ORDER BY started_at DESC, id DESC LIMIT ${take}::bigint OFFSET ${skip}::bigint)
-    SELECT c.matched, ${INTERACTION_COLUMNS}, t.entries::text AS "transcriptText"
+    SELECT c.matched, ${INTERACTION_COLUMNS}, ${TRANSCRIPT_TEXT}
     FROM counted c
     LEFT JOIN (page p JOIN interactions i ON i.id = p.id LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id)
       ON c.matched <= ${max}::bigint
