@@ -284,6 +284,14 @@ export async function insertRows(q: pg.Pool | pg.ClientBase, rows: readonly Row[
   );
 }
 
+/** A connection of its own (a concurrent writer), with its backend pid for waitUntilBlocked. */
+export async function session(): Promise<pg.Client & { pid: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return Object.assign(client, { pid: rows[0]!.pid });
+}
+
 /** Waits until the backend `pid` waits for a lock (so a test knows a statement is blocked). */
 export async function waitUntilBlocked(q: pg.Pool, pid: number): Promise<void> {
   for (let i = 0; i < 200; i++) {

@@ -15,7 +15,18 @@ import { generateDemoData } from '../../src/seed/generate.js';
 import { writeDemoData } from '../../src/seed/seed-database.js';
 import { databaseUrl, migrateUpTo, testDb, withFreshDatabase } from '../helpers/db.js';
 import { createInteraction } from '../helpers/factories.js';
-import { createClinics, expectRollupExact, importRows, insertRows, newId, type Row, rollupRows, testPool, waitUntilBlocked } from './rollup-support.js';
+import {
+  createClinics,
+  expectRollupExact,
+  importRows,
+  insertRows,
+  newId,
+  type Row,
+  rollupRows,
+  session,
+  testPool,
+  waitUntilBlocked,
+} from './rollup-support.js';
 
 const db = testDb();
 const pool = testPool();
@@ -244,13 +255,6 @@ describe('the metrics and count queries', () => {
 });
 
 describe('interaction_daily_rollups under concurrent writers', () => {
-  async function session(): Promise<pg.Client & { pid: number }> {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    return Object.assign(client, { pid: rows[0]!.pid });
-  }
-
   it('stays exact when two transactions change the same interaction (started_at, outcome) one after the other', async () => {
     const [c] = (await createClinics(pool, 1)) as [string];
     const target = row(c, '2025-07-01T10:00:00.000Z');

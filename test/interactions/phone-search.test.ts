@@ -12,9 +12,9 @@ import { migrate } from '../../src/db/migrate.js';
 import { foldPeriodically, foldPhoneChanges } from '../../src/interactions/phone-fragments.js';
 import { countsByPhone } from '../../src/interactions/phone-search.js';
 import { SEARCH_MATCHES_MAX as MATCHES_PAGE_MAX } from '../../src/interactions/read-page.js';
-import { createClinics, testPool, waitUntilBlocked } from '../analytics/rollup-support.js';
+import { createClinics, session, testPool, waitUntilBlocked } from '../analytics/rollup-support.js';
 import { createKey, testApp } from '../helpers/app.js';
-import { databaseUrl, migrateUpTo, testDb, withFreshDatabase } from '../helpers/db.js';
+import { migrateUpTo, testDb, withFreshDatabase } from '../helpers/db.js';
 import { expectStatus, get } from '../rest/client.js';
 
 const db = testDb();
@@ -233,14 +233,6 @@ describe('phone search totals from interaction_phones', () => {
 });
 
 describe('interaction_phones under concurrent writers', () => {
-  async function session(): Promise<pg.Client & { pid: number }> {
-    const { default: pgModule } = await import('pg');
-    const client = new pgModule.Client({ connectionString: databaseUrl });
-    await client.connect();
-    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    return Object.assign(client, { pid: rows[0]!.pid });
-  }
-
   it('stays exact when transactions add the same new number, or add one another empties', async () => {
     const [c] = (await createClinics(pool, 1)) as [string];
     const key = await createKey(db, { clinicIds: [c] });
@@ -283,14 +275,6 @@ describe('interaction_phones under concurrent writers', () => {
 });
 
 describe('interaction_phone_fragments under concurrent writers and folds', () => {
-  async function session(): Promise<pg.Client & { pid: number }> {
-    const { default: pgModule } = await import('pg');
-    const client = new pgModule.Client({ connectionString: databaseUrl });
-    await client.connect();
-    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    return Object.assign(client, { pid: rows[0]!.pid });
-  }
-
   it('lets transactions write different numbers of one clinic without waiting for each other, and stays exact', async () => {
     const [c, other] = (await createClinics(pool, 2)) as [string, string];
     const key = await createKey(db, { clinicIds: [c] });
