@@ -13,6 +13,7 @@
 // one statement each (rows.ts). Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
+import { lazy } from '../domain/lazy.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions, interactionWhere } from './conditions.js';
 import { countInteractions } from './count.js';
@@ -48,15 +49,6 @@ export interface InteractionList {
   rows(query: PothosQuery): Promise<InteractionRow[]>;
 }
 
-/** Runs `load` once, when first asked, for everyone who asks. */
-function once<T>(load: () => Promise<T>): () => Promise<T> {
-  let result: Promise<T> | undefined;
-  return () => {
-    result ??= load();
-    return result;
-  };
-}
-
 export function listInteractions(db: Db, { filters, visibleClinics, page, limit }: ListRequest): InteractionList {
   const skip = (page - 1) * limit;
   const take = limit;
@@ -71,10 +63,10 @@ export function listInteractions(db: Db, { filters, visibleClinics, page, limit 
     // (Its total first, as for short ones, cost a rare search at 1m about a sixth of its
     // requests/s: the two trigram scans cost more than the one that finds its few matches.)
     const byPhone = isShortSearch(filters.search) ? phoneSearchPaging(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX) : null;
-    known = byPhone?.matches ?? once(() => matchesPage(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX));
-    total = byPhone?.total ?? once(async () => (await known())?.total ?? countInteractions(db, filters, visibleClinics));
+    known = byPhone?.matches ?? lazy(() => matchesPage(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX));
+    total = byPhone?.total ?? lazy(async () => (await known())?.total ?? countInteractions(db, filters, visibleClinics));
   } else {
-    const counted = once(() => countInteractions(db, filters, visibleClinics));
+    const counted = lazy(() => countInteractions(db, filters, visibleClinics));
     total = counted;
     // Counted first (from the rollups) when the page could be empty at a high price: a filter on
     // channel, type or outcome has no index in (started_at, id) order, so a combination that
@@ -82,7 +74,7 @@ export function listInteractions(db: Db, { filters, visibleClinics, page, limit 
     // would be walked through every match to find none left.
     const costlyIfEmpty = filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined || skip > 0;
     known = costlyIfEmpty
-      ? once(async () => {
+      ? lazy(async () => {
           const n = await counted();
           return skip >= n ? { ids: [], total: n } : null;
         })

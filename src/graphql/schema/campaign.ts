@@ -1,5 +1,6 @@
 // Campaigns and their root fields.
 import { campaignWhere, clinicCondition } from '../../auth/clinic-scope.js';
+import { lazy } from '../../domain/lazy.js';
 import { checkPaging, hasControlCharacter, isUuid } from '../../domain/parameters.js';
 import { CAMPAIGN_STATUSES } from '../../domain/values.js';
 import type { Prisma } from '../../generated/prisma/client.js';
@@ -9,7 +10,7 @@ import { CampaignChannelEnum, CampaignStatusEnum, CampaignTypeEnum } from './enu
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
 import { ORDER_CAMPAIGNS } from './order.js';
-import { COST_COUNTED_BY_PARENT, costByLimit, lazy, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { COST_COUNTED_BY_PARENT, costByLimit, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 export const Campaign = builder.prismaObject('Campaign', {
   description: 'An outreach campaign of a clinic.',

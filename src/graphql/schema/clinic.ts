@@ -1,5 +1,6 @@
 // Clinics and their root fields.
 import { clinicWhere } from '../../auth/clinic-scope.js';
+import { lazy } from '../../domain/lazy.js';
 import { checkPaging, isUuid } from '../../domain/parameters.js';
 import { builder } from '../builder.js';
 import { checked } from '../errors.js';
@@ -8,7 +9,7 @@ import { CampaignStatusEnum } from './enums.js';
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
 import { ORDER_CAMPAIGNS } from './order.js';
-import { COST_COUNTED_BY_PARENT, checkedPaging, costByLimit, lazy, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
+import { COST_COUNTED_BY_PARENT, checkedPaging, costByLimit, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 export const Clinic = builder.prismaObject('Clinic', {
   description: 'A clinic whose patients are contacted.',

@@ -38,18 +38,6 @@ export function checkedPaging(args: { page?: number | null; limit?: number | nul
   return checked(context, args, checkPaging);
 }
 
-/**
- * Runs `load` once, when first asked, for every field that needs it: total, totalPages and hasMore
- * cost one count together.
- */
-export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
-  let result: Promise<T> | undefined;
-  return () => {
-    result ??= load();
-    return result;
-  };
-}
-
 /** Query cost of a list field: its children times the page size asked for (see builder.ts). */
 export function costByLimit(args: { limit?: number | null }): { field: number; multiplier: number } {
   const limit = args.limit ?? DEFAULT_PAGE_SIZE;
