@@ -156,3 +156,6 @@ export function totalsAt(values: readonly number[], offset: number): Totals {
     avgDurationSeconds: ratio2(sum('duration_sum'), sum('timed_calls')),
   };
 }
+
+/** SUM_COLUMNS summed over rows split like `interaction_days` (also `interaction_hours`, `interaction_quarters`), in order. */
+export const WIDE_SUMS = Prisma.raw(SUM_COLUMNS.map((column) => `coalesce(sum(${DAY_COLUMN_OF[column]}), 0)::bigint`).join(', '));

@@ -26,3 +26,11 @@ export function checked<A extends object, T>(
   if (checkOnly || Object.keys(problems).length > 0) throw validationError(problems);
   return value;
 }
+
+/**
+ * A VALIDATION_ERROR found after the arguments' first check (one that needed the database, such as
+ * whether a time zone exists), its problems named as the caller names the arguments.
+ */
+export function rejected(context: Pick<GraphQLContext, 'parameters'>, problems: (names: ParameterNames) => Problems): GraphQLError {
+  return validationError(problems(context.parameters.names));
+}

@@ -21,7 +21,7 @@ export interface RawFilters {
 export type FilterNames = { [K in keyof RawFilters]-?: string };
 
 /** What a caller calls each parameter, for the problems reported (GraphQL's argument names, or REST's). */
-export type ParameterNames = FilterNames & { page: string; limit: string };
+export type ParameterNames = FilterNames & { page: string; limit: string; timezone: string; compare: string; granularity: string };
 
 export const GRAPHQL_NAMES: ParameterNames = {
   page: 'page',
@@ -34,6 +34,9 @@ export const GRAPHQL_NAMES: ParameterNames = {
   clinicId: 'clinicId',
   search: 'search',
   status: 'status',
+  timezone: 'timezone',
+  compare: 'compare',
+  granularity: 'granularity',
 };
 
 export interface Filters {

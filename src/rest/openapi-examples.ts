@@ -134,3 +134,55 @@ export function withTranscriptOf(call: typeof EXAMPLE_VOICE_CALL): Record<string
   const { recording_url, summary, ...head } = call;
   return { ...head, transcript: EXAMPLE_TRANSCRIPT, summary, recording_url };
 }
+
+/** A weekly series in Europe/Madrid, cut to a window starting on a Wednesday. */
+export const EXAMPLE_SERIES = [
+  {
+    start: '2026-10-21T00:00:00.000+02:00',
+    end: '2026-10-26T00:00:00.000+01:00',
+    total: 212,
+    calls: 149,
+    conversations: 63,
+    inbound: 85,
+    outbound: 127,
+    appointments_scheduled: 61,
+    success_rate: 40.57,
+    avg_duration_seconds: 142.08,
+  },
+  {
+    start: '2026-10-26T00:00:00.000+01:00',
+    end: '2026-11-02T00:00:00.000+01:00',
+    total: 301,
+    calls: 214,
+    conversations: 87,
+    inbound: 119,
+    outbound: 182,
+    appointments_scheduled: 90,
+    success_rate: 42.19,
+    avg_duration_seconds: 138.7,
+  },
+];
+
+export const EXAMPLE_SUMMARY_PREVIOUS = {
+  total_interactions: 1107,
+  total_calls: 790,
+  total_conversations: 317,
+  inbound_count: 460,
+  outbound_count: 647,
+  avg_duration_seconds: 150.02,
+  total_duration_seconds: 110_711,
+  success_rate: 39.5,
+  appointments_scheduled: 0,
+};
+
+export const EXAMPLE_SUMMARY_CHANGE = {
+  total_interactions: 15.99,
+  total_calls: 14.18,
+  total_conversations: 20.5,
+  inbound_count: 12.39,
+  outbound_count: 18.55,
+  avg_duration_seconds: -4.5,
+  total_duration_seconds: 7.41,
+  success_rate: 5.9,
+  appointments_scheduled: null,
+};

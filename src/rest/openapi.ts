@@ -45,7 +45,10 @@ import {
   EXAMPLE_DAILY,
   EXAMPLE_OUTCOMES,
   EXAMPLE_REQUEST_ID,
+  EXAMPLE_SERIES,
   EXAMPLE_SUMMARY,
+  EXAMPLE_SUMMARY_CHANGE,
+  EXAMPLE_SUMMARY_PREVIOUS,
   EXAMPLE_TIMESTAMP,
   EXAMPLE_TRANSCRIPT,
   EXAMPLE_VOICE_CALL,
@@ -65,6 +68,8 @@ import {
   OUTCOME_BREAKDOWN_ENTRY,
   PAGINATION_META,
   type Representation,
+  SERIES_BUCKET,
+  SUMMARY_CHANGE,
   SUMMARY_METRICS,
   TRANSCRIPT_ENTRY,
   timestampSchema,
@@ -85,6 +90,29 @@ const list = (values: readonly string[]) => values.map(code).join(', ');
 
 function object(properties: Record<string, Json>, extra: Json = {}, required = Object.keys(properties)): Json {
   return { type: 'object', additionalProperties: false, required, properties, ...extra };
+}
+
+const COMPARED = 'Present with `compare`: the same figures over the comparison window.';
+const DAILY_LIST: Json = {
+  type: 'array',
+  items: ref(DAILY_METRIC.name),
+  description: 'One entry for every day of the window (UTC days, or local days with `timezone`), zero-filled, by date ascending.',
+};
+const SERIES_LIST: Json = {
+  type: 'array',
+  items: ref(SERIES_BUCKET.name),
+  description: 'Every bucket of the window (zero-filled), oldest first; the first and last are cut to the window.',
+};
+
+/** An object schema with optional properties that only `compare` adds (not required). */
+function withComparison(schema: Json, extra: Record<string, Json>): Json {
+  return { ...schema, properties: { ...(schema.properties as Record<string, Json>), ...extra } };
+}
+
+/** A representation's schema without its description and examples: the shape of `previous`. */
+function figuresOf(schema: Json): Json {
+  const { description: _description, examples: _examples, ...rest } = schema;
+  return rest;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,14 +251,23 @@ function componentSchemas(): Record<string, Json> {
     InteractionDetail: object({ interaction: ref('InteractionWithTranscript') }, { examples: [{ interaction: withTranscriptOf(EXAMPLE_VOICE_CALL) }] }),
     ClinicList: listOf('clinics', CLINIC.name, [EXAMPLE_CLINIC]),
     CampaignList: listOf('campaigns', CAMPAIGN.name, [EXAMPLE_CAMPAIGN]),
-    [SUMMARY_METRICS.name]: representationSchema(SUMMARY_METRICS, undefined, { examples: [EXAMPLE_SUMMARY] }),
+    [SUMMARY_METRICS.name]: withComparison(representationSchema(SUMMARY_METRICS, undefined, { examples: [EXAMPLE_SUMMARY] }), {
+      previous: { ...figuresOf(representationSchema(SUMMARY_METRICS, undefined)), description: COMPARED },
+      change: ref(SUMMARY_CHANGE.name),
+    }),
+    [SUMMARY_CHANGE.name]: representationSchema(SUMMARY_CHANGE, undefined, { examples: [EXAMPLE_SUMMARY_CHANGE] }),
     [DAILY_METRIC.name]: representationSchema(DAILY_METRIC, undefined, { examples: [EXAMPLE_DAILY[0]] }),
-    DailyMetrics: object(
-      { daily: { type: 'array', items: ref(DAILY_METRIC.name), description: 'One entry for every UTC day of the window (zero-filled), by date ascending.' } },
-      { examples: [{ daily: EXAMPLE_DAILY }] },
-    ),
+    DailyMetrics: withComparison(object({ daily: DAILY_LIST }, { examples: [{ daily: EXAMPLE_DAILY }] }), {
+      previous: object({ daily: DAILY_LIST }, { description: COMPARED }),
+    }),
+    [SERIES_BUCKET.name]: representationSchema(SERIES_BUCKET, undefined, { examples: [EXAMPLE_SERIES[0]] }),
+    SeriesMetrics: withComparison(object({ series: SERIES_LIST }, { examples: [{ series: EXAMPLE_SERIES }] }), {
+      previous: object({ series: SERIES_LIST }, { description: COMPARED }),
+    }),
     [OUTCOME_BREAKDOWN_ENTRY.name]: representationSchema(OUTCOME_BREAKDOWN_ENTRY, undefined, { examples: [EXAMPLE_OUTCOMES.outcomes[0]] }),
-    [OUTCOME_BREAKDOWN.name]: representationSchema(OUTCOME_BREAKDOWN, undefined, { examples: [EXAMPLE_OUTCOMES] }),
+    [OUTCOME_BREAKDOWN.name]: withComparison(representationSchema(OUTCOME_BREAKDOWN, undefined, { examples: [EXAMPLE_OUTCOMES] }), {
+      previous: { ...figuresOf(representationSchema(OUTCOME_BREAKDOWN, undefined)), description: COMPARED },
+    }),
     ...errorSchemas(),
   };
 }

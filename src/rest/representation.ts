@@ -8,11 +8,13 @@
 import type {
   RestCampaignFieldsFragment,
   RestClinicFieldsFragment,
+  RestDailyFieldsFragment,
   RestInteractionFieldsFragment,
-  RestMetricsDailyQuery,
   RestMetricsOutcomesQuery,
   RestMetricsSummaryQuery,
   RestPageInfoFragment,
+  RestSeriesFieldsFragment,
+  RestSummaryFieldsFragment,
 } from '../documents/graphql.js';
 import {
   CAMPAIGN_CHANNELS,
@@ -272,8 +274,9 @@ export function toMeta(pageInfo: RestPageInfoFragment): PaginationMeta {
 // ---------------------------------------------------------------------------------------------
 // Metrics
 
-type SummaryMetrics = NonNullable<RestMetricsSummaryQuery['metricsSummary']>;
-type DailyMetric = NonNullable<RestMetricsDailyQuery['metricsDaily']>[number];
+type SummaryMetrics = RestSummaryFieldsFragment;
+type SummaryChange = NonNullable<NonNullable<RestMetricsSummaryQuery['metricsSummary']>['change']>;
+type DailyMetric = RestDailyFieldsFragment;
 type OutcomeBreakdown = NonNullable<RestMetricsOutcomesQuery['metricsOutcomes']>;
 type OutcomeBreakdownEntry = OutcomeBreakdown['outcomes'][number];
 
@@ -295,6 +298,27 @@ export const SUMMARY_METRICS: Representation<SummaryMetrics> = {
 
 export const toSummaryMetrics: (summary: SummaryMetrics) => Record<string, unknown> = shaper(SUMMARY_METRICS, undefined);
 
+/** A relative change in percent; null where the previous figure is 0. */
+const change: JsonSchema = { type: ['number', 'null'] };
+
+export const SUMMARY_CHANGE: Representation<SummaryChange> = {
+  name: 'SummaryChange',
+  graphqlType: 'MetricsChange',
+  fields: [
+    { name: 'total_interactions', from: 'totalInteractions', schema: change },
+    { name: 'total_calls', from: 'totalCalls', schema: change },
+    { name: 'total_conversations', from: 'totalConversations', schema: change },
+    { name: 'inbound_count', from: 'inboundCount', schema: change },
+    { name: 'outbound_count', from: 'outboundCount', schema: change },
+    { name: 'avg_duration_seconds', from: 'avgDurationSeconds', schema: change },
+    { name: 'total_duration_seconds', from: 'totalDurationSeconds', schema: change },
+    { name: 'success_rate', from: 'successRate', schema: change },
+    { name: 'appointments_scheduled', from: 'appointmentsScheduled', schema: change },
+  ],
+};
+
+export const toSummaryChange: (change: SummaryChange) => Record<string, unknown> = shaper(SUMMARY_CHANGE, undefined);
+
 export const DAILY_METRIC: Representation<DailyMetric> = {
   name: 'DailyMetric',
   graphqlType: 'DailyMetric',
@@ -312,6 +336,28 @@ export const DAILY_METRIC: Representation<DailyMetric> = {
 };
 
 export const toDailyMetric: (day: DailyMetric) => Record<string, unknown> = shaper(DAILY_METRIC, undefined);
+
+/** An instant written with the zone's offset, as series buckets carry them. */
+const localDateTime: JsonSchema = { type: 'string', format: 'date-time' };
+
+export const SERIES_BUCKET: Representation<RestSeriesFieldsFragment> = {
+  name: 'SeriesBucket',
+  graphqlType: 'SeriesBucket',
+  fields: [
+    { name: 'start', from: 'start', schema: localDateTime },
+    { name: 'end', from: 'end', schema: localDateTime },
+    { name: 'total', from: 'total', schema: count },
+    { name: 'calls', from: 'calls', schema: count },
+    { name: 'conversations', from: 'conversations', schema: count },
+    { name: 'inbound', from: 'inbound', schema: count },
+    { name: 'outbound', from: 'outbound', schema: count },
+    { name: 'appointments_scheduled', from: 'appointmentsScheduled', schema: count },
+    { name: 'success_rate', from: 'successRate', schema: percentage },
+    { name: 'avg_duration_seconds', from: 'avgDurationSeconds', schema: seconds },
+  ],
+};
+
+export const toSeriesBucket: (bucket: RestSeriesFieldsFragment) => Record<string, unknown> = shaper(SERIES_BUCKET, undefined);
 
 /**
  * The outcome breakdown's entries. GraphQL already names them as REST does, so the route passes the

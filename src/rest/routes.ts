@@ -12,13 +12,15 @@ import {
   RestInteractionsDocument,
   RestMetricsDailyDocument,
   RestMetricsOutcomesDocument,
+  RestMetricsSeriesDocument,
   RestMetricsSummaryDocument,
 } from '../documents/graphql.js';
 import { hasControlCharacter } from '../domain/parameters.js';
 import type { Scope } from '../domain/values.js';
 import type { ParameterNames } from '../interactions/filters.js';
+import { MAX_SERIES_BUCKETS } from '../zones/local-calendar.js';
 import type { PaginationMeta } from './envelope.js';
-import { toCampaign, toClinic, toDailyMetric, toInteraction, toMeta, toSummaryMetrics } from './representation.js';
+import { toCampaign, toClinic, toDailyMetric, toInteraction, toMeta, toSeriesBucket, toSummaryChange, toSummaryMetrics } from './representation.js';
 
 /** The REST name of each GraphQL argument a parameter maps to (the names problems are reported under). */
 export const REST_NAMES: ParameterNames = {
@@ -32,6 +34,9 @@ export const REST_NAMES: ParameterNames = {
   clinicId: 'clinic_id',
   search: 'search',
   status: 'status',
+  timezone: 'timezone',
+  compare: 'compare',
+  granularity: 'granularity',
 };
 
 export interface RouteResult {
@@ -106,32 +111,70 @@ export const routes: readonly Route[] = [
   define({
     path: '/api/v1/metrics/summary',
     summary: 'Summary metrics',
-    description: 'Totals over a window of interactions (default: from the start of the UTC day 30 days ago to the end of today).',
+    description:
+      'Totals over a window of interactions (default: from the start of the day 30 days ago to the end of today, in UTC or in `timezone`). With `compare`, also the totals of the comparison window (`previous`) and the relative change of each figure (`change`).',
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'timezone', 'compare'],
     document: RestMetricsSummaryDocument,
     dataSchema: 'SummaryMetrics',
-    shape: (data) => data.metricsSummary && { data: toSummaryMetrics(data.metricsSummary) },
+    shape: ({ metricsSummary: summary }) =>
+      summary && {
+        data: {
+          ...toSummaryMetrics(summary),
+          ...(summary.previous ? { previous: toSummaryMetrics(summary.previous) } : {}),
+          ...(summary.change ? { change: toSummaryChange(summary.change) } : {}),
+        },
+      },
   }),
   define({
     path: '/api/v1/metrics/daily',
     summary: 'Daily metrics',
-    description: `One entry per UTC day of the window, zero-filled, sorted by date ascending (at most ${MAX_DAILY_DAYS} days).`,
+    description: `One entry per day of the window (UTC days, or local days with \`timezone\`), zero-filled, sorted by date ascending (at most ${MAX_DAILY_DAYS} days). With \`compare\`, also the days of the comparison window (\`previous\`).`,
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare'],
     document: RestMetricsDailyDocument,
     dataSchema: 'DailyMetrics',
-    shape: (data) => data.metricsDaily && { data: { daily: data.metricsDaily.map(toDailyMetric) } },
+    shape: ({ metricsDailyReport: report }) =>
+      report && {
+        data: {
+          daily: report.daily.map(toDailyMetric),
+          ...(report.previous ? { previous: { daily: report.previous.map(toDailyMetric) } } : {}),
+        },
+      },
+  }),
+  define({
+    path: '/api/v1/metrics/series',
+    summary: 'Metrics series',
+    description: `Totals per local hour, day, ISO week (from Monday), month, quarter or year of the window, in \`timezone\` (default UTC): every bucket, zero-filled, oldest first, the first and last cut to the window (at most ${MAX_SERIES_BUCKETS} buckets). Each bucket's \`start\` and \`end\` (exclusive) carry the zone's offset at that instant. With \`compare\`, also the buckets of the comparison window (\`previous\`).`,
+    scope: 'metrics:read',
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare', 'granularity'],
+    document: RestMetricsSeriesDocument,
+    dataSchema: 'SeriesMetrics',
+    shape: ({ metricsSeries: series }) =>
+      series && {
+        data: {
+          series: series.series.map(toSeriesBucket),
+          ...(series.previous ? { previous: { series: series.previous.map(toSeriesBucket) } } : {}),
+        },
+      },
   }),
   define({
     path: '/api/v1/metrics/outcomes',
     summary: 'Outcome breakdown',
-    description: 'Interactions per outcome, most frequent first (ties by outcome), with their share of the total.',
+    description:
+      'Interactions per outcome, most frequent first (ties by outcome), with their share of the total. With `compare`, also the breakdown of the comparison window (`previous`).',
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare'],
     document: RestMetricsOutcomesDocument,
     dataSchema: 'OutcomeBreakdown',
-    shape: (data) => data.metricsOutcomes && { data: { outcomes: data.metricsOutcomes.outcomes, total: data.metricsOutcomes.total } },
+    shape: ({ metricsOutcomes: outcomes }) =>
+      outcomes && {
+        data: {
+          outcomes: outcomes.outcomes,
+          total: outcomes.total,
+          ...(outcomes.previous ? { previous: { outcomes: outcomes.previous.outcomes, total: outcomes.previous.total } } : {}),
+        },
+      },
   }),
 ];
 

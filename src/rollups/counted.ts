@@ -161,16 +161,19 @@ export function countedTotals(filter: Omit<CountedWindow, 'outcomes'>, options: 
 export function rawCountedTotals(ranges: readonly RawRange[], dimensions: readonly Prisma.Sql[]): Prisma.Sql[] {
   return ranges.map(
     (range) => Prisma.sql`
-      SELECT ${UTC_DAY} AS day, channel, direction, 1::bigint AS n,
-             (outcome IS NOT NULL)::int::bigint AS with_outcome,
-             (outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[]))::int::bigint AS successful,
-             (outcome = ${SCHEDULED_OUTCOME}::text)::int::bigint AS booked,
-             (channel = 'voice' AND duration_seconds IS NOT NULL)::int::bigint AS timed_calls,
-             (CASE WHEN channel = 'voice' THEN coalesce(duration_seconds, 0) ELSE 0 END)::bigint AS duration_sum
+      SELECT ${UTC_DAY} AS day, ${RAW_COUNTED_TOTALS}
       FROM interactions
       WHERE ${and([...rawRangeConditions(range), ...dimensions])}`,
   );
 }
+
+/** The COUNTED TOTALS columns of one raw interaction (after `day`), with the rollup's definitions. */
+export const RAW_COUNTED_TOTALS = Prisma.sql`channel, direction, 1::bigint AS n,
+             (outcome IS NOT NULL)::int::bigint AS with_outcome,
+             (outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[]))::int::bigint AS successful,
+             (outcome = ${SCHEDULED_OUTCOME}::text)::int::bigint AS booked,
+             (channel = 'voice' AND duration_seconds IS NOT NULL)::int::bigint AS timed_calls,
+             (CASE WHEN channel = 'voice' THEN coalesce(duration_seconds, 0) ELSE 0 END)::bigint AS duration_sum`;
 
 /**
  * Every interaction of a window (no restriction on clinic, channel, type or outcome), one row per

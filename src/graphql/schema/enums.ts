@@ -1,4 +1,6 @@
 // GraphQL enums. Values are UPPERCASE by GraphQL convention; each maps to the stored (REST) value.
+
+import { COMPARISONS } from '../../analytics/zoned.js';
 import {
   CAMPAIGN_CHANNELS,
   CAMPAIGN_STATUSES,
@@ -10,6 +12,7 @@ import {
   OUTCOMES,
   TYPES_BY_CHANNEL,
 } from '../../domain/values.js';
+import { GRANULARITIES } from '../../zones/local-calendar.js';
 import { builder } from '../builder.js';
 
 function valuesOf<T extends string>(values: readonly T[], describe: (value: T) => string) {
@@ -60,4 +63,24 @@ export const CampaignChannelEnum = builder.enumType('CampaignChannel', {
 export const CampaignStatusEnum = builder.enumType('CampaignStatus', {
   description: 'Lifecycle state of a campaign.',
   values: valuesOf(CAMPAIGN_STATUSES, (s) => `REST \`${s}\`.`),
+});
+
+export const MetricsComparisonEnum = builder.enumType('MetricsComparison', {
+  description: 'The window a metric is compared with.',
+  values: valuesOf(COMPARISONS, (c) =>
+    c === 'previous_period'
+      ? 'The window shifted back by its own length: with date bounds, the same number of local days just before (REST `previous_period`).'
+      : 'The same local dates one calendar year earlier, 29 February read as 28 February (REST `previous_year`).',
+  ),
+});
+
+export const GranularityEnum = builder.enumType('Granularity', {
+  description: 'The calendar unit of a series, in the requested time zone.',
+  values: valuesOf(GRANULARITIES, (g) =>
+    g === 'week'
+      ? 'ISO weeks, from Monday 00:00 (REST `week`).'
+      : g === 'hour'
+        ? 'Local hours; an hour a DST fold repeats is two buckets (REST `hour`).'
+        : `Local calendar ${g}s (REST \`${g}\`).`,
+  ),
 });

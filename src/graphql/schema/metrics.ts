@@ -9,18 +9,54 @@ import {
   type SummaryMetrics,
 } from '../../analytics/index.js';
 import { checkMetricsFilter, MAX_DAILY_DAYS } from '../../analytics/window-filter.js';
+import {
+  type OutcomesResult,
+  type SeriesBucket,
+  type SummaryChange,
+  summaryChange,
+  TooManyBuckets,
+  WindowOutOfOrder,
+  type ZonedQuery,
+  zonedDaily,
+  zonedOutcomes,
+  zonedSeries,
+  zonedSummary,
+} from '../../analytics/zoned.js';
 import { SUCCESSFUL_OUTCOMES } from '../../domain/values.js';
+import type { ParameterNames } from '../../interactions/filters.js';
+import { type Granularity, MAX_SERIES_BUCKETS } from '../../zones/local-calendar.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
-import { checked } from '../errors.js';
-import { ChannelEnum, InteractionTypeEnum } from './enums.js';
+import { checked, rejected } from '../errors.js';
+import { ChannelEnum, GranularityEnum, InteractionTypeEnum, MetricsComparisonEnum } from './enums.js';
+import { checkZoneArguments, type ZoneArguments, zonedQuery } from './zone-arguments.js';
 
 /** An aggregate over a window costs like a page of rows (see builder.ts). */
 const METRICS_COST = 500;
 
 const successNote = `Success means one of ${SUCCESSFUL_OUTCOMES.join(', ')}, over interactions that have an outcome.`;
 
-const MetricsSummary = builder.objectRef<SummaryMetrics>('MetricsSummary').implement({
+type SummaryResult = SummaryMetrics & { previous?: SummaryMetrics; change?: SummaryChange };
+
+const MetricsSummary = builder.objectRef<SummaryResult>('MetricsSummary');
+
+const MetricsChange = builder.objectRef<SummaryChange>('MetricsChange').implement({
+  description:
+    'Relative change from the comparison window to the window, per figure of MetricsSummary: (current - previous) / previous x 100, from the figures as reported, 2 decimals; null where the previous figure is 0.',
+  fields: (t) => ({
+    totalInteractions: t.exposeFloat('totalInteractions', { nullable: true, description: 'Change of totalInteractions, percent.' }),
+    totalCalls: t.exposeFloat('totalCalls', { nullable: true, description: 'Change of totalCalls, percent.' }),
+    totalConversations: t.exposeFloat('totalConversations', { nullable: true, description: 'Change of totalConversations, percent.' }),
+    inboundCount: t.exposeFloat('inboundCount', { nullable: true, description: 'Change of inboundCount, percent.' }),
+    outboundCount: t.exposeFloat('outboundCount', { nullable: true, description: 'Change of outboundCount, percent.' }),
+    avgDurationSeconds: t.exposeFloat('avgDurationSeconds', { nullable: true, description: 'Change of avgDurationSeconds, percent.' }),
+    totalDurationSeconds: t.exposeFloat('totalDurationSeconds', { nullable: true, description: 'Change of totalDurationSeconds, percent.' }),
+    successRate: t.exposeFloat('successRate', { nullable: true, description: 'Change of successRate (relative, not in points), percent.' }),
+    appointmentsScheduled: t.exposeFloat('appointmentsScheduled', { nullable: true, description: 'Change of appointmentsScheduled, percent.' }),
+  }),
+});
+
+MetricsSummary.implement({
   description: 'Totals over a window of interactions.',
   fields: (t) => ({
     totalInteractions: t.exposeInt('totalInteractions', { description: 'Interactions in the window.' }),
@@ -32,13 +68,25 @@ const MetricsSummary = builder.objectRef<SummaryMetrics>('MetricsSummary').imple
     totalDurationSeconds: t.exposeInt('totalDurationSeconds', { description: 'Sum of call durations.' }),
     successRate: t.exposeFloat('successRate', { description: `Percentage of successful outcomes, 0-100, 2 decimals. ${successNote}` }),
     appointmentsScheduled: t.exposeInt('appointmentsScheduled', { description: 'Interactions with outcome APPOINTMENT_BOOKED.' }),
+    previous: t.field({
+      type: MetricsSummary,
+      nullable: true,
+      description: 'The same totals over the comparison window (`compare`); null without one.',
+      resolve: (r) => r.previous ?? null,
+    }),
+    change: t.field({
+      type: MetricsChange,
+      nullable: true,
+      description: 'Change from `previous`, per figure, in percent; null without `compare`.',
+      resolve: (r) => r.change ?? null,
+    }),
   }),
 });
 
 const DailyMetricType = builder.objectRef<DailyMetric>('DailyMetric').implement({
-  description: 'Totals of one UTC day.',
+  description: 'Totals of one day: a UTC day, or a local day with `timezone`.',
   fields: (t) => ({
-    date: t.expose('date', { type: 'Date', description: 'The UTC day.' }),
+    date: t.expose('date', { type: 'Date', description: 'The day (UTC, or local with `timezone`).' }),
     total: t.exposeInt('total', { description: 'Interactions that day.' }),
     calls: t.exposeInt('calls', { description: 'Voice calls.' }),
     conversations: t.exposeInt('conversations', { description: 'WhatsApp conversations.' }),
@@ -60,19 +108,87 @@ const OutcomeBreakdownType = builder.objectRef<OutcomeBreakdown>('OutcomeBreakdo
   }),
 });
 
-const OutcomeBreakdownResult = builder.objectRef<{ outcomes: OutcomeBreakdown[]; total: number }>('OutcomeBreakdownResult').implement({
+type OutcomesReport = OutcomesResult & { previous?: OutcomesResult };
+
+const OutcomeBreakdownResult = builder.objectRef<OutcomesReport>('OutcomeBreakdownResult');
+OutcomeBreakdownResult.implement({
   description: 'Interactions per outcome, most frequent first (ties by outcome name).',
   fields: (t) => ({
     outcomes: t.field({ type: [OutcomeBreakdownType], description: 'One entry per outcome that occurred.', resolve: (r) => r.outcomes }),
     total: t.exposeInt('total', { description: 'Interactions with an outcome, counted in the breakdown.' }),
+    previous: t.field({
+      type: OutcomeBreakdownResult,
+      nullable: true,
+      description: 'The breakdown of the comparison window (`compare`); null without one.',
+      resolve: (r) => r.previous ?? null,
+    }),
+  }),
+});
+
+const MetricsDailyReport = builder.objectRef<{ daily: DailyMetric[]; previous?: DailyMetric[] }>('MetricsDailyReport').implement({
+  description: 'A daily series and, with `compare`, the same series over the comparison window.',
+  fields: (t) => ({
+    daily: t.field({ type: [DailyMetricType], description: 'One entry per day of the window, zero-filled, oldest first.', resolve: (r) => r.daily }),
+    previous: t.field({
+      type: [DailyMetricType],
+      nullable: true,
+      description: 'One entry per day of the comparison window; null without `compare`.',
+      resolve: (r) => r.previous ?? null,
+    }),
+  }),
+});
+
+const SeriesBucketType = builder.objectRef<SeriesBucket>('SeriesBucket').implement({
+  description: 'Totals of one local calendar unit (hour, day, week, month, quarter or year), cut to the window.',
+  fields: (t) => ({
+    start: t.exposeString('start', {
+      description: "First instant of the bucket: ISO 8601 local date-time with the zone's offset at that instant, e.g. `2026-10-25T02:00:00.000+01:00`.",
+    }),
+    end: t.exposeString('end', { description: 'The instant after the bucket (exclusive), written like `start`.' }),
+    total: t.exposeInt('total', { description: 'Interactions in the bucket.' }),
+    calls: t.exposeInt('calls', { description: 'Voice calls.' }),
+    conversations: t.exposeInt('conversations', { description: 'WhatsApp conversations.' }),
+    inbound: t.exposeInt('inbound', { description: 'Inbound interactions.' }),
+    outbound: t.exposeInt('outbound', { description: 'Outbound interactions.' }),
+    appointmentsScheduled: t.exposeInt('appointmentsScheduled', { description: 'Interactions with outcome APPOINTMENT_BOOKED.' }),
+    successRate: t.exposeFloat('successRate', { description: `Percentage of successful outcomes, 0-100, 2 decimals. ${successNote}` }),
+    avgDurationSeconds: t.exposeFloat('avgDurationSeconds', { description: 'Mean call duration, 2 decimals; 0 when none.' }),
+  }),
+});
+
+const MetricsSeries = builder.objectRef<{ series: SeriesBucket[]; previous?: SeriesBucket[] }>('MetricsSeries').implement({
+  description: 'A series of local calendar buckets and, with `compare`, the same over the comparison window.',
+  fields: (t) => ({
+    series: t.field({ type: [SeriesBucketType], description: 'Every bucket of the window, zero-filled, oldest first.', resolve: (r) => r.series }),
+    previous: t.field({
+      type: [SeriesBucketType],
+      nullable: true,
+      description: 'The buckets of the comparison window; null without `compare`.',
+      resolve: (r) => r.previous ?? null,
+    }),
   }),
 });
 
 const windowArgs = builder.args((t) => ({
-  dateFrom: t.string({ description: 'Start of the window: `YYYY-MM-DD` (start of that UTC day) or an ISO 8601 date-time. Default: 30 days ago.' }),
-  dateTo: t.string({ description: 'End of the window, inclusive: `YYYY-MM-DD` (end of that UTC day) or an ISO 8601 date-time. Default: today.' }),
+  dateFrom: t.string({
+    description: 'Start of the window: `YYYY-MM-DD` (start of that day: UTC, or local with `timezone`) or an ISO 8601 date-time. Default: 30 days ago.',
+  }),
+  dateTo: t.string({
+    description: 'End of the window, inclusive: `YYYY-MM-DD` (end of that day: UTC, or local with `timezone`) or an ISO 8601 date-time. Default: today.',
+  }),
   clinicId: t.id({ description: 'Only this clinic (UUID).' }),
   channel: t.field({ type: ChannelEnum, description: 'Only this channel.' }),
+}));
+
+const timezoneArg = builder.args((t) => ({
+  timezone: t.string({
+    description:
+      "Time zone of the window's dates and of the buckets: an IANA tz database name as spelled there (`Europe/Madrid`), or `clinic` for the time zone of the clinic given by `clinicId`. Default `UTC`.",
+  }),
+}));
+
+const compareArg = builder.args((t) => ({
+  compare: t.field({ type: MetricsComparisonEnum, description: 'Also compute the figures of this earlier window (`previous`).' }),
 }));
 
 const typeArg = builder.args((t) => ({
@@ -87,38 +203,129 @@ interface WindowArgs {
   type?: string | null;
 }
 
-function metricsFilter(args: WindowArgs, context: GraphQLContext, maxDays?: number): MetricsFilter {
+/**
+ * The checked window of a metrics field and, for a request with a time zone other than UTC or a
+ * comparison (always for a series), its zoned query; without one, today's UTC code answers.
+ */
+async function metricsRequest(
+  args: WindowArgs & ZoneArguments,
+  context: GraphQLContext,
+  options: { maxDays?: number; series?: boolean } = {},
+): Promise<{ filter: MetricsFilter; query?: ZonedQuery; granularity?: Granularity }> {
   const raw = { ...args, clinicId: args.clinicId == null ? null : String(args.clinicId) };
   const { visibleClinics, now } = context;
-  return checked(context, raw, (values, names, problems) => checkMetricsFilter(values, names, problems, { visibleClinics, now, maxDays }));
+  const { filter, zone, sent } = checked(context, raw, (values, names, problems) => ({
+    filter: checkMetricsFilter(values, names, problems, { visibleClinics, now, maxDays: options.maxDays }),
+    zone: checkZoneArguments(values, names, problems, options.series ? { granularity: 'required' } : {}),
+    sent: values,
+  }));
+  const query = await zonedQuery(context, sent, filter, zone, options.series);
+  if (!query || (!options.series && query.zone === 'UTC' && !query.compare)) return { filter };
+  return { filter, query, granularity: zone.granularity };
 }
+
+/** Turns the zoned code's refusals into the caller's VALIDATION_ERROR. */
+async function answering<T>(
+  context: GraphQLContext,
+  query: ZonedQuery,
+  work: () => Promise<T>,
+  tooMany: (names: ParameterNames) => Record<string, string>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof WindowOutOfOrder) {
+      throw rejected(context, (names) => ({ [names.dateFrom]: `is later than ${names.dateTo} in time zone ${query.zone}` }));
+    }
+    if (error instanceof TooManyBuckets) throw rejected(context, tooMany);
+    throw error;
+  }
+}
+
+const tooManyDays = (names: ParameterNames) => ({ [names.dateTo]: `the daily series covers at most ${MAX_DAILY_DAYS} days` });
 
 builder.queryFields((t) => ({
   metricsSummary: t.field({
     complexity: METRICS_COST,
     type: MetricsSummary,
     nullable: true,
-    description: 'Totals over a window (default: the last 30 days). Needs scope `metrics:read`.',
+    description: 'Totals over a window (default: the last 30 days), optionally in a time zone and against an earlier window. Needs scope `metrics:read`.',
     authScopes: { 'metrics:read': true },
-    args: windowArgs,
-    resolve: (_root, args, context) => metricsSummary(context.db, metricsFilter(args, context)),
+    args: { ...windowArgs, ...timezoneArg, ...compareArg },
+    resolve: async (_root, args, context): Promise<SummaryResult> => {
+      const { filter, query } = await metricsRequest(args, context);
+      if (!query) return metricsSummary(context.db, filter);
+      const { current, previous } = await answering(context, query, () => zonedSummary(context.db, query), tooManyDays);
+      return previous ? { ...current, previous, change: summaryChange(current, previous) } : current;
+    },
   }),
   metricsDaily: t.field({
     complexity: METRICS_COST,
     type: [DailyMetricType],
     nullable: true,
-    description: 'One entry per UTC day of the window (default: the last 30 days), zero-filled, oldest first. Needs scope `metrics:read`.',
+    description:
+      'One entry per day of the window (default: the last 30 days), zero-filled, oldest first: UTC days, or local days with `timezone`. Needs scope `metrics:read`. `metricsDailyReport` adds a comparison.',
     authScopes: { 'metrics:read': true },
-    args: { ...windowArgs, ...typeArg },
-    resolve: (_root, args, context) => metricsDaily(context.db, metricsFilter(args, context, MAX_DAILY_DAYS)),
+    args: { ...windowArgs, ...typeArg, ...timezoneArg },
+    resolve: async (_root, args, context) => (await dailyReport(args, context)).daily,
+  }),
+  metricsDailyReport: t.field({
+    complexity: METRICS_COST,
+    type: MetricsDailyReport,
+    nullable: true,
+    description: 'The daily series of `metricsDaily` and, with `compare`, the same over the comparison window. Needs scope `metrics:read`.',
+    authScopes: { 'metrics:read': true },
+    args: { ...windowArgs, ...typeArg, ...timezoneArg, ...compareArg },
+    resolve: (_root, args, context) => dailyReport(args, context),
+  }),
+  metricsSeries: t.field({
+    complexity: METRICS_COST,
+    type: MetricsSeries,
+    nullable: true,
+    description: `Totals per local hour, day, ISO week, month, quarter or year of the window (default: the last 30 days), in a time zone (default UTC), zero-filled, oldest first; at most ${MAX_SERIES_BUCKETS} buckets. Needs scope \`metrics:read\`.`,
+    authScopes: { 'metrics:read': true },
+    args: {
+      ...windowArgs,
+      ...typeArg,
+      ...timezoneArg,
+      ...compareArg,
+      granularity: t.arg({ type: GranularityEnum, description: 'The calendar unit of the buckets. Required.' }),
+    },
+    resolve: async (_root, args, context) => {
+      const request = await metricsRequest(args, context, { series: true });
+      const query = request.query!;
+      const granularity = request.granularity!;
+      const { current, previous } = await answering(
+        context,
+        query,
+        () => zonedSeries(context.db, query, granularity),
+        (names) => ({
+          [names.granularity]: `gives more than ${MAX_SERIES_BUCKETS} buckets over this window; choose a coarser one or a shorter window`,
+        }),
+      );
+      return previous ? { series: current, previous } : { series: current };
+    },
   }),
   metricsOutcomes: t.field({
     complexity: METRICS_COST,
     type: OutcomeBreakdownResult,
     nullable: true,
-    description: 'Interactions per outcome over a window (default: the last 30 days). Needs scope `metrics:read`.',
+    description:
+      'Interactions per outcome over a window (default: the last 30 days), optionally in a time zone and against an earlier window. Needs scope `metrics:read`.',
     authScopes: { 'metrics:read': true },
-    args: { ...windowArgs, ...typeArg },
-    resolve: (_root, args, context) => metricsOutcomes(context.db, metricsFilter(args, context)),
+    args: { ...windowArgs, ...typeArg, ...timezoneArg, ...compareArg },
+    resolve: async (_root, args, context): Promise<OutcomesReport> => {
+      const { filter, query } = await metricsRequest(args, context);
+      if (!query) return metricsOutcomes(context.db, filter);
+      const { current, previous } = await answering(context, query, () => zonedOutcomes(context.db, query), tooManyDays);
+      return previous ? { ...current, previous } : current;
+    },
   }),
 }));
+
+async function dailyReport(args: WindowArgs & ZoneArguments, context: GraphQLContext): Promise<{ daily: DailyMetric[]; previous?: DailyMetric[] }> {
+  const { filter, query } = await metricsRequest(args, context, { maxDays: MAX_DAILY_DAYS });
+  if (!query) return { daily: await metricsDaily(context.db, filter) };
+  const { current, previous } = await answering(context, query, () => zonedDaily(context.db, query, MAX_DAILY_DAYS), tooManyDays);
+  return previous ? { daily: current, previous } : { daily: current };
+}

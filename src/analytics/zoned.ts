@@ -1,0 +1,295 @@
+// Metrics in a local time zone, and compared with an earlier window: the window's bounds are read
+// in the zone, its buckets are local days, weeks, hours..., and their sums come from the rollup
+// levels by edges (rollups/zoned.ts). A request without a zone and comparison never comes here:
+// it keeps the UTC code (summary.ts, daily.ts, outcomes.ts).
+import type { Db } from '../db/client.js';
+import { outcomeLabel } from '../domain/values.js';
+import type { Dimensions } from '../rollups/counted.js';
+import { OUTCOME_KEYS, sumsBetween } from '../rollups/zoned.js';
+import {
+  type Bucket,
+  clockRanges,
+  formatLocal,
+  type Granularity,
+  localBuckets,
+  localDays,
+  MAX_SERIES_BUCKETS,
+  unitStart,
+  yearEarlier,
+} from '../zones/local-calendar.js';
+import { DAY, ZoneClock } from '../zones/offsets.js';
+import type { DailyMetric } from './daily.js';
+import type { OutcomeBreakdown } from './outcomes.js';
+import type { SummaryMetrics } from './summary.js';
+import { ratio2, type Totals, totalsAt } from './totals.js';
+
+export const COMPARISONS = ['previous_period', 'previous_year'] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+
+/** A window bound as given: a local date (its wall midnight, ms read as UTC) or an instant. */
+export type LocalBound = { kind: 'date'; wall: number } | { kind: 'instant'; at: number };
+
+export interface ZonedQuery {
+  zone: string;
+  /** undefined: the default (the local day 30 days ago). */
+  from?: LocalBound;
+  /** undefined: the default (the end of the local today). */
+  to?: LocalBound;
+  dims: Dimensions;
+  compare?: Comparison;
+  now: Date;
+}
+
+/** A window of instants [from, end): `end` is one millisecond after the inclusive `to`. */
+export interface Window {
+  from: number;
+  end: number;
+}
+
+/** The window's bounds are out of order once read in the zone (date_from after date_to). */
+export class WindowOutOfOrder extends Error {}
+/** A series or daily window with more buckets than allowed. */
+export class TooManyBuckets extends Error {}
+
+export interface WithPrevious<T> {
+  current: T;
+  previous?: T;
+}
+
+interface ResolvedWindows {
+  clock: ZoneClock;
+  current: Window;
+  previous?: Window;
+}
+
+/** Instants (ms) a bound may need the clock for: its wall time read as UTC, or the instant. */
+function guess(bound: LocalBound): number {
+  return bound.kind === 'date' ? bound.wall : bound.at;
+}
+
+/** The local date bounds of the default window, as walls. */
+function defaults(clock: ZoneClock, now: number): { from: LocalBound; to: LocalBound } {
+  const today = unitStart(clock.wallAt(now), 'day');
+  return { from: { kind: 'date', wall: today - 30 * DAY }, to: { kind: 'date', wall: today } };
+}
+
+function startOf(clock: ZoneClock, bound: LocalBound): number {
+  return bound.kind === 'date' ? clock.firstAtOrAfter(bound.wall) : bound.at;
+}
+
+/** One past the last instant of the bound (date_to is inclusive: a date covers its whole local day). */
+function endOf(clock: ZoneClock, bound: LocalBound): number {
+  return bound.kind === 'date' ? clock.firstAtOrAfter(bound.wall + DAY) : bound.at + 1;
+}
+
+function yearBack(clock: ZoneClock, bound: LocalBound): LocalBound {
+  return bound.kind === 'date'
+    ? { kind: 'date', wall: yearEarlier(bound.wall) }
+    : { kind: 'instant', at: clock.firstAtOrAfter(yearEarlier(clock.wallAt(bound.at))) };
+}
+
+/** Reads the window (and the comparison window) of a query in its zone. */
+export async function resolveWindows(db: Db, query: ZonedQuery): Promise<ResolvedWindows> {
+  const now = query.now.getTime();
+  const near = [now, ...[query.from, query.to].flatMap((b) => (b ? [guess(b)] : []))];
+  // A year earlier and the previous period are within ~1.1 years or one window length before.
+  let clock = await ZoneClock.load(
+    db,
+    query.zone,
+    near.map((t) => [t, t]),
+  );
+  const given = defaults(clock, now);
+  const from = query.from ?? given.from;
+  const to = query.to ?? given.to;
+  const current = { from: startOf(clock, from), end: endOf(clock, to) };
+  if (current.from >= current.end) throw new WindowOutOfOrder();
+  if (!query.compare) return { clock, current };
+
+  if (query.compare === 'previous_year') {
+    clock = await ZoneClock.load(db, query.zone, [
+      ...near.map((t): [number, number] => [t, t]),
+      ...[guess(from), guess(to)].map((t): [number, number] => [t - 367 * DAY, t - 363 * DAY]),
+    ]);
+    const previousFrom = yearBack(clock, from);
+    const previousTo = yearBack(clock, to);
+    return { clock, current, previous: { from: startOf(clock, previousFrom), end: endOf(clock, previousTo) } };
+  }
+  if (from.kind === 'date' && to.kind === 'date') {
+    const days = Math.round((to.wall - from.wall) / DAY) + 1;
+    const previousFrom = from.wall - days * DAY;
+    const previousTo = to.wall - days * DAY;
+    clock = await ZoneClock.load(db, query.zone, [...near.map((t): [number, number] => [t, t]), [previousFrom, previousTo + DAY]]);
+    return { clock, current, previous: { from: clock.firstAtOrAfter(previousFrom), end: clock.firstAtOrAfter(previousTo + DAY) } };
+  }
+  const length = current.end - current.from;
+  return { clock, current, previous: { from: current.from - length, end: current.end - length } };
+}
+
+/**
+ * The sums of each bucket of each window (contiguous buckets, in order). The windows may overlap,
+ * so each is read on its own: a comparison costs a second statement.
+ */
+async function bucketSums(db: Db, query: ZonedQuery, windows: Bucket[][], grain: 'totals' | 'outcomes', hourly: boolean): Promise<number[][][]> {
+  const results: number[][][] = [];
+  for (const buckets of windows) {
+    const edges = buckets.length ? [buckets[0]!.start, ...buckets.map((b) => b.end)] : [];
+    results.push(buckets.length ? await sumsBetween(db, edges, query.dims, grain, hourly) : []);
+  }
+  return results;
+}
+
+function summaryOf(totals: Totals): SummaryMetrics {
+  return {
+    totalInteractions: totals.total,
+    totalCalls: totals.calls,
+    totalConversations: totals.conversations,
+    inboundCount: totals.inbound,
+    outboundCount: totals.outbound,
+    avgDurationSeconds: totals.avgDurationSeconds,
+    totalDurationSeconds: totals.totalDurationSeconds,
+    successRate: totals.successRate,
+    appointmentsScheduled: totals.appointmentsScheduled,
+  };
+}
+
+function windowsOf(resolved: ResolvedWindows): Window[] {
+  return resolved.previous ? [resolved.current, resolved.previous] : [resolved.current];
+}
+
+function pair<T>(values: T[]): WithPrevious<T> {
+  return values.length > 1 ? { current: values[0]!, previous: values[1]! } : { current: values[0]! };
+}
+
+export async function zonedSummary(db: Db, query: ZonedQuery): Promise<WithPrevious<SummaryMetrics>> {
+  const resolved = await resolveWindows(db, query);
+  const sums = await bucketSums(
+    db,
+    query,
+    windowsOf(resolved).map((w) => [{ start: w.from, end: w.end }]),
+    'totals',
+    false,
+  );
+  return pair(sums.map(([vector]) => summaryOf(totalsAt(vector!, 0))));
+}
+
+export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Promise<WithPrevious<DailyMetric[]>> {
+  const resolved = await resolveWindows(db, query);
+  const clock = await ZoneClock.load(
+    db,
+    query.zone,
+    windowsOf(resolved).map((w) => [w.from, w.end]),
+  );
+  const days = windowsOf(resolved).map((w) => localDays(clock, w.from, w.end));
+  if (days.some((list) => list.length > maxDays)) throw new TooManyBuckets();
+  const sums = await bucketSums(db, query, days, 'totals', false);
+  return pair(
+    days.map((list, w) =>
+      list.map((day, i) => {
+        const totals = totalsAt(sums[w]![i]!, 0);
+        return {
+          date: day.date,
+          total: totals.total,
+          calls: totals.calls,
+          conversations: totals.conversations,
+          inbound: totals.inbound,
+          outbound: totals.outbound,
+          appointmentsScheduled: totals.appointmentsScheduled,
+          successRate: totals.successRate,
+          avgDurationSeconds: totals.avgDurationSeconds,
+        };
+      }),
+    ),
+  );
+}
+
+/** One bucket of a series: local boundaries with their offsets, and the totals of its interactions. */
+export type SeriesBucket = { start: string; end: string } & Omit<DailyMetric, 'date'>;
+
+/** Buckets a window of [from, end) may have at most, counted without a clock (a wall is within a day of its instant). */
+function surelyTooMany(window: Window, granularity: Granularity): boolean {
+  const approximate: Record<Granularity, number> = { hour: 3_600_000, day: DAY, week: 7 * DAY, month: 31 * DAY, quarter: 92 * DAY, year: 366 * DAY };
+  return (window.end - window.from) / approximate[granularity] > MAX_SERIES_BUCKETS + 2;
+}
+
+export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granularity): Promise<WithPrevious<SeriesBucket[]>> {
+  const resolved = await resolveWindows(db, query);
+  if (windowsOf(resolved).some((w) => surelyTooMany(w, granularity))) throw new TooManyBuckets();
+  const clock = await ZoneClock.load(
+    db,
+    query.zone,
+    windowsOf(resolved).flatMap((w) => clockRanges(w.from, w.end, granularity)),
+  );
+  const bucketLists = windowsOf(resolved).map((w) => localBuckets(clock, w.from, w.end, granularity));
+  if (bucketLists.some((list) => list === undefined)) throw new TooManyBuckets();
+  const lists = bucketLists as Bucket[][];
+  const sums = await bucketSums(db, query, lists, 'totals', granularity === 'hour');
+  return pair(
+    lists.map((buckets, w) =>
+      buckets.map((bucket, i) => {
+        const totals = totalsAt(sums[w]![i]!, 0);
+        return {
+          start: formatLocal(clock, bucket.start),
+          end: formatLocal(clock, bucket.end),
+          total: totals.total,
+          calls: totals.calls,
+          conversations: totals.conversations,
+          inbound: totals.inbound,
+          outbound: totals.outbound,
+          appointmentsScheduled: totals.appointmentsScheduled,
+          successRate: totals.successRate,
+          avgDurationSeconds: totals.avgDurationSeconds,
+        };
+      }),
+    ),
+  );
+}
+
+export interface OutcomesResult {
+  outcomes: OutcomeBreakdown[];
+  total: number;
+}
+
+function outcomesOf(vector: readonly number[]): OutcomesResult {
+  let total = 0;
+  const counted: Array<{ outcome: string; count: number }> = [];
+  OUTCOME_KEYS.forEach((outcome, i) => {
+    if (outcome === '' || !vector[i]) return;
+    total += vector[i]!;
+    counted.push({ outcome, count: vector[i]! });
+  });
+  // Most frequent first, ties by the outcome's bytes (as outcomes.ts orders them with COLLATE "C").
+  counted.sort((a, b) => b.count - a.count || (a.outcome < b.outcome ? -1 : a.outcome > b.outcome ? 1 : 0));
+  return {
+    outcomes: counted.map(({ outcome, count }) => ({ outcome, label: outcomeLabel(outcome), count, percentage: ratio2(count * 100, total) })),
+    total,
+  };
+}
+
+export async function zonedOutcomes(db: Db, query: ZonedQuery): Promise<WithPrevious<OutcomesResult>> {
+  const resolved = await resolveWindows(db, query);
+  const sums = await bucketSums(
+    db,
+    query,
+    windowsOf(resolved).map((w) => [{ start: w.from, end: w.end }]),
+    'outcomes',
+    false,
+  );
+  return pair(sums.map(([vector]) => outcomesOf(vector!)));
+}
+
+export type SummaryChange = { [K in keyof SummaryMetrics]: number | null };
+
+/**
+ * Per field, the change from `previous` to `current` in percent of `previous`, 2 decimals (half away
+ * from zero); null where `previous` is 0. From the figures as reported (the rates to 2 decimals),
+ * in hundredths, so the result is exact.
+ */
+export function summaryChange(current: SummaryMetrics, previous: SummaryMetrics): SummaryChange {
+  const change = {} as SummaryChange;
+  for (const field of Object.keys(current) as Array<keyof SummaryMetrics>) {
+    const now = Math.round(current[field] * 100);
+    const before = Math.round(previous[field] * 100);
+    change[field] = before === 0 ? null : ratio2((now - before) * 100, before);
+  }
+  return change;
+}
