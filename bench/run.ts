@@ -459,6 +459,43 @@ function verdicts(reports: SizeReport[]): Verdict[] {
     });
   }
 
+  // Metrics in local time zones, judged at 10m: each scenario's limits (scenarios.ts), its p50
+  // against a ceiling, against its own 100k p50 and against the p50 of another scenario.
+  for (const row of largest?.rows.filter((r) => r.scenario.target === 'zoned-metrics') ?? []) {
+    const { name, limits = {} } = row.scenario;
+    const big = find(at10m, name);
+    const checks: Array<{ target: string; met?: boolean; detail?: string }> = [];
+    // Within `factor` of `base` (or at most autocannon's resolution above it, as for the growth above).
+    const within = (ms: number, base: number, factor: number) => ms <= factor * base || ms - base <= LATENCY_RESOLUTION_MS;
+    if (limits.p50Ms !== undefined) {
+      checks.push({ target: `p50 <= ${limits.p50Ms} ms`, met: big && p50(big.ours) <= limits.p50Ms });
+    }
+    if (limits.growth !== undefined) {
+      const small = find(at100k, name);
+      checks.push({
+        target: `<= ${limits.growth}x its 100k p50`,
+        met: big && small && within(p50(big.ours), p50(small.ours), limits.growth),
+        detail: big && small ? `${(p50(big.ours) / p50(small.ours)).toFixed(1)}x the 100k p50 (${f1(p50(small.ours))} ms)` : '',
+      });
+    }
+    if (limits.versus) {
+      const other = find(at10m, limits.versus.scenario);
+      checks.push({
+        target: `<= ${limits.versus.factor}x the p50 of "${limits.versus.scenario}"`,
+        met: big && other && within(p50(big.ours), p50(other.ours), limits.versus.factor),
+        detail: big && other ? `${(p50(big.ours) / p50(other.ours)).toFixed(1)}x "${limits.versus.scenario}" (${f1(p50(other.ours))} ms)` : '',
+      });
+    }
+    const measured = checks.every((c) => c.met !== undefined);
+    out.push({
+      target: `${name} at 10m: ${checks.map((c) => c.target).join(', ')}`,
+      status: !measured ? 'not measured' : checks.every((c) => c.met) ? 'met' : 'missed',
+      detail: measured
+        ? [`p50 ${f1(p50(big!.ours))} ms at 10m`, ...checks.flatMap((c) => (c.detail ? [c.detail] : []))].join(', ')
+        : `${at10m ? 'a scenario or size it is compared with was not run' : '10m not run'}; at ${label(largest!)}: p50 ${f1(p50(row.ours))} ms`,
+    });
+  }
+
   // First pages: >= 0.8x the baseline's req/s and p50 <= 10 ms, at every size measured.
   for (const report of reports) {
     for (const row of report.rows.filter((r) => r.scenario.target === 'first-page')) {

@@ -12,9 +12,21 @@ export interface Scenario {
   path: string;
   body?: string;
   /** Scenarios the targets speak of. */
-  target?: 'first-page' | 'search' | 'common-search' | 'deep-page' | 'metrics';
+  target?: 'first-page' | 'search' | 'common-search' | 'deep-page' | 'metrics' | 'zoned-metrics';
+  /** For target 'zoned-metrics': what its p50 at 10m must meet (each limit given is checked). */
+  limits?: ZonedLimits;
   /** The scenario is about an empty answer (otherwise one means the dataset does not exercise it). */
   empty?: true;
+}
+
+/** The targets of metrics in local time zones, all judged on the p50 at 10m. */
+export interface ZonedLimits {
+  /** At most this many milliseconds. */
+  p50Ms?: number;
+  /** At most this many times the same scenario's p50 at 100k. */
+  growth?: number;
+  /** At most `factor` times the p50 of the scenario named `scenario` (the same request in UTC, or without compare). */
+  versus?: { scenario: string; factor: number };
 }
 
 const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -26,6 +38,35 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     get(`metrics ${m} 30 days`, 'metrics', `/api/v1/metrics/${m}`, 'metrics'),
     get(`metrics ${m} 1 year`, 'metrics', `/api/v1/metrics/${m}?${year}`, 'metrics'),
   ]);
+  // Metrics in local time zones (names say "tz": `--scenarios tz` selects them). The zones: +05:45
+  // all year, two with DST (each year window holds a gap and a fold), and +05:30 for one clinic.
+  const zoned = (name: string, path: string, limits?: ZonedLimits): Scenario => ({
+    ...get(name, 'metrics', path, limits ? 'zoned-metrics' : undefined),
+    ...(limits ? { limits } : {}),
+  });
+  // A comparison reads a second window: at most twice the cost of the answer without it.
+  const withCompare = (scenario: Scenario): Scenario[] => [
+    scenario,
+    zoned(`${scenario.name}, compare previous_year`, `${scenario.path}&compare=previous_year`, { versus: { scenario: scenario.name, factor: 2 } }),
+  ];
+  // A year of local days or weeks: p50 <= 15 ms, within 1.5x of 100k, within 2x of the UTC daily.
+  const zonedDaily: ZonedLimits = { p50Ms: 15, growth: 1.5, versus: { scenario: 'metrics daily 1 year', factor: 2 } };
+  const zonedMetrics = [
+    ...withCompare(zoned('metrics daily 1 year, tz Asia/Kathmandu', `/api/v1/metrics/daily?${year}&timezone=Asia/Kathmandu`, zonedDaily)),
+    ...withCompare(
+      zoned('metrics series week 1 year, tz America/New_York', `/api/v1/metrics/series?granularity=week&${year}&timezone=America/New_York`, zonedDaily),
+    ),
+    // 8,760 buckets, two of them for the repeated hour of October's fold, none for March's gap.
+    zoned('metrics series hour 1 year, tz Europe/Madrid', `/api/v1/metrics/series?granularity=hour&${year}&timezone=Europe/Madrid`, { p50Ms: 100 }),
+    ...withCompare(zoned('metrics summary 1 year, tz Europe/Madrid', `/api/v1/metrics/summary?${year}&timezone=Europe/Madrid`)),
+    zoned('metrics outcomes 1 year, tz America/New_York', `/api/v1/metrics/outcomes?${year}&timezone=America/New_York`),
+    zoned(
+      'metrics series month 1 year, one clinic, tz Asia/Kolkata',
+      `/api/v1/metrics/series?granularity=month&${year}&clinic_id=${CLINIC_IDS[0]}&timezone=Asia/Kolkata`,
+    ),
+    // The series in UTC: what the zoned series cost beyond the series itself.
+    zoned('metrics series day 1 year', `/api/v1/metrics/series?granularity=day&${year}`),
+  ];
   return [
     get('interactions first page', 'interactions', '/api/v1/interactions', 'first-page'),
     get(
@@ -51,6 +92,7 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
         ]),
     get('deep page (2000 x 25)', 'interactions', '/api/v1/interactions?page=2000&limit=25', 'deep-page'),
     ...metrics,
+    ...zonedMetrics,
     {
       name: 'GraphQL interactions(limit: 50) + relations',
       group: 'graphql',
@@ -117,9 +159,12 @@ export function checkAnswers(scenario: Scenario, ours: Answer, baseline: Answer 
     problems.push(`service answered ${JSON.stringify(ours.body).slice(0, 300)}`);
   else {
     const data = body.data as Record<string, unknown> | undefined;
+    const buckets = (data?.daily ?? data?.series) as Array<{ total: number }> | undefined;
     const empty =
       (scenario.name.startsWith('interactions') && !(data?.interactions as unknown[] | undefined)?.length) ||
-      (scenario.name.startsWith('metrics summary') && !(data as { total_interactions?: number } | undefined)?.total_interactions);
+      (scenario.name.startsWith('metrics summary') && !(data as { total_interactions?: number } | undefined)?.total_interactions) ||
+      // A daily or series answer is all zero-filled entries when its window misses the dataset.
+      (buckets !== undefined && !buckets.some((b) => b.total > 0));
     if (empty && !scenario.empty) problems.push('service answered an empty result: the dataset does not exercise this scenario');
     if (!empty && scenario.empty) problems.push('service answered a non-empty result where none was expected');
   }

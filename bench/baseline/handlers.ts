@@ -220,25 +220,149 @@ export async function listInteractions(pool: pg.Pool, query: Query, key: Princip
 
 // --- Metrics -----------------------------------------------------------------------------------
 
-function metricsWindow(query: Query, allowed: string[], key: Principal, maxDays?: number): { sql: string; params: unknown[]; from: Date; to: Date } {
+const COMPARES = ['previous_period', 'previous_year'];
+/** Series granularities and the step between the local starts of their buckets. */
+const STEPS: Record<string, string> = { hour: '1 hour', day: '1 day', week: '1 week', month: '1 month', quarter: '3 months', year: '1 year' };
+
+/** Appends a parameter and returns its placeholder ($n). */
+const bind = (params: unknown[], value: unknown) => `$${params.push(value)}`;
+
+/** One window of a metrics answer: its instants (both inclusive), their local dates and the WHERE of its rows. */
+interface Window {
+  from: Date;
+  to: Date;
+  /** Local dates (YYYY-MM-DD) of `from` and `to` in the zone. */
+  fromDay: string;
+  toDay: string;
+  sql: string;
+  params: unknown[];
+}
+
+interface Windows {
+  /** A zone name for `AT TIME ZONE` ('UTC' by default and for a clinic the key does not see). */
+  zone: string;
+  current: Window;
+  /** The comparison window, when `compare` was given. */
+  previous?: Window;
+}
+
+interface WindowRow {
+  from_at: Date;
+  to_at: Date;
+  from_day: string;
+  to_day: string;
+  previous_from: Date;
+  previous_to: Date;
+  previous_from_day: string;
+  previous_to_day: string;
+}
+
+// The windows in a zone and the comparison windows, in PostgreSQL's calendar (`AT TIME ZONE`, date
+// and interval arithmetic), as the contract states them. $1 zone, $2/$3 date_from as a local date or
+// an instant (the other null), $4/$5 the same for date_to, $6 compare. `fd`/`td` are the local dates
+// of date-only or defaulted bounds. The session time zone is UTC (see server.ts), so interval days
+// added to instants are 24 hours.
+const WINDOWS_SQL = `
+  SELECT b.from_at, b.to_at, p.previous_from, p.previous_to,
+         to_char(b.from_at AT TIME ZONE $1::text, 'YYYY-MM-DD') AS from_day,
+         to_char(b.to_at AT TIME ZONE $1::text, 'YYYY-MM-DD') AS to_day,
+         to_char(p.previous_from AT TIME ZONE $1::text, 'YYYY-MM-DD') AS previous_from_day,
+         to_char(p.previous_to AT TIME ZONE $1::text, 'YYYY-MM-DD') AS previous_to_day
+  FROM (SELECT coalesce($2::date, (now() AT TIME ZONE $1::text)::date - 30) AS fd,
+               coalesce($4::date, (now() AT TIME ZONE $1::text)::date) AS td) AS d
+  CROSS JOIN LATERAL (
+    SELECT coalesce($3::timestamptz, d.fd::timestamp AT TIME ZONE $1::text) AS from_at,
+           coalesce($5::timestamptz, ((d.td + 1)::timestamp AT TIME ZONE $1::text) - interval '1 millisecond') AS to_at
+  ) AS b
+  CROSS JOIN LATERAL (
+    SELECT CASE
+             -- the N local days before
+             WHEN $6::text = 'previous_period' AND $3::timestamptz IS NULL AND $5::timestamptz IS NULL
+               THEN (d.fd - (d.td - d.fd + 1))::timestamp AT TIME ZONE $1::text
+             -- the window shifted back by its length
+             WHEN $6::text = 'previous_period' THEN b.from_at - (b.to_at - b.from_at + interval '1 millisecond')
+             -- previous_year: the local date a year earlier (date - interval clamps 29 February to the 28th)
+             WHEN $3::timestamptz IS NULL THEN (d.fd - interval '1 year')::date::timestamp AT TIME ZONE $1::text
+             -- or the local wall-clock time a year earlier
+             ELSE ((b.from_at AT TIME ZONE $1::text) - interval '1 year') AT TIME ZONE $1::text
+           END AS previous_from,
+           CASE
+             WHEN $6::text = 'previous_period' THEN b.from_at - interval '1 millisecond'
+             WHEN $5::timestamptz IS NULL
+               THEN (((d.td - interval '1 year')::date + 1)::timestamp AT TIME ZONE $1::text) - interval '1 millisecond'
+             ELSE ((b.to_at AT TIME ZONE $1::text) - interval '1 year') AT TIME ZONE $1::text
+           END AS previous_to
+  ) AS p`;
+
+const localDays = (w: { fromDay: string; toDay: string }) => (Date.parse(w.toDay) - Date.parse(w.fromDay)) / DAY + 1;
+
+async function metricsWindows(pool: pg.Pool, query: Query, allowed: string[], key: Principal, maxDays?: number): Promise<Windows> {
   const problems: Problems = {};
   const f = filters(query, problems);
   if (f.type && !allowed.includes('type')) problems.type = 'unknown parameter';
-  const now = new Date();
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  const from = f.from ?? new Date(today - 30 * DAY);
-  const to = f.to ?? new Date(today + DAY - 1);
-  if (!problems.date_from && !problems.date_to && from > to) problems.date_from = 'is later than date_to';
-  const days =
-    Math.floor(
-      (Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()) - Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate())) / DAY,
-    ) + 1;
-  if (maxDays && days > maxDays) problems.date_to = `the daily series covers at most ${maxDays} days`;
-  if (Object.keys(problems).length) throw new BadRequest(problems);
+  const compare = query.compare;
+  if (compare !== undefined && !COMPARES.includes(compare)) problems.compare = `must be one of: ${COMPARES.join(', ')}`;
+  if (query.timezone === 'clinic' && !f.clinicId) problems.timezone = 'clinic needs clinic_id';
   let visible = key.clinicIds;
   if (f.clinicId) visible = visible === null || visible.includes(f.clinicId) ? [f.clinicId] : [];
-  return { ...where({ from, to, channel: f.channel, type: f.type }, visible), from, to };
+  const window = (from: Date, to: Date, fromDay: string, toDay: string): Window => ({
+    from,
+    to,
+    fromDay,
+    toDay,
+    ...where({ from, to, channel: f.channel, type: f.type }, visible),
+  });
+  const check = (w: Window) => {
+    if (!problems.date_from && !problems.date_to && w.from > w.to) problems.date_from = 'is later than date_to';
+    if (maxDays && localDays(w) > maxDays) problems.date_to = `the daily series covers at most ${maxDays} days`;
+    if (Object.keys(problems).length) throw new BadRequest(problems);
+  };
+
+  if ((query.timezone ?? 'UTC') === 'UTC' && compare === undefined) {
+    // Today's answers, unchanged: UTC days computed here, no query for the window.
+    const now = new Date();
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const from = f.from ?? new Date(today - 30 * DAY);
+    const to = f.to ?? new Date(today + DAY - 1);
+    const current = window(from, to, from.toISOString().slice(0, 10), to.toISOString().slice(0, 10));
+    check(current);
+    return { zone: 'UTC', current };
+  }
+  if (Object.keys(problems).length) throw new BadRequest(problems);
+
+  let zone = query.timezone ?? 'UTC';
+  if (zone === 'clinic') {
+    // The clinic's own zone; one the key does not see (or that does not exist) counts as UTC, and
+    // none of its rows is read anyway (`visible` is empty or matches nothing).
+    const { rows } = visible?.length ? await pool.query<{ timezone: string }>('SELECT timezone FROM clinics WHERE id = $1::uuid', [f.clinicId]) : { rows: [] };
+    zone = rows[0]?.timezone ?? 'UTC';
+  }
+  const localDate = (raw: string | undefined) => (raw !== undefined && DATE_ONLY.test(raw) ? raw : null);
+  const instant = (raw: string | undefined, parsed: Date | undefined) => (raw !== undefined && !DATE_ONLY.test(raw) ? parsed!.toISOString() : null);
+  let row: WindowRow;
+  try {
+    const { rows } = await pool.query<WindowRow>(WINDOWS_SQL, [
+      zone,
+      localDate(query.date_from),
+      instant(query.date_from, f.from),
+      localDate(query.date_to),
+      instant(query.date_to, f.to),
+      compare ?? null,
+    ]);
+    row = rows[0]!;
+  } catch (error) {
+    // 22023: time zone "..." not recognized
+    if ((error as { code?: string }).code === '22023') throw new BadRequest({ timezone: 'must be a time zone name (IANA) or clinic' });
+    throw error;
+  }
+  const current = window(row.from_at, row.to_at, row.from_day, row.to_day);
+  check(current);
+  const previous = compare ? window(row.previous_from, row.previous_to, row.previous_from_day, row.previous_to_day) : undefined;
+  return { zone, current, previous };
 }
+
+/** The current window's answer and, with `compare`, the previous one's, in parallel. */
+const both = <T>(m: Windows, answer: (w: Window) => Promise<T>) => Promise.all([answer(m.current), m.previous ? answer(m.previous) : undefined]);
 
 /** Per-set aggregates; $a..$b are the successful outcomes and the scheduled one. */
 const aggregates = (succ: string, booked: string) => `
@@ -252,6 +376,12 @@ const aggregates = (succ: string, booked: string) => `
   count(*) FILTER (WHERE outcome = ANY(${succ}::text[])) AS successful,
   count(duration_seconds) FILTER (WHERE channel = 'voice') AS timed_calls,
   sum(duration_seconds) FILTER (WHERE channel = 'voice') AS duration_sum`;
+
+/** The aggregates of a window's rows, with its parameters. */
+function aggregatesOf(w: Window): { select: string; params: unknown[] } {
+  const params = [...w.params];
+  return { select: aggregates(bind(params, SUCCESSFUL), bind(params, 'APPOINTMENT_BOOKED')), params };
+}
 
 const derived = `
   coalesce(a.total, 0)::int8 AS total,
@@ -269,64 +399,85 @@ type Derived = Record<'total' | 'calls' | 'conversations' | 'inbound' | 'outboun
   avg_duration_seconds: number;
 };
 
-export async function metricsSummary(pool: pg.Pool, query: Query, key: Principal): Promise<Result> {
-  const w = metricsWindow(query, ['date_from', 'date_to', 'clinic_id', 'channel'], key);
-  const n = w.params.length;
-  const { rows } = await pool.query<Derived>(`SELECT ${derived} FROM (SELECT ${aggregates(`$${n + 1}`, `$${n + 2}`)} FROM interactions WHERE ${w.sql}) AS a`, [
-    ...w.params,
-    SUCCESSFUL,
-    'APPOINTMENT_BOOKED',
-  ]);
+/** The figures of one day or series bucket. */
+const bucketFigures = (r: Derived) => ({
+  total: Number(r.total),
+  calls: Number(r.calls),
+  conversations: Number(r.conversations),
+  inbound: Number(r.inbound),
+  outbound: Number(r.outbound),
+  appointments_scheduled: Number(r.appointments_scheduled),
+  success_rate: r.success_rate,
+  avg_duration_seconds: r.avg_duration_seconds,
+});
+
+async function summaryOf(pool: pg.Pool, w: Window): Promise<Record<string, number>> {
+  const a = aggregatesOf(w);
+  const { rows } = await pool.query<Derived>(`SELECT ${derived} FROM (SELECT ${a.select} FROM interactions WHERE ${w.sql}) AS a`, a.params);
   const r = rows[0]!;
   return {
-    data: {
-      total_interactions: Number(r.total),
-      total_calls: Number(r.calls),
-      total_conversations: Number(r.conversations),
-      inbound_count: Number(r.inbound),
-      outbound_count: Number(r.outbound),
-      avg_duration_seconds: r.avg_duration_seconds,
-      total_duration_seconds: Number(r.total_duration_seconds),
-      success_rate: r.success_rate,
-      appointments_scheduled: Number(r.appointments_scheduled),
-    },
+    total_interactions: Number(r.total),
+    total_calls: Number(r.calls),
+    total_conversations: Number(r.conversations),
+    inbound_count: Number(r.inbound),
+    outbound_count: Number(r.outbound),
+    avg_duration_seconds: r.avg_duration_seconds,
+    total_duration_seconds: Number(r.total_duration_seconds),
+    success_rate: r.success_rate,
+    appointments_scheduled: Number(r.appointments_scheduled),
   };
 }
 
-export async function metricsDaily(pool: pg.Pool, query: Query, key: Principal): Promise<Result> {
-  const w = metricsWindow(query, ['date_from', 'date_to', 'clinic_id', 'channel', 'type'], key, 3_700);
-  const n = w.params.length;
+/**
+ * The relative change in percent from `previous` to `current` (reported values, 2 decimals at
+ * most), rounded to 2 decimals half away from zero; null when `previous` is 0. Computed exactly in
+ * hundredths with BigInt: in floating point a true x.xx5 can come out as x.xx4999... and round down.
+ */
+function relativeChange(current: number, previous: number): number | null {
+  const c = BigInt(Math.round(current * 100));
+  const p = BigInt(Math.round(previous * 100));
+  if (p === 0n) return null;
+  // (c - p) / p in hundredths of a percent is n / p; p > 0 (counts, rates and means are never negative).
+  const n = (c - p) * 10_000n;
+  const magnitude = (2n * (n < 0n ? -n : n) + p) / (2n * p);
+  return Number(n < 0n ? -magnitude : magnitude) / 100;
+}
+
+export async function metricsSummary(pool: pg.Pool, query: Query, key: Principal): Promise<Result> {
+  const m = await metricsWindows(pool, query, ['date_from', 'date_to', 'clinic_id', 'channel'], key);
+  const [current, previous] = await both(m, (w) => summaryOf(pool, w));
+  if (!previous) return { data: current };
+  const change = Object.fromEntries(Object.entries(current).map(([k, v]) => [k, relativeChange(v, previous[k]!)]));
+  return { data: { ...current, previous, change } };
+}
+
+async function dailyOf(pool: pg.Pool, zone: string, w: Window) {
+  const a = aggregatesOf(w);
+  const z = bind(a.params, zone);
+  const fromDay = bind(a.params, w.fromDay);
+  const toDay = bind(a.params, w.toDay);
   const { rows } = await pool.query<Derived & { date: string }>(
     `WITH per_day AS (
-       SELECT (started_at AT TIME ZONE 'UTC')::date AS day, ${aggregates(`$${n + 1}`, `$${n + 2}`)}
+       SELECT (started_at AT TIME ZONE ${z}::text)::date AS day, ${a.select}
        FROM interactions WHERE ${w.sql} GROUP BY 1
      )
      SELECT to_char(d.day, 'YYYY-MM-DD') AS date, ${derived}
-     FROM generate_series(0, $${n + 4}::date - $${n + 3}::date) AS i
-     CROSS JOIN LATERAL (SELECT $${n + 3}::date + i AS day) AS d
+     FROM generate_series(0, ${toDay}::date - ${fromDay}::date) AS i
+     CROSS JOIN LATERAL (SELECT ${fromDay}::date + i AS day) AS d
      LEFT JOIN per_day AS a ON a.day = d.day
      ORDER BY d.day`,
-    [...w.params, SUCCESSFUL, 'APPOINTMENT_BOOKED', w.from.toISOString().slice(0, 10), w.to.toISOString().slice(0, 10)],
+    a.params,
   );
-  return {
-    data: {
-      daily: rows.map((r) => ({
-        date: r.date,
-        total: Number(r.total),
-        calls: Number(r.calls),
-        conversations: Number(r.conversations),
-        inbound: Number(r.inbound),
-        outbound: Number(r.outbound),
-        appointments_scheduled: Number(r.appointments_scheduled),
-        success_rate: r.success_rate,
-        avg_duration_seconds: r.avg_duration_seconds,
-      })),
-    },
-  };
+  return rows.map((r) => ({ date: r.date, ...bucketFigures(r) }));
 }
 
-export async function metricsOutcomes(pool: pg.Pool, query: Query, key: Principal): Promise<Result> {
-  const w = metricsWindow(query, ['date_from', 'date_to', 'clinic_id', 'channel', 'type'], key);
+export async function metricsDaily(pool: pg.Pool, query: Query, key: Principal): Promise<Result> {
+  const m = await metricsWindows(pool, query, ['date_from', 'date_to', 'clinic_id', 'channel', 'type'], key, 3_700);
+  const [daily, previous] = await both(m, (w) => dailyOf(pool, m.zone, w));
+  return { data: previous ? { daily, previous: { daily: previous } } : { daily } };
+}
+
+async function outcomesOf(pool: pg.Pool, w: Window) {
   const { rows } = await pool.query<{ outcome: string; count: string; total: string; percentage: number }>(
     `SELECT outcome, count, total, round(count * 100::numeric / total, 2)::float8 AS percentage
      FROM (SELECT outcome, count(*) AS count, sum(count(*)) OVER ()::int8 AS total
@@ -335,11 +486,84 @@ export async function metricsOutcomes(pool: pg.Pool, query: Query, key: Principa
     w.params,
   );
   return {
-    data: {
-      outcomes: rows.map((r) => ({ outcome: r.outcome, label: label(r.outcome), count: Number(r.count), percentage: r.percentage })),
-      total: rows.length ? Number(rows[0]!.total) : 0,
-    },
+    outcomes: rows.map((r) => ({ outcome: r.outcome, label: label(r.outcome), count: Number(r.count), percentage: r.percentage })),
+    total: rows.length ? Number(rows[0]!.total) : 0,
   };
+}
+
+export async function metricsOutcomes(pool: pg.Pool, query: Query, key: Principal): Promise<Result> {
+  const m = await metricsWindows(pool, query, ['date_from', 'date_to', 'clinic_id', 'channel', 'type'], key);
+  const [current, previous] = await both(m, (w) => outcomesOf(pool, w));
+  return { data: previous ? { ...current, previous } : current };
+}
+
+/** An instant in ISO 8601 with the zone's offset at it: 2026-10-25T02:00:00.000+01:00. */
+function localIso(at: Date, offsetSeconds: number): string {
+  const wall = new Date(at.getTime() + offsetSeconds * 1000).toISOString().slice(0, 23);
+  const abs = Math.abs(offsetSeconds);
+  const hh = String(Math.floor(abs / 3600)).padStart(2, '0');
+  const mm = String(Math.floor((abs % 3600) / 60)).padStart(2, '0');
+  return `${wall}${offsetSeconds < 0 ? '-' : '+'}${hh}:${mm}`;
+}
+
+async function seriesOf(pool: pg.Pool, zone: string, granularity: string, w: Window) {
+  const a = aggregatesOf(w);
+  const z = bind(a.params, zone);
+  const from = bind(a.params, w.from.toISOString());
+  const to = bind(a.params, w.to.toISOString());
+  // Each row's bucket is keyed by `edge`, an instant or a local time the bucket list has too;
+  // buckets are cut to [from, to + 1 ms).
+  let perBucket: string;
+  let buckets: string;
+  if (granularity === 'hour') {
+    // Hours as instants: a row's hour starts at its instant minus its minutes and seconds on the
+    // local clock, and the hours of the window follow each other every 60 minutes of UTC. So a
+    // repeated local hour (DST fold) is two buckets and a skipped one (gap) none. Exact for zones
+    // whose offsets differ by whole hours and change on a local hour, as the bench's zones do
+    // (Asia/Kathmandu is always +05:45, and its hours start at :15 UTC).
+    perBucket = `
+      SELECT started_at - (l.local_at - date_trunc('hour', l.local_at)) AS edge, ${a.select}
+      FROM interactions CROSS JOIN LATERAL (SELECT started_at AT TIME ZONE ${z}::text AS local_at) AS l
+      WHERE ${w.sql} GROUP BY 1`;
+    buckets = `
+      SELECT e AS edge, greatest(${from}::timestamptz, e) AS start_at, least(${to}::timestamptz + interval '1 millisecond', e + interval '1 hour') AS end_at
+      FROM generate_series(
+        ${from}::timestamptz - ((${from}::timestamptz AT TIME ZONE ${z}::text) - date_trunc('hour', ${from}::timestamptz AT TIME ZONE ${z}::text)),
+        ${to}::timestamptz, interval '1 hour') AS e`;
+  } else {
+    // Calendar units as local times: every local midnight of the bench's zones exists, so a unit's
+    // local start `AT TIME ZONE` is its first instant. date_trunc('week') starts on Monday (ISO).
+    const unit = bind(a.params, granularity);
+    const step = bind(a.params, STEPS[granularity]);
+    perBucket = `
+      SELECT date_trunc(${unit}::text, started_at AT TIME ZONE ${z}::text) AS edge, ${a.select}
+      FROM interactions WHERE ${w.sql} GROUP BY 1`;
+    buckets = `
+      SELECT s AS edge, greatest(${from}::timestamptz, s AT TIME ZONE ${z}::text) AS start_at,
+             least(${to}::timestamptz + interval '1 millisecond', (s + ${step}::interval) AT TIME ZONE ${z}::text) AS end_at
+      FROM generate_series(
+        date_trunc(${unit}::text, ${from}::timestamptz AT TIME ZONE ${z}::text), ${to}::timestamptz AT TIME ZONE ${z}::text, ${step}::interval) AS s`;
+  }
+  const offset = (instant: string) => `extract(epoch FROM (${instant} AT TIME ZONE ${z}::text) - (${instant} AT TIME ZONE 'UTC'))::int4`;
+  const { rows } = await pool.query<Derived & { start_at: Date; end_at: Date; start_offset: number; end_offset: number }>(
+    `WITH per_bucket AS (${perBucket}), buckets AS (${buckets})
+     SELECT b.start_at, b.end_at, ${offset('b.start_at')} AS start_offset, ${offset('b.end_at')} AS end_offset, ${derived}
+     FROM buckets AS b LEFT JOIN per_bucket AS a ON a.edge = b.edge
+     WHERE b.start_at < b.end_at
+     ORDER BY b.start_at`,
+    a.params,
+  );
+  return rows.map((r) => ({ start: localIso(r.start_at, r.start_offset), end: localIso(r.end_at, r.end_offset), ...bucketFigures(r) }));
+}
+
+export async function metricsSeries(pool: pg.Pool, query: Query, key: Principal): Promise<Result> {
+  const granularity = query.granularity;
+  if (granularity === undefined || !Object.hasOwn(STEPS, granularity)) {
+    throw new BadRequest({ granularity: `${granularity === undefined ? 'is required: ' : 'must be '}one of: ${Object.keys(STEPS).join(', ')}` });
+  }
+  const m = await metricsWindows(pool, query, ['date_from', 'date_to', 'clinic_id', 'channel', 'type'], key);
+  const [series, previous] = await both(m, (w) => seriesOf(pool, m.zone, granularity, w));
+  return { data: previous ? { series, previous: { series: previous } } : { series } };
 }
 
 // --- The bench's GraphQL document --------------------------------------------------------------

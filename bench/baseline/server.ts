@@ -20,6 +20,7 @@ import {
   listInteractions,
   metricsDaily,
   metricsOutcomes,
+  metricsSeries,
   metricsSummary,
   normalizeDocument,
   type Principal,
@@ -40,15 +41,18 @@ interface Route {
 }
 
 const FILTERS = ['date_from', 'date_to', 'clinic_id', 'channel'];
+/** What every metrics endpoint takes besides its filters: the zone of its dates and a comparison. */
+const ZONED = [...FILTERS, 'timezone', 'compare'];
 const ROUTES: Record<string, Route> = {
   '/api/v1/interactions': {
     scope: 'interactions:read',
     params: ['page', 'limit', 'date_from', 'date_to', 'channel', 'type', 'outcome', 'clinic_id', 'search'],
     handle: listInteractions,
   },
-  '/api/v1/metrics/summary': { scope: 'metrics:read', params: FILTERS, handle: metricsSummary },
-  '/api/v1/metrics/daily': { scope: 'metrics:read', params: [...FILTERS, 'type'], handle: metricsDaily },
-  '/api/v1/metrics/outcomes': { scope: 'metrics:read', params: [...FILTERS, 'type'], handle: metricsOutcomes },
+  '/api/v1/metrics/summary': { scope: 'metrics:read', params: ZONED, handle: metricsSummary },
+  '/api/v1/metrics/daily': { scope: 'metrics:read', params: [...ZONED, 'type'], handle: metricsDaily },
+  '/api/v1/metrics/outcomes': { scope: 'metrics:read', params: [...ZONED, 'type'], handle: metricsOutcomes },
+  '/api/v1/metrics/series': { scope: 'metrics:read', params: [...ZONED, 'type', 'granularity'], handle: metricsSeries },
 };
 
 const WELL_FORMED = /^svc_(live|test)_[0-9A-Za-z]{40}$/;

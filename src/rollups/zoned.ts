@@ -160,7 +160,7 @@ export async function sumsBetween(db: Db, edges: readonly number[], dims: Dimens
   fineLevels.forEach((level, i) => {
     if (!fine.units[i]!.length) return;
     parts.push(Prisma.sql`
-      SELECT ${i + 1} AS part, p.k, ${level.sums}
+      SELECT ${Prisma.raw(String(i + 1))} AS part, p.k, ${level.sums}
       FROM unnest(${fine.units[i]!.map(iso)}::timestamptz[], ${unitKeys[i]}::int[]) AS p(at, k)
       JOIN ${level.from} ON t.unit = p.at${level.filtered && conditions.length ? Prisma.sql` AND ${and(conditions)}` : Prisma.empty}
       GROUP BY p.k`);
@@ -168,7 +168,7 @@ export async function sumsBetween(db: Db, edges: readonly number[], dims: Dimens
   if (fine.raw.length) {
     const sums = grain === 'totals' ? SUMS : OUTCOME_SUMS('interactions');
     parts.push(Prisma.sql`
-      SELECT ${fineLevels.length + 1} AS part, p.k, ${sums}
+      SELECT ${Prisma.raw(String(fineLevels.length + 1))} AS part, p.k, ${sums}
       FROM unnest(${fine.raw.map(([lo]) => iso(lo))}::timestamptz[], ${fine.raw.map(([, hi]) => iso(hi))}::timestamptz[], ${rawKeys}::int[]) AS p(lo, hi, k)
       CROSS JOIN LATERAL (${source.raw} FROM interactions WHERE ${and([Prisma.sql`started_at >= p.lo`, Prisma.sql`started_at < p.hi`, ...conditions])}) AS r
       GROUP BY p.k`);
