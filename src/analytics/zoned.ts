@@ -44,10 +44,15 @@ export interface ZonedQuery {
 export interface Window {
   from: number;
   end: number;
+  /** The local dates of its first and last days (walls of midnights), as given or as its instants fall. */
+  firstDay: number;
+  lastDay: number;
 }
 
 /** The window's bounds are out of order once read in the zone (date_from after date_to). */
 export class WindowOutOfOrder extends Error {}
+/** The comparison window would begin before 0001-01-01, the first day a request may name. */
+export class ComparisonOutOfRange extends Error {}
 /** A series or daily window with more buckets than allowed. */
 export class TooManyBuckets extends Error {}
 
@@ -88,41 +93,63 @@ function yearBack(clock: ZoneClock, bound: LocalBound): LocalBound {
     : { kind: 'instant', at: clock.firstAtOrAfter(yearEarlier(clock.wallAt(bound.at))) };
 }
 
+/** The window of two bounds. */
+function windowOf(clock: ZoneClock, from: LocalBound, to: LocalBound): Window {
+  const start = startOf(clock, from);
+  const end = endOf(clock, to);
+  return {
+    from: start,
+    end,
+    firstDay: from.kind === 'date' ? from.wall : unitStart(clock.wallAt(start), 'day'),
+    lastDay: to.kind === 'date' ? to.wall : unitStart(clock.wallAt(end - 1), 'day'),
+  };
+}
+
+const FIRST_DAY = Date.UTC(2000, 0, 1) - 730_119 * DAY; // 0001-01-01
+
 /** Reads the window (and the comparison window) of a query in its zone. */
 export async function resolveWindows(db: Db, query: ZonedQuery): Promise<ResolvedWindows> {
+  const resolved = await windowsIn(db, query);
+  if (resolved.previous && resolved.previous.firstDay < FIRST_DAY) throw new ComparisonOutOfRange();
+  return resolved;
+}
+
+async function windowsIn(db: Db, query: ZonedQuery): Promise<ResolvedWindows> {
   const now = query.now.getTime();
-  const near = [now, ...[query.from, query.to].flatMap((b) => (b ? [guess(b)] : []))];
-  // A year earlier and the previous period are within ~1.1 years or one window length before.
-  let clock = await ZoneClock.load(
-    db,
-    query.zone,
-    near.map((t) => [t, t]),
-  );
+  // The instants the bounds may fall on: given ones, or the default window's (today and 30 days before).
+  const near: Array<[number, number]> = [
+    [now - 31 * DAY, now],
+    ...[query.from, query.to].flatMap((b): Array<[number, number]> => (b ? [[guess(b), guess(b)]] : [])),
+  ];
+  let clock = await ZoneClock.load(db, query.zone, near);
   const given = defaults(clock, now);
   const from = query.from ?? given.from;
   const to = query.to ?? given.to;
-  const current = { from: startOf(clock, from), end: endOf(clock, to) };
-  if (current.from >= current.end) throw new WindowOutOfOrder();
+  // (A window of one local date that a gap skipped whole is empty, not out of order.)
+  if (startOf(clock, from) > endOf(clock, to) || (from.kind === 'date' && to.kind === 'date' && from.wall > to.wall)) throw new WindowOutOfOrder();
+  const current = windowOf(clock, from, to);
   if (!query.compare) return { clock, current };
 
   if (query.compare === 'previous_year') {
-    clock = await ZoneClock.load(db, query.zone, [
-      ...near.map((t): [number, number] => [t, t]),
-      ...[guess(from), guess(to)].map((t): [number, number] => [t - 367 * DAY, t - 363 * DAY]),
-    ]);
+    clock = await ZoneClock.load(db, query.zone, [...near, ...[guess(from), guess(to)].map((t): [number, number] => [t - 367 * DAY, t - 363 * DAY])]);
     const previousFrom = yearBack(clock, from);
     const previousTo = yearBack(clock, to);
-    return { clock, current, previous: { from: startOf(clock, previousFrom), end: endOf(clock, previousTo) } };
+    return { clock, current, previous: windowOf(clock, previousFrom, previousTo) };
   }
   if (from.kind === 'date' && to.kind === 'date') {
     const days = Math.round((to.wall - from.wall) / DAY) + 1;
     const previousFrom = from.wall - days * DAY;
     const previousTo = to.wall - days * DAY;
-    clock = await ZoneClock.load(db, query.zone, [...near.map((t): [number, number] => [t, t]), [previousFrom, previousTo + DAY]]);
-    return { clock, current, previous: { from: clock.firstAtOrAfter(previousFrom), end: clock.firstAtOrAfter(previousTo + DAY) } };
+    clock = await ZoneClock.load(db, query.zone, [...near, [previousFrom, previousTo + DAY]]);
+    return { clock, current, previous: windowOf(clock, { kind: 'date', wall: previousFrom }, { kind: 'date', wall: previousTo }) };
   }
   const length = current.end - current.from;
-  return { clock, current, previous: { from: current.from - length, end: current.end - length } };
+  clock = await ZoneClock.load(db, query.zone, [...near, [current.from - length, current.end - length]]);
+  return {
+    clock,
+    current,
+    previous: windowOf(clock, { kind: 'instant', at: current.from - length }, { kind: 'instant', at: current.end - 1 - length }),
+  };
 }
 
 /**
@@ -165,7 +192,7 @@ export async function zonedSummary(db: Db, query: ZonedQuery): Promise<WithPrevi
   const sums = await bucketSums(
     db,
     query,
-    windowsOf(resolved).map((w) => [{ start: w.from, end: w.end }]),
+    windowsOf(resolved).map((w) => [{ start: w.from, end: Math.max(w.end, w.from) }]),
     'totals',
     false,
   );
@@ -179,7 +206,7 @@ export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Pr
     query.zone,
     windowsOf(resolved).map((w) => [w.from, w.end]),
   );
-  const days = windowsOf(resolved).map((w) => localDays(clock, w.from, w.end));
+  const days = windowsOf(resolved).map((w) => localDays(clock, w.from, w.end, w.firstDay, w.lastDay));
   if (days.some((list) => list.length > maxDays)) throw new TooManyBuckets();
   const sums = await bucketSums(db, query, days, 'totals', false);
   return pair(
@@ -270,7 +297,7 @@ export async function zonedOutcomes(db: Db, query: ZonedQuery): Promise<WithPrev
   const sums = await bucketSums(
     db,
     query,
-    windowsOf(resolved).map((w) => [{ start: w.from, end: w.end }]),
+    windowsOf(resolved).map((w) => [{ start: w.from, end: Math.max(w.end, w.from) }]),
     'outcomes',
     false,
   );

@@ -23,6 +23,7 @@ import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
 import { OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { sqlInstant } from '../zones/offsets.js';
 import { type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS } from './counted.js';
 
 const QUARTER = 900_000;
@@ -111,14 +112,18 @@ function decompose(lo: number, hi: number, sizes: readonly number[], out: { unit
   decompose(b, hi, sizes, out, level + 1);
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const iso = sqlInstant;
+
+/** No interaction is before 0001-01-01 UTC (the earliest bound a request may give), nor an edge read. */
+const EARLIEST = Date.UTC(2000, 0, 1) - 730_119 * DAY;
 
 /**
  * The sums of each bucket [edges[i], edges[i + 1]) (ms, ascending) under the restrictions `dims`,
  * as vectors of `vectorLength(grain)` numbers. `hourly` anchors edges at UTC hours (a series of
  * hours) rather than UTC midnights.
  */
-export async function sumsBetween(db: Db, edges: readonly number[], dims: Dimensions, grain: Grain, hourly = false): Promise<number[][]> {
+export async function sumsBetween(db: Db, given: readonly number[], dims: Dimensions, grain: Grain, hourly = false): Promise<number[][]> {
+  const edges = given.map((edge) => Math.max(edge, EARLIEST));
   for (let i = 1; i < edges.length; i++) if (!(edges[i]! >= edges[i - 1]!)) throw new RangeError('zoned sums: edges out of order');
   const source = sourceOf(grain, dims);
   const coarse = hourly && source.hour ? source.hour : source.day;

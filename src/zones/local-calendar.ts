@@ -112,23 +112,26 @@ export function localBuckets(clock: ZoneClock, from: number, end: number, unit: 
   }
   let start = from;
   for (let wall = nextUnitStart(unitStart(clock.wallAt(from), unit), unit); start < end; wall = nextUnitStart(wall, unit)) {
-    // (max() keeps the edges in order where a fold crossing a boundary would put one before the last)
-    const stop = Math.min(Math.max(clock.firstAtOrAfter(wall), start), end);
+    // (max() keeps the edges in order where a fold crossing a boundary would put one before the
+    // last; a boundary two days past the window's end is surely after it: no clock needed there)
+    const stop = wall - 2 * DAY >= end ? end : Math.min(Math.max(clock.firstAtOrAfter(wall), start), end);
     if (!push(start, stop)) return undefined;
     start = stop;
   }
   return buckets;
 }
 
-/** Each local date from the one of `from` to the one of `end - 1`, with its instants cut to [from, end). */
-export function localDays(clock: ZoneClock, from: number, end: number): Array<{ date: string; start: number; end: number }> {
+/**
+ * Each local date from `firstDay` to `lastDay` (walls of midnights), with its instants cut to
+ * [from, end). A date a gap skipped whole (Pacific/Apia's 2011-12-30) is listed, empty.
+ */
+export function localDays(clock: ZoneClock, from: number, end: number, firstDay: number, lastDay: number): Array<{ date: string; start: number; end: number }> {
   const days: Array<{ date: string; start: number; end: number }> = [];
-  const last = unitStart(clock.wallAt(end - 1), 'day');
   let start = from;
-  for (let wall = unitStart(clock.wallAt(from), 'day'); wall <= last; wall += DAY) {
-    const stop = wall === last ? end : Math.min(Math.max(clock.firstAtOrAfter(wall + DAY), start), end);
-    days.push({ date: wallDate(wall), start, end: stop });
-    start = stop;
+  for (let wall = firstDay; wall <= lastDay; wall += DAY) {
+    const stop = wall === lastDay ? end : Math.min(Math.max(clock.firstAtOrAfter(wall + DAY), start), end);
+    days.push({ date: wallDate(wall), start, end: Math.max(stop, start) });
+    start = Math.max(stop, start);
   }
   return days;
 }

@@ -19,6 +19,8 @@ const MAX_CACHED_MONTHS = 200_000;
 /** An offset never exceeds this (the widest in the tz database is about 15:56): the reach of a wall time. */
 const MAX_OFFSET_MS = 26 * HOUR_MS;
 const PROBE_BATCH = 2_000;
+/** How far around a range a clock is loaded: wall times of the range's dates and their next days are covered. */
+const LOAD_MARGIN_MS = 3 * DAY_MS;
 
 /** The offsets of one zone in one UTC month: the offset at its first instant, then each change. */
 interface MonthOffsets {
@@ -29,6 +31,18 @@ interface MonthOffsets {
 }
 
 const cache = new Map<string, MonthOffsets>();
+
+/**
+ * January of year 1: PostgreSQL reads no ISO year 0, and no request reaches before 0001-01-01. A
+ * clock asked about an earlier instant (the margin around a window starting then) answers with
+ * that month's first offset.
+ */
+const FIRST_MONTH = 12;
+
+/** An instant as PostgreSQL reads it: ISO 8601 with Z, years past 9999 without the sign and zeros `toISOString` writes. */
+export function sqlInstant(ms: number): string {
+  return new Date(ms).toISOString().replace(/^\+0*/, '');
+}
 
 /** Months since year 0 of the UTC month containing `ms`. */
 function monthIndex(ms: number): number {
@@ -61,8 +75,8 @@ function probeQuery(zone: string, months: readonly number[]): Prisma.Sql {
   const ends: string[] = [];
   for (const m of months) {
     indexes.push(m);
-    starts.push(new Date(monthStart(m)).toISOString());
-    ends.push(new Date(monthStart(m + 1)).toISOString());
+    starts.push(sqlInstant(monthStart(m)));
+    ends.push(sqlInstant(monthStart(m + 1)));
   }
   // `(t AT TIME ZONE zone) - (t AT TIME ZONE 'UTC')` is the offset at t, whatever the session's
   // TimeZone; the steps are '24 hours', never '1 day' (a day added to a timestamptz follows the
@@ -104,8 +118,8 @@ function probeQuery(zone: string, months: readonly number[]): Prisma.Sql {
 async function loadMonths(db: Db, zone: string, ranges: ReadonlyArray<readonly [number, number]>): Promise<void> {
   const missing = new Set<number>();
   for (const [from, to] of ranges) {
-    const last = monthIndex(Math.min(to + MAX_OFFSET_MS, 253_402_300_799_999 + MAX_OFFSET_MS));
-    for (let m = monthIndex(from - MAX_OFFSET_MS); m <= last; m++) if (!cache.has(key(zone, m))) missing.add(m);
+    const last = monthIndex(to + LOAD_MARGIN_MS);
+    for (let m = Math.max(monthIndex(from - LOAD_MARGIN_MS), FIRST_MONTH); m <= last; m++) if (!cache.has(key(zone, m))) missing.add(m);
   }
   const months = [...missing].sort((a, b) => a - b);
   // In statements of at most PROBE_BATCH months (a month probes ~31 days, more where it changes).
@@ -147,8 +161,8 @@ export class ZoneClock {
     await loadMonths(db, zone, ranges);
     const months = new Map<number, MonthOffsets>();
     for (const [from, to] of ranges) {
-      const last = monthIndex(to + MAX_OFFSET_MS);
-      for (let m = monthIndex(from - MAX_OFFSET_MS); m <= last; m++) {
+      const last = monthIndex(to + LOAD_MARGIN_MS);
+      for (let m = Math.max(monthIndex(from - LOAD_MARGIN_MS), FIRST_MONTH); m <= last; m++) {
         const offsets = cache.get(key(zone, m));
         if (offsets) months.set(m, offsets);
       }
@@ -157,7 +171,12 @@ export class ZoneClock {
   }
 
   private month(ms: number): MonthOffsets {
-    const offsets = this.months.get(monthIndex(ms));
+    const index = monthIndex(ms);
+    if (index < FIRST_MONTH) {
+      const first = this.months.get(FIRST_MONTH);
+      if (first) return { first: first.first, changes: [] };
+    }
+    const offsets = this.months.get(index);
     if (!offsets) throw new RangeError(`zone clock: ${new Date(ms).toISOString()} is outside the loaded range of ${this.zone}`);
     return offsets;
   }

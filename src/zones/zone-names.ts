@@ -18,6 +18,12 @@ export function looksLikeZoneName(value: string): boolean {
 }
 
 const names = new WeakMap<Db, Promise<ReadonlySet<string>>>();
+const loaded = new WeakMap<Db, ReadonlySet<string>>();
+
+/** The names once read (undefined before the first read): lets arguments be checked without waiting. */
+export function knownZoneNames(db: Db | undefined): ReadonlySet<string> | undefined {
+  return db ? loaded.get(db) : undefined;
+}
 
 /** The zone names of the database behind `db`, read once. */
 export function zoneNames(db: Db): Promise<ReadonlySet<string>> {
@@ -27,7 +33,11 @@ export function zoneNames(db: Db): Promise<ReadonlySet<string>> {
       db,
       Prisma.sql`SELECT name FROM pg_timezone_names
                  WHERE name !~ '^(posix|right)/' AND name NOT IN ('localtime', 'posixrules', 'Factory')`,
-    ).then((rows) => new Set(rows.map((row) => row.name)));
+    ).then((rows) => {
+      const set = new Set(rows.map((row) => row.name));
+      loaded.set(db, set);
+      return set;
+    });
     // A failed read is not remembered: the next request asks again.
     known.catch(() => names.delete(db));
     names.set(db, known);

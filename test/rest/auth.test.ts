@@ -6,7 +6,7 @@ import { SCOPES, type Scope } from '../../src/domain/values.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { sql, testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
-import { ENDPOINTS, expectError, expectStatus, get, pathOf, request } from './client.js';
+import { ENDPOINTS, expectError, expectStatus, get, pathOf, request, withQuery } from './client.js';
 
 const db = testDb();
 const app = testApp(db);
@@ -107,7 +107,7 @@ describe.each(ENDPOINTS.map((e) => [e.path, e] as const))('%s', (_path, endpoint
   });
 
   it('order of checks: a bad parameter with no key is 401, with an invalid key 401, with an expired key 401', async () => {
-    const bad = `${path()}?page=0&clinicId=x`;
+    const bad = withQuery(path(), 'page=0&clinicId=x');
     expectUnauthorized(await get(app, bad));
     expectUnauthorized(await request(app, bad, { authorization: 'Basic xyz' }));
     expectInvalidKey(await get(app, bad, `svc_live_${'Q'.repeat(40)}`));
@@ -117,7 +117,7 @@ describe.each(ENDPOINTS.map((e) => [e.path, e] as const))('%s', (_path, endpoint
   });
 
   it('order of checks: a bad parameter with a key lacking the scope is 403; with the scope 400', async () => {
-    const bad = `${path()}?page=0&clinicId=x`;
+    const bad = withQuery(path(), 'page=0&clinicId=x');
     const { secret } = await keyWithId({ scopes: SCOPES.filter((s) => s !== endpoint.scope) });
     expectError(await get(app, bad, secret), 403, 'INSUFFICIENT_SCOPE');
     const response = await get(app, bad, key);

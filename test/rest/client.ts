@@ -140,28 +140,49 @@ export const ENDPOINTS = [
   { name: 'interaction', path: '/api/v1/interactions/{id}', scope: 'interactions:read', kind: 'object', params: [] },
   { name: 'clinics', path: '/api/v1/clinics', scope: 'clinics:read', kind: 'list', params: ['page', 'limit'] },
   { name: 'campaigns', path: '/api/v1/campaigns', scope: 'campaigns:read', kind: 'list', params: ['page', 'limit', 'clinic_id', 'status'] },
-  { name: 'summary', path: '/api/v1/metrics/summary', scope: 'metrics:read', kind: 'object', params: ['date_from', 'date_to', 'clinic_id', 'channel'] },
+  {
+    name: 'summary',
+    path: '/api/v1/metrics/summary',
+    scope: 'metrics:read',
+    kind: 'object',
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'timezone', 'compare'],
+  },
   {
     name: 'daily',
     path: '/api/v1/metrics/daily',
     scope: 'metrics:read',
     kind: 'object',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare'],
+  },
+  {
+    name: 'series',
+    path: '/api/v1/metrics/series',
+    scope: 'metrics:read',
+    kind: 'object',
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare', 'granularity'],
+    // granularity is required: the path the generic tests call carries one
+    base: 'granularity=day',
   },
   {
     name: 'outcomes',
     path: '/api/v1/metrics/outcomes',
     scope: 'metrics:read',
     kind: 'object',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare'],
   },
 ] as const;
 
 export type Endpoint = (typeof ENDPOINTS)[number];
 
-/** The endpoint's path, with `{id}` replaced by `id`. */
+/** The endpoint's path, with `{id}` replaced by `id`, and the query a request needs at least (series: a granularity). */
 export function pathOf(endpoint: Endpoint, id = 'int_does_not_exist'): string {
-  return endpoint.path.replace('{id}', encodeURIComponent(id));
+  const path = endpoint.path.replace('{id}', encodeURIComponent(id));
+  return 'base' in endpoint ? `${path}?${endpoint.base}` : path;
+}
+
+/** `path` with `query` added (after `?`, or `&` when the path has a query already). */
+export function withQuery(path: string, query: string): string {
+  return query ? `${path}${path.includes('?') ? '&' : '?'}${query}` : path;
 }
 
 /** A well-formed UUID of no clinic. */

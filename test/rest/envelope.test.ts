@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
-import { ENDPOINTS, expectEnvelope, expectError, expectStatus, get, ORIGIN, pathOf, request } from './client.js';
+import { ENDPOINTS, expectEnvelope, expectError, expectStatus, get, ORIGIN, pathOf, request, withQuery } from './client.js';
 
 const db = testDb();
 const app = testApp(db);
@@ -36,7 +36,7 @@ describe('envelope of every endpoint', () => {
     });
 
     it(`${endpoint.path}: an error is the error envelope with its own request id`, async () => {
-      const response = await get(app, `${pathOf(endpoint, interactionId)}?unknown_parameter=1`, key);
+      const response = await get(app, withQuery(pathOf(endpoint, interactionId), 'unknown_parameter=1'), key);
       const error = expectError(response, 400, 'VALIDATION_ERROR', 'Invalid query parameters');
       expect(error.details).toEqual({ unknown_parameter: expect.any(String) });
       expect('data' in response.body).toBe(false);

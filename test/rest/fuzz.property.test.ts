@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
-import { ENDPOINTS, type Endpoint, ISO_MS_UTC, pathOf } from './client.js';
+import { ENDPOINTS, type Endpoint, ISO_MS_UTC, pathOf, withQuery } from './client.js';
 
 const db = testDb();
 const app = testApp(db);
@@ -59,6 +59,9 @@ const JUNK_NAMES = [
 
 /** Values that are (or are close to) valid for each parameter. */
 const NEAR_VALID: Record<string, string[]> = {
+  timezone: ['UTC', 'Europe/Madrid', 'europe/madrid', 'Mars/Base', 'clinic', 'Clinic', 'Etc/GMT%2B5', 'posix/UTC', '../UTC', 'Asia/Kathmandu', 'Pacific/Apia'],
+  compare: ['previous_period', 'previous_year', 'PREVIOUS_YEAR', 'yesterday', ''],
+  granularity: ['hour', 'day', 'week', 'month', 'quarter', 'year', 'minute', 'DAY', ''],
   page: ['1', '2', '0', '-1', '01', '2147483647', '2147483648', '9007199254740993', '1.5', '1e2', ' 1'],
   limit: ['1', '25', '500', '501', '0', '-25', '1000', '0500'],
   date_from: [
@@ -135,6 +138,9 @@ const VALID: Record<string, string[]> = {
   clinic_id: ['__CLINIC__', '00000000-0000-4000-8000-000000000000'],
   search: ['600', '%2B34'],
   status: ['active', 'completed'],
+  timezone: ['UTC', 'Europe/Madrid', 'Asia/Kathmandu', 'clinic'],
+  compare: ['previous_period', 'previous_year'],
+  granularity: ['day', 'week', 'month', 'year'],
 };
 
 /** Control characters and numbers past every integer limit, where a database or GraphQL could choke. */
@@ -242,7 +248,7 @@ describe.each(ENDPOINTS.map((e) => [e.path, e] as const))('random query strings 
           : queryString(endpoint),
         ids,
         async (query, id) => {
-          const path = `${pathOf(endpoint, 'placeholder').replace('placeholder', id === '__REAL__' ? interactionId : id)}${query ? `?${query}` : ''}`;
+          const path = withQuery(pathOf(endpoint, 'placeholder').replace('placeholder', id === '__REAL__' ? interactionId : id), query);
           const r = await send(path, `Bearer ${key}`);
           checkEnvelope(path, r);
           const where = `${path} -> ${r.status} ${r.text.slice(0, 500)}`;
@@ -277,7 +283,7 @@ describe('random query strings without a valid key', () => {
         endpoint.chain((e) => fc.tuple(fc.constant(e), queryString(e))),
         authorization,
         async ([e, query], auth) => {
-          const path = `${pathOf(e, 'int_x')}${query ? `?${query}` : ''}`;
+          const path = withQuery(pathOf(e, 'int_x'), query);
           const r = await send(path, auth);
           checkEnvelope(path, r);
           expect(r.status).toBe(401);

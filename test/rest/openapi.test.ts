@@ -384,7 +384,7 @@ describe('served responses match the document', () => {
     }
   });
 
-  it('200: clinics, campaigns and the three metrics', async () => {
+  it('200: clinics, campaigns and the four metrics', async () => {
     const clinics = await check('/api/v1/clinics', '?limit=500', 200, bearer(key));
     expect(clinics.data.clinics.map((c: Any) => c.id).sort()).toEqual([clinicA, clinicB].sort());
     const campaigns = await check('/api/v1/campaigns', '', 200, bearer(key));
@@ -400,6 +400,15 @@ describe('served responses match the document', () => {
     const outcomes = await check('/api/v1/metrics/outcomes', '', 200, bearer(key));
     expect(outcomes.data.total).toBe(5); // the interactions that have an outcome
     await check('/api/v1/metrics/outcomes', `?clinic_id=${randomUUID()}`, 200, bearer(key));
+    // In a time zone and against an earlier window: the optional `previous` and `change` as documented.
+    const compared = await check('/api/v1/metrics/summary', '?timezone=Europe/Madrid&compare=previous_year', 200, bearer(key));
+    expect(Object.keys(compared.data)).toContain('change');
+    await check('/api/v1/metrics/daily', '?timezone=Asia/Kathmandu&compare=previous_period', 200, bearer(key));
+    await check('/api/v1/metrics/outcomes', '?timezone=America/New_York&compare=previous_year', 200, bearer(key));
+    const series = await check('/api/v1/metrics/series', '?granularity=week&timezone=Europe/Madrid&compare=previous_year', 200, bearer(key));
+    expect(series.data.series.length).toBeGreaterThan(0);
+    expect(series.data.previous.series.length).toBeGreaterThan(0);
+    await check('/api/v1/metrics/series', '?granularity=day', 200, bearer(key));
   });
 
   it('400, 401, 403 on every endpoint; 404 on the by-id one', async () => {

@@ -5,7 +5,7 @@ import { routes } from '../../src/rest/routes.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
-import { ENDPOINTS, expectStatus, expectValidationError, get, metaOf, pathOf, UNKNOWN_CLINIC } from './client.js';
+import { ENDPOINTS, expectStatus, expectValidationError, get, metaOf, pathOf, UNKNOWN_CLINIC, withQuery } from './client.js';
 
 const db = testDb();
 const app = testApp(db);
@@ -166,6 +166,37 @@ const SEARCH_INVALID: Array<[string, string[]]> = [
   ['search=%00', ['search']],
   ['search=12%0A34', ['search']],
 ];
+const ZONE_VALID = () => [
+  'timezone=UTC',
+  'timezone=Europe/Madrid',
+  'timezone=Asia/Kathmandu',
+  'timezone=America/Argentina/Buenos_Aires',
+  'timezone=Etc/GMT%2B5',
+  `timezone=clinic&clinic_id=${clinicId}`,
+  `timezone=clinic&clinic_id=${UNKNOWN_CLINIC}`,
+  'timezone=Europe/Madrid&date_from=2026-03-29&date_to=2026-03-29',
+  'timezone=Pacific/Apia&date_from=2011-12-30&date_to=2011-12-30',
+];
+const ZONE_INVALID: Array<[string, string[]]> = [
+  ['timezone=Mars/Base', ['timezone']],
+  ['timezone=europe/madrid', ['timezone']],
+  ['timezone=', ['timezone']],
+  ['timezone=clinic', ['timezone']],
+  ['timezone=posix/Europe/Madrid', ['timezone']],
+  ['timezone=../../etc/passwd', ['timezone']],
+  ['timezone=Europe/Madrid%00', ['timezone']],
+  [`timezone=${'A'.repeat(10_000)}`, ['timezone']],
+  ['timezone=UTC&timezone=UTC', ['timezone']],
+  ['timeZone=UTC', ['timeZone']],
+];
+const COMPARE_VALID = ['compare=previous_period', 'compare=previous_year', 'compare=previous_year&timezone=Europe/Madrid&date_from=2028-02-29&date_to=2028-02-29'];
+const COMPARE_INVALID: Array<[string, string[]]> = [
+  ['compare=yesterday', ['compare']],
+  ['compare=PREVIOUS_YEAR', ['compare']],
+  ['compare=', ['compare']],
+  ['compare=previous_year&compare=previous_period', ['compare']],
+];
+
 const STATUS_VALID = ['status=active', 'status=paused', 'status=completed'];
 const STATUS_INVALID: Array<[string, string[]]> = [
   ['status=ACTIVE', ['status']],
@@ -250,11 +281,21 @@ const CASES: Record<string, Case> = {
     ],
   },
   summary: {
-    valid: () => [...WINDOW_VALID, ...CHANNEL_VALID, ...CLINIC_VALID(), `date_from=2026-01-01&date_to=2026-03-01&channel=whatsapp&clinic_id=${clinicId}`],
+    valid: () => [
+      ...WINDOW_VALID,
+      ...CHANNEL_VALID,
+      ...CLINIC_VALID(),
+      ...ZONE_VALID(),
+      ...COMPARE_VALID,
+      `date_from=2026-01-01&date_to=2026-03-01&channel=whatsapp&clinic_id=${clinicId}&timezone=clinic&compare=previous_year`,
+    ],
     invalid: () => [
       ...WINDOW_INVALID,
       ...CHANNEL_INVALID,
       ...CLINIC_INVALID,
+      ...ZONE_INVALID,
+      ...COMPARE_INVALID,
+      ['granularity=day', ['granularity']],
       ['type=INBOUND', ['type']],
       ['page=1&limit=10', ['page', 'limit']],
       ['outcome=NO_ANSWER', ['outcome']],
@@ -263,19 +304,38 @@ const CASES: Record<string, Case> = {
     ],
   },
   daily: {
-    valid: () => [...WINDOW_VALID, ...CHANNEL_VALID, ...TYPE_VALID, ...CLINIC_VALID(), 'date_from=2020-01-01&date_to=2026-12-31'],
+    valid: () => [...WINDOW_VALID, ...CHANNEL_VALID, ...TYPE_VALID, ...CLINIC_VALID(), ...ZONE_VALID(), ...COMPARE_VALID, 'date_from=2020-01-01&date_to=2026-12-31'],
     invalid: () => [
       ...WINDOW_INVALID,
       ...CHANNEL_INVALID,
       ...TYPE_INVALID,
       ...CLINIC_INVALID,
+      ...ZONE_INVALID,
+      ...COMPARE_INVALID,
+      ['date_from=2000-01-01&date_to=2026-12-31&timezone=Asia/Kathmandu', ['date_to']],
       ['page=1', ['page']],
       ['type=INBOUND&type=INBOUND', ['type']],
       ['date_from=x&date_to=y&channel=z&clinic_id=w&type=v', ['date_from', 'date_to', 'channel', 'clinic_id', 'type']],
     ],
   },
+  series: {
+    // (the path carries granularity=day: see ENDPOINTS)
+    valid: () => [...WINDOW_VALID, ...CHANNEL_VALID, ...TYPE_VALID, ...CLINIC_VALID(), ...ZONE_VALID(), ...COMPARE_VALID, 'date_from=2000-01-01&date_to=2026-12-31'],
+    invalid: () => [
+      ...WINDOW_INVALID,
+      ...CHANNEL_INVALID,
+      ...TYPE_INVALID,
+      ...CLINIC_INVALID,
+      ...ZONE_INVALID,
+      ...COMPARE_INVALID,
+      ['granularity=week', ['granularity']],
+      ['date_from=1990-01-01&date_to=2026-12-31', ['granularity']],
+      ['outcome=NO_ANSWER&page=1', ['outcome', 'page']],
+      ['date_from=x&date_to=y&channel=z&clinic_id=w&type=v&timezone=Mars/Base&compare=q', ['date_from', 'date_to', 'channel', 'clinic_id', 'type', 'timezone', 'compare']],
+    ],
+  },
   outcomes: {
-    valid: () => [...WINDOW_VALID, ...CHANNEL_VALID, ...TYPE_VALID, ...CLINIC_VALID()],
+    valid: () => [...WINDOW_VALID, ...CHANNEL_VALID, ...TYPE_VALID, ...CLINIC_VALID(), ...ZONE_VALID(), ...COMPARE_VALID],
     invalid: () => [
       ...WINDOW_INVALID,
       ...CHANNEL_INVALID,
@@ -293,7 +353,7 @@ for (const endpoint of ENDPOINTS) {
   describe(endpoint.path, () => {
     it('accepts every valid parameter value and combination (200)', async () => {
       for (const query of cases.valid()) {
-        const response = await get(app, `${pathOf(endpoint, interactionId)}${query ? `?${query}` : ''}`, key);
+        const response = await get(app, withQuery(pathOf(endpoint, interactionId), query), key);
         if (response.status !== 200) throw new Error(`?${query}: expected 200, got ${response.status} ${response.text}`);
         expect(response.body.success).toBe(true);
       }
@@ -301,7 +361,7 @@ for (const endpoint of ENDPOINTS) {
 
     it('rejects every invalid one with 400 VALIDATION_ERROR naming exactly the bad parameters', async () => {
       for (const [query, names] of cases.invalid()) {
-        const response = await get(app, `${pathOf(endpoint, interactionId)}?${query}`, key);
+        const response = await get(app, withQuery(pathOf(endpoint, interactionId), query), key);
         try {
           expectValidationError(response, names);
         } catch (error) {
@@ -324,21 +384,21 @@ describe('hostile names and encodings, on every endpoint', () => {
 
     it(`${endpoint.path}: __proto__, constructor and other Object.prototype names are unknown parameters (400 naming them)`, async () => {
       for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
-        const details = expectValidationError(await get(app, `${path()}?${name}=1`, key), [name]);
+        const details = expectValidationError(await get(app, withQuery(path(), `${name}=1`), key), [name]);
         expect(details[name]).toMatch(/is not a parameter of this endpoint/);
       }
-      expectValidationError(await get(app, `${path()}?__proto__=1&__proto__=2`, key), ['__proto__']);
-      expectValidationError(await get(app, `${path()}?__proto__[page]=1&constructor=2`, key), ['__proto__[page]', 'constructor']);
+      expectValidationError(await get(app, withQuery(path(), `__proto__=1&__proto__=2`), key), ['__proto__']);
+      expectValidationError(await get(app, withQuery(path(), `__proto__[page]=1&constructor=2`), key), ['__proto__[page]', 'constructor']);
     });
 
     it(`${endpoint.path}: malformed percent-encoding or bytes that are not UTF-8 are a 400 naming the parameter`, async () => {
       for (const value of ['%E0%A4%A', '%', '%zz', '%FF', '%C3%28', '%ED%A0%80', 'ok%']) {
-        const details = expectValidationError(await get(app, `${path()}?${param}=${value}`, key), [param]);
+        const details = expectValidationError(await get(app, withQuery(path(), `${param}=${value}`), key), [param]);
         expect(details[param], value).toMatch(endpoint.params.length ? /encoded/ : /is not a parameter/);
       }
       // A malformed name is named as it was written.
-      expectValidationError(await get(app, `${path()}?%E0%A4%A=1`, key), ['%E0%A4%A']);
-      expectValidationError(await get(app, `${path()}?a%zz=1&${param}=%FF`, key), ['a%zz', param]);
+      expectValidationError(await get(app, withQuery(path(), `%E0%A4%A=1`), key), ['%E0%A4%A']);
+      expectValidationError(await get(app, withQuery(path(), `a%zz=1&${param}=%FF`), key), ['a%zz', param]);
     });
   }
 

@@ -10,6 +10,7 @@ import {
 } from '../../analytics/index.js';
 import { checkMetricsFilter, MAX_DAILY_DAYS } from '../../analytics/window-filter.js';
 import {
+  ComparisonOutOfRange,
   type OutcomesResult,
   type SeriesBucket,
   type SummaryChange,
@@ -25,11 +26,12 @@ import {
 import { SUCCESSFUL_OUTCOMES } from '../../domain/values.js';
 import type { ParameterNames } from '../../interactions/filters.js';
 import { type Granularity, MAX_SERIES_BUCKETS } from '../../zones/local-calendar.js';
+import { knownZoneNames } from '../../zones/zone-names.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { checked, rejected } from '../errors.js';
 import { ChannelEnum, GranularityEnum, InteractionTypeEnum, MetricsComparisonEnum } from './enums.js';
-import { checkZoneArguments, type ZoneArguments, zonedQuery } from './zone-arguments.js';
+import { type CheckedZoneArguments, checkZoneArguments, type ZoneArguments, zonedQuery } from './zone-arguments.js';
 
 /** An aggregate over a window costs like a page of rows (see builder.ts). */
 const METRICS_COST = 500;
@@ -183,7 +185,7 @@ const windowArgs = builder.args((t) => ({
 const timezoneArg = builder.args((t) => ({
   timezone: t.string({
     description:
-      "Time zone of the window's dates and of the buckets: an IANA tz database name as spelled there (`Europe/Madrid`), or `clinic` for the time zone of the clinic given by `clinicId`. Default `UTC`.",
+      "Time zone of the window's dates and of the buckets: an IANA tz database name as spelled there (`Europe/Madrid`, `Asia/Kathmandu`), or `clinic` for the time zone of the clinic the request is restricted to (which it then must name). Default `UTC`.",
   }),
 }));
 
@@ -203,25 +205,36 @@ interface WindowArgs {
   type?: string | null;
 }
 
+interface MetricsRequest {
+  filter: MetricsFilter;
+  zone: CheckedZoneArguments;
+  sent: WindowArgs & ZoneArguments;
+  series: boolean;
+}
+
 /**
- * The checked window of a metrics field and, for a request with a time zone other than UTC or a
- * comparison (always for a series), its zoned query; without one, today's UTC code answers.
+ * The arguments of a metrics field, checked before anything is read. Synchronous, so a request
+ * that is only being checked (the REST facade with problems of its own, the OpenAPI examples) gets
+ * its problems at once.
  */
-async function metricsRequest(
-  args: WindowArgs & ZoneArguments,
-  context: GraphQLContext,
-  options: { maxDays?: number; series?: boolean } = {},
-): Promise<{ filter: MetricsFilter; query?: ZonedQuery; granularity?: Granularity }> {
+function checkMetrics(args: WindowArgs & ZoneArguments, context: GraphQLContext, options: { maxDays?: number; series?: boolean } = {}): MetricsRequest {
   const raw = { ...args, clinicId: args.clinicId == null ? null : String(args.clinicId) };
   const { visibleClinics, now } = context;
-  const { filter, zone, sent } = checked(context, raw, (values, names, problems) => ({
+  return checked(context, raw, (values, names, problems) => ({
     filter: checkMetricsFilter(values, names, problems, { visibleClinics, now, maxDays: options.maxDays }),
-    zone: checkZoneArguments(values, names, problems, options.series ? { granularity: 'required' } : {}),
+    zone: checkZoneArguments(values, names, problems, { granularity: options.series ? 'required' : undefined, knownZones: knownZoneNames(context.db) }),
     sent: values,
+    series: options.series ?? false,
   }));
-  const query = await zonedQuery(context, sent, filter, zone, options.series);
-  if (!query || (!options.series && query.zone === 'UTC' && !query.compare)) return { filter };
-  return { filter, query, granularity: zone.granularity };
+}
+
+/**
+ * The zoned query of a checked request with a time zone other than UTC or a comparison (always for
+ * a series); undefined for the others, which today's UTC code answers.
+ */
+async function zonedQueryOf(request: MetricsRequest, context: GraphQLContext): Promise<ZonedQuery | undefined> {
+  const query = await zonedQuery(context, request.sent, request.filter, request.zone, request.series);
+  return query && (request.series || query.zone !== 'UTC' || query.compare) ? query : undefined;
 }
 
 /** Turns the zoned code's refusals into the caller's VALIDATION_ERROR. */
@@ -238,6 +251,9 @@ async function answering<T>(
       throw rejected(context, (names) => ({ [names.dateFrom]: `is later than ${names.dateTo} in time zone ${query.zone}` }));
     }
     if (error instanceof TooManyBuckets) throw rejected(context, tooMany);
+    if (error instanceof ComparisonOutOfRange) {
+      throw rejected(context, (names) => ({ [names.compare]: 'the comparison window would begin before 0001-01-01' }));
+    }
     throw error;
   }
 }
@@ -252,12 +268,7 @@ builder.queryFields((t) => ({
     description: 'Totals over a window (default: the last 30 days), optionally in a time zone and against an earlier window. Needs scope `metrics:read`.',
     authScopes: { 'metrics:read': true },
     args: { ...windowArgs, ...timezoneArg, ...compareArg },
-    resolve: async (_root, args, context): Promise<SummaryResult> => {
-      const { filter, query } = await metricsRequest(args, context);
-      if (!query) return metricsSummary(context.db, filter);
-      const { current, previous } = await answering(context, query, () => zonedSummary(context.db, query), tooManyDays);
-      return previous ? { ...current, previous, change: summaryChange(current, previous) } : current;
-    },
+    resolve: (_root, args, context) => summaryReport(checkMetrics(args, context), context),
   }),
   metricsDaily: t.field({
     complexity: METRICS_COST,
@@ -267,7 +278,7 @@ builder.queryFields((t) => ({
       'One entry per day of the window (default: the last 30 days), zero-filled, oldest first: UTC days, or local days with `timezone`. Needs scope `metrics:read`. `metricsDailyReport` adds a comparison.',
     authScopes: { 'metrics:read': true },
     args: { ...windowArgs, ...typeArg, ...timezoneArg },
-    resolve: async (_root, args, context) => (await dailyReport(args, context)).daily,
+    resolve: (_root, args, context) => dailyReport(checkMetrics(args, context, { maxDays: MAX_DAILY_DAYS }), context).then((report) => report.daily),
   }),
   metricsDailyReport: t.field({
     complexity: METRICS_COST,
@@ -276,7 +287,7 @@ builder.queryFields((t) => ({
     description: 'The daily series of `metricsDaily` and, with `compare`, the same over the comparison window. Needs scope `metrics:read`.',
     authScopes: { 'metrics:read': true },
     args: { ...windowArgs, ...typeArg, ...timezoneArg, ...compareArg },
-    resolve: (_root, args, context) => dailyReport(args, context),
+    resolve: (_root, args, context) => dailyReport(checkMetrics(args, context, { maxDays: MAX_DAILY_DAYS }), context),
   }),
   metricsSeries: t.field({
     complexity: METRICS_COST,
@@ -291,20 +302,7 @@ builder.queryFields((t) => ({
       ...compareArg,
       granularity: t.arg({ type: GranularityEnum, description: 'The calendar unit of the buckets. Required.' }),
     },
-    resolve: async (_root, args, context) => {
-      const request = await metricsRequest(args, context, { series: true });
-      const query = request.query!;
-      const granularity = request.granularity!;
-      const { current, previous } = await answering(
-        context,
-        query,
-        () => zonedSeries(context.db, query, granularity),
-        (names) => ({
-          [names.granularity]: `gives more than ${MAX_SERIES_BUCKETS} buckets over this window; choose a coarser one or a shorter window`,
-        }),
-      );
-      return previous ? { series: current, previous } : { series: current };
-    },
+    resolve: (_root, args, context) => seriesReport(checkMetrics(args, context, { series: true }), context),
   }),
   metricsOutcomes: t.field({
     complexity: METRICS_COST,
@@ -314,18 +312,41 @@ builder.queryFields((t) => ({
       'Interactions per outcome over a window (default: the last 30 days), optionally in a time zone and against an earlier window. Needs scope `metrics:read`.',
     authScopes: { 'metrics:read': true },
     args: { ...windowArgs, ...typeArg, ...timezoneArg, ...compareArg },
-    resolve: async (_root, args, context): Promise<OutcomesReport> => {
-      const { filter, query } = await metricsRequest(args, context);
-      if (!query) return metricsOutcomes(context.db, filter);
-      const { current, previous } = await answering(context, query, () => zonedOutcomes(context.db, query), tooManyDays);
-      return previous ? { ...current, previous } : current;
-    },
+    resolve: (_root, args, context) => outcomesReport(checkMetrics(args, context), context),
   }),
 }));
 
-async function dailyReport(args: WindowArgs & ZoneArguments, context: GraphQLContext): Promise<{ daily: DailyMetric[]; previous?: DailyMetric[] }> {
-  const { filter, query } = await metricsRequest(args, context, { maxDays: MAX_DAILY_DAYS });
-  if (!query) return { daily: await metricsDaily(context.db, filter) };
+async function summaryReport(request: MetricsRequest, context: GraphQLContext): Promise<SummaryResult> {
+  const query = await zonedQueryOf(request, context);
+  if (!query) return metricsSummary(context.db, request.filter);
+  const { current, previous } = await answering(context, query, () => zonedSummary(context.db, query), tooManyDays);
+  return previous ? { ...current, previous, change: summaryChange(current, previous) } : current;
+}
+
+async function dailyReport(request: MetricsRequest, context: GraphQLContext): Promise<{ daily: DailyMetric[]; previous?: DailyMetric[] }> {
+  const query = await zonedQueryOf(request, context);
+  if (!query) return { daily: await metricsDaily(context.db, request.filter) };
   const { current, previous } = await answering(context, query, () => zonedDaily(context.db, query, MAX_DAILY_DAYS), tooManyDays);
   return previous ? { daily: current, previous } : { daily: current };
+}
+
+async function seriesReport(request: MetricsRequest, context: GraphQLContext): Promise<{ series: SeriesBucket[]; previous?: SeriesBucket[] }> {
+  const query = (await zonedQueryOf(request, context))!;
+  const granularity = request.zone.granularity!;
+  const { current, previous } = await answering(
+    context,
+    query,
+    () => zonedSeries(context.db, query, granularity),
+    (names) => ({
+      [names.granularity]: `gives more than ${MAX_SERIES_BUCKETS} buckets over this window; choose a coarser one or a shorter window`,
+    }),
+  );
+  return previous ? { series: current, previous } : { series: current };
+}
+
+async function outcomesReport(request: MetricsRequest, context: GraphQLContext): Promise<OutcomesReport> {
+  const query = await zonedQueryOf(request, context);
+  if (!query) return metricsOutcomes(context.db, request.filter);
+  const { current, previous } = await answering(context, query, () => zonedOutcomes(context.db, query), tooManyDays);
+  return previous ? { ...current, previous } : current;
 }

@@ -13,6 +13,7 @@ import type { GraphQLContext } from '../context.js';
 import { rejected } from '../errors.js';
 
 const DAY = 86_400_000;
+const UNKNOWN_ZONE = 'is not a time zone of the tz database (names are case-sensitive, e.g. Europe/Madrid)';
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The arguments as sent (REST passes values no enum could carry through unconverted: errors.ts). */
@@ -35,7 +36,7 @@ export function checkZoneArguments(
   values: ZoneArguments & { clinicId?: string | null },
   names: ParameterNames,
   problems: Problems,
-  options: { granularity?: 'required' } = {},
+  options: { granularity?: 'required'; knownZones?: ReadonlySet<string> } = {},
 ): CheckedZoneArguments {
   const checked: CheckedZoneArguments = {};
   if (values.timezone != null) {
@@ -45,6 +46,8 @@ export function checkZoneArguments(
       else checked.timezone = zone;
     } else if (hasControlCharacter(zone) || !looksLikeZoneName(zone)) {
       problems[names.timezone] = 'must be an IANA time zone name such as Europe/Madrid, or clinic';
+    } else if (options.knownZones && !options.knownZones.has(zone)) {
+      problems[names.timezone] = UNKNOWN_ZONE;
     } else checked.timezone = zone;
   }
   if (values.compare != null) {
@@ -91,7 +94,7 @@ export async function zonedQuery(
       throw rejected(context, (names) => ({ [names.timezone]: `the clinic's time zone ${JSON.stringify(zone)} is not in the tz database` }));
     }
   } else if (!(await zoneNames(context.db)).has(zone)) {
-    throw rejected(context, (names) => ({ [names.timezone]: 'is not a time zone of the tz database (names are case-sensitive, e.g. Europe/Madrid)' }));
+    throw rejected(context, (names) => ({ [names.timezone]: UNKNOWN_ZONE }));
   }
   return {
     zone,
