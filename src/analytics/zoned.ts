@@ -152,17 +152,10 @@ async function windowsIn(db: Db, query: ZonedQuery): Promise<ResolvedWindows> {
   };
 }
 
-/**
- * The sums of each bucket of each window (contiguous buckets, in order). The windows may overlap,
- * so each is read on its own: a comparison costs a second statement.
- */
-async function bucketSums(db: Db, query: ZonedQuery, windows: Bucket[][], grain: 'totals' | 'outcomes', hourly: boolean): Promise<number[][][]> {
-  const results: number[][][] = [];
-  for (const buckets of windows) {
-    const edges = buckets.length ? [buckets[0]!.start, ...buckets.map((b) => b.end)] : [];
-    results.push(buckets.length ? await sumsBetween(db, edges, query.dims, grain, hourly) : []);
-  }
-  return results;
+/** The sums of each bucket of each window (contiguous buckets, in order), in one statement. */
+function bucketSums(db: Db, query: ZonedQuery, windows: Bucket[][], grain: 'totals' | 'outcomes', hourly: boolean): Promise<number[][][]> {
+  const edges = windows.map((buckets) => (buckets.length ? [buckets[0]!.start, ...buckets.map((b) => b.end)] : []));
+  return sumsBetween(db, edges, query.dims, grain, hourly);
 }
 
 function summaryOf(totals: Totals): SummaryMetrics {

@@ -1,34 +1,35 @@
 // Sums of interactions between arbitrary instants (the edges of local days, weeks, hours), read
-// from the rollup levels in a bounded number of rows.
+// from the rollup levels in a bounded number of rows, in one statement.
 //
-// With C(t) the running total up to instant t, a bucket [a, b) is C(b) - C(a). Each edge t is
-// anchored at the nearest coarse boundary A (a UTC midnight, or a UTC hour for hourly series):
-// C(t) = C(A) +/- the sums between A and t. C at the anchors comes from one range scan of the coarse
-// level grouped by the gaps between anchors (width_bucket); the part between anchor and edge (at
-// most 12 hours) from whole UTC hours, then whole quarter hours, then the raw table for what is left
-// (offsets that are not multiples of 15 minutes: local mean time before the zone's standard time).
-// So a year of local days reads 365 day rows plus a few hour and quarter rows per day, whatever the
-// table's size, in one statement.
+// With C(t) the running total of interactions before instant t, a bucket [a, b) is C(b) - C(a).
+// C at every edge of every window is read at once: each edge t is ANCHORED at a coarse boundary
+// A(t) (a UTC midnight, or a UTC hour for hourly series), C(A) comes from one range scan of the
+// coarse level, and the part between A(t) and t from finer rows:
+//   every interaction, no restriction (the common case): A(t) is the UTC midnight (or hour) at or
+//     before t, and the part after it is ONE row of interaction_day_prefixes (the running sums of
+//     t's UTC day up to the quarter hour at or before t; for an hourly anchor, that row minus the
+//     hour's), plus raw rows for what is left below a quarter hour (only offsets that are not
+//     multiples of 15 minutes: local mean time before a zone's standard time). A year of local days
+//     reads 365 day rows and 366 prefix rows, whatever the table's size;
+//   restricted to clinics, a channel or a type: A(t) is the nearest UTC midnight; the hours between
+//     it and t come from interaction_hour_totals, the rest raw;
+//   outcome counts: A(t) is the nearest UTC midnight; the rest is raw (at most 12 hours per edge).
 //
 // Two kinds of vectors: TOTALS (SUM_COLUMNS, for summary, daily and series) and OUTCOMES (a count
-// per outcome, then none: the outcome breakdown). Which tables hold them depends on the filter:
-//   no clinic, channel or type restriction, totals: interaction_days / _hours / _quarters (one row
-//     per unit);
-//   otherwise, totals: interaction_day_totals (or its all-clinics sum) and interaction_hour_totals,
-//     raw below the hour;
-//   outcomes: interaction_daily_rollups (or its all-clinics sum), raw below the day.
-
-import { SUM_COLUMNS, SUMS, WIDE_SUMS } from '../analytics/totals.js';
+// per outcome, then one for none: the outcome breakdown).
+import { SUM_COLUMNS, SUMS, WIDE_COLUMNS } from '../analytics/totals.js';
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
 import { OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { sqlInstant } from '../zones/offsets.js';
 import { type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS } from './counted.js';
 
 const QUARTER = 900_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
+
+/** No interaction is before 0001-01-01 UTC (the earliest bound a request may give), nor is an edge read there. */
+const EARLIEST = Date.UTC(2000, 0, 1) - 730_119 * DAY;
 
 export type Grain = 'totals' | 'outcomes';
 
@@ -40,181 +41,231 @@ export function vectorLength(grain: Grain): number {
   return grain === 'totals' ? SUM_COLUMNS.length : OUTCOME_KEYS.length;
 }
 
-/** Where a grain's rows are, for one filter. */
-interface Source {
-  /** The coarse level by day: table, its unit column, the sums, and whether it is filtered by dimensions. */
-  day: Level;
-  /** The hour level (coarse for hourly series, else fine), if the grain has one. */
-  hour?: Level;
-  quarter?: Level;
-  /** Sums over raw interactions `i`. */
-  raw: Prisma.Sql;
+const OUTCOME_SUMS = Prisma.raw(OUTCOME_KEYS.map((outcome) => `coalesce(sum(interactions) FILTER (WHERE outcome = '${outcome}'), 0)::bigint`).join(', '));
+
+/** An array parameter as one literal (`{1,2,3}`): numbers need no escaping, and thousands of ISO strings were most of a request. */
+const numbers = (values: readonly number[]) => `{${values.join(',')}}`;
+
+/** The instant `ms` milliseconds after the epoch (integer arithmetic: no rounding, no session time zone). */
+const instantOf = (ms: Prisma.Sql) => Prisma.sql`(TIMESTAMPTZ 'epoch' + ${ms} * INTERVAL '1 millisecond')`;
+
+/** What a part of the statement adds to one edge's running total: its rows times `sign`. */
+interface Piece {
+  edge: number;
+  sign: 1 | -1;
 }
 
-interface Level {
-  /** FROM item exposing `unit` and the columns `sums` reads. */
-  from: Prisma.Sql;
-  sums: Prisma.Sql;
-  filtered: boolean;
+/** Pieces of one kind, read by one part of the statement: `at` is a unit start, or a raw range. */
+class Pieces {
+  readonly list: Piece[] = [];
+  readonly at: number[] = [];
+  readonly until: number[] = [];
+  add(edge: number, sign: 1 | -1, at: number, until = at): void {
+    this.list.push({ edge, sign });
+    this.at.push(at);
+    this.until.push(until);
+  }
 }
 
-const OUTCOME_SUMS = (count: string) =>
-  Prisma.raw(OUTCOME_KEYS.map((outcome) => `coalesce(sum(${count}) FILTER (WHERE outcome = '${outcome}'), 0)::bigint`).join(', '));
+/** How the running totals at the edges are read for one filter and grain. */
+interface Plan {
+  /** The coarse level: a FROM item exposing `unit` (date or timestamptz), and its select list of sums per unit. */
+  coarse: { from: Prisma.Sql; sums: Prisma.Sql; grouped: boolean; filtered: boolean };
+  unit: number;
+  anchorOf(t: number): number;
+  /** Adds the pieces between edge `k` at `t` and its anchor. */
+  split(k: number, t: number, pieces: { prefix: Pieces; hours: Pieces; raw: Pieces }): void;
+}
 
-function sourceOf(grain: Grain, dims: Dimensions): Source {
+function rawRange(pieces: Pieces, k: number, lo: number, hi: number, sign: 1 | -1): void {
+  if (lo < hi) pieces.add(k, sign, lo, hi);
+}
+
+function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
   const everything = dims.clinicIds === undefined && dims.channel === undefined && dims.type === undefined;
   const allClinics = dims.clinicIds === undefined;
-  if (grain === 'outcomes') {
+  if (grain === 'totals' && everything) {
+    const unit = hourly ? HOUR : DAY;
     return {
-      day: {
-        from: allClinics
-          ? Prisma.sql`(SELECT day AS unit, channel, type, direction, outcome, interactions FROM interaction_day_outcomes_all_clinics) AS t`
-          : Prisma.sql`(SELECT day AS unit, clinic_id, channel, type, direction, outcome, interactions FROM interaction_daily_rollups) AS t`,
-        sums: OUTCOME_SUMS('interactions'),
-        filtered: true,
+      coarse: {
+        from: Prisma.raw(hourly ? '(SELECT hour AS unit, * FROM interaction_hours) AS t' : '(SELECT day AS unit, * FROM interaction_days) AS t'),
+        sums: WIDE_COLUMNS,
+        grouped: false,
+        filtered: false,
       },
-      raw: Prisma.sql`SELECT coalesce(outcome, '') AS outcome, 1 AS interactions`,
+      unit,
+      anchorOf: (t) => Math.floor(t / unit) * unit,
+      split: (k, t, { prefix, raw }) => {
+        const quarter = Math.floor(t / QUARTER) * QUARTER;
+        // The prefix of the quarter at or before t, less the anchor hour's (nothing at a UTC midnight).
+        if (quarter % DAY !== 0) prefix.add(k, 1, quarter);
+        const anchor = Math.floor(t / unit) * unit;
+        if (anchor % DAY !== 0) prefix.add(k, -1, anchor);
+        rawRange(raw, k, quarter, t, 1);
+      },
     };
   }
-  const raw = Prisma.sql`SELECT ${RAW_COUNTED_TOTALS}`;
-  if (everything) {
-    const wide = (table: string, unit: string) => ({ from: Prisma.raw(`(SELECT ${unit} AS unit, * FROM ${table}) AS t`), sums: WIDE_SUMS, filtered: false });
-    return { day: wide('interaction_days', 'day'), hour: wide('interaction_hours', 'hour'), quarter: wide('interaction_quarters', 'quarter'), raw };
-  }
-  const keyed = (table: string, unit: string) => ({
-    from: Prisma.raw(`(SELECT ${unit} AS unit, *, interactions AS n FROM ${table}) AS t`),
-    sums: SUMS,
-    filtered: true,
-  });
+  // Nearest UTC midnight; between it and t, whole hours from the hourly totals (totals only), raw around them.
+  const nearest = (t: number) => Math.round(t / DAY) * DAY;
+  const day =
+    grain === 'outcomes'
+      ? allClinics
+        ? Prisma.sql`(SELECT day AS unit, channel, type, direction, outcome, interactions FROM interaction_day_outcomes_all_clinics) AS t`
+        : Prisma.sql`(SELECT day AS unit, clinic_id, channel, type, direction, outcome, interactions FROM interaction_daily_rollups) AS t`
+      : Prisma.raw(`(SELECT day AS unit, *, interactions AS n FROM ${allClinics ? 'interaction_day_totals_all_clinics' : 'interaction_day_totals'}) AS t`);
   return {
-    day: keyed(allClinics ? 'interaction_day_totals_all_clinics' : 'interaction_day_totals', 'day'),
-    hour: keyed('interaction_hour_totals', 'hour'),
-    raw,
+    coarse: { from: day, sums: grain === 'outcomes' ? OUTCOME_SUMS : SUMS, grouped: true, filtered: true },
+    unit: DAY,
+    anchorOf: nearest,
+    split: (k, t, { hours, raw }) => {
+      const anchor = nearest(t);
+      const [lo, hi, sign] = t >= anchor ? [anchor, t, 1 as const] : [t, anchor, -1 as const];
+      if (grain === 'outcomes') return rawRange(raw, k, lo, hi, sign);
+      const first = Math.ceil(lo / HOUR) * HOUR;
+      const last = Math.floor(hi / HOUR) * HOUR;
+      if (first >= last) return rawRange(raw, k, lo, hi, sign);
+      rawRange(raw, k, lo, first, sign);
+      for (let hour = first; hour < last; hour += HOUR) hours.add(k, sign, hour);
+      rawRange(raw, k, last, hi, sign);
+    },
   };
 }
 
-/** [lo, hi) split into whole units of `sizes` (largest first), then raw ranges. */
-function decompose(lo: number, hi: number, sizes: readonly number[], out: { units: number[][]; raw: Array<[number, number]> }, level = 0): void {
-  if (lo >= hi) return;
-  if (level === sizes.length) {
-    out.raw.push([lo, hi]);
-    return;
-  }
-  const size = sizes[level]!;
-  const a = Math.ceil(lo / size) * size;
-  const b = Math.floor(hi / size) * size;
-  if (a >= b) {
-    decompose(lo, hi, sizes, out, level + 1);
-    return;
-  }
-  decompose(lo, a, sizes, out, level + 1);
-  for (let unit = a; unit < b; unit += size) out.units[level]!.push(unit);
-  decompose(b, hi, sizes, out, level + 1);
-}
-
-const iso = sqlInstant;
-
-/** No interaction is before 0001-01-01 UTC (the earliest bound a request may give), nor an edge read. */
-const EARLIEST = Date.UTC(2000, 0, 1) - 730_119 * DAY;
-
 /**
- * The sums of each bucket [edges[i], edges[i + 1]) (ms, ascending) under the restrictions `dims`,
- * as vectors of `vectorLength(grain)` numbers. `hourly` anchors edges at UTC hours (a series of
- * hours) rather than UTC midnights.
+ * The sums of each bucket of each window, under the restrictions `dims`: a window is a list of
+ * edges (ms, ascending), its buckets [edges[i], edges[i + 1]); each bucket a vector of
+ * `vectorLength(grain)` numbers. `hourly` anchors edges at UTC hours (a series of hours) rather
+ * than UTC midnights. One statement for all windows (a comparison costs rows, not a round trip).
  */
-export async function sumsBetween(db: Db, given: readonly number[], dims: Dimensions, grain: Grain, hourly = false): Promise<number[][]> {
-  const edges = given.map((edge) => Math.max(edge, EARLIEST));
-  for (let i = 1; i < edges.length; i++) if (!(edges[i]! >= edges[i - 1]!)) throw new RangeError('zoned sums: edges out of order');
-  const source = sourceOf(grain, dims);
-  const coarse = hourly && source.hour ? source.hour : source.day;
-  const unitMs = coarse === source.day ? DAY : HOUR;
-  const fineLevels = [...(coarse === source.day && source.hour ? [source.hour] : []), ...(source.quarter ? [source.quarter] : [])];
-  const fineSizes = fineLevels.map((level) => (level === source.hour ? HOUR : QUARTER));
+export async function sumsBetween(db: Db, windows: ReadonlyArray<readonly number[]>, dims: Dimensions, grain: Grain, hourly = false): Promise<number[][][]> {
+  const width = vectorLength(grain);
+  const results = windows.map((edges) => edges.slice(1).map(() => new Array<number>(width).fill(0)));
+  const edges = [...new Set(windows.flat().map((edge) => Math.max(edge, EARLIEST)))].sort((a, b) => a - b);
+  if (edges.length < 2) return results;
 
-  const anchorOf = edges.map((t) => Math.round(t / unitMs) * unitMs);
-  const anchors = [...new Set(anchorOf)].sort((a, b) => a - b);
-  const fine = { units: fineSizes.map(() => [] as number[]), raw: [] as Array<[number, number]> };
-  const unitKeys: number[][] = fineSizes.map(() => []);
-  const rawKeys: number[] = [];
-  edges.forEach((t, k) => {
-    const before = { units: fineSizes.map(() => [] as number[]), raw: [] as Array<[number, number]> };
-    decompose(Math.min(t, anchorOf[k]!), Math.max(t, anchorOf[k]!), fineSizes, before);
-    before.units.forEach((units, level) => {
-      fine.units[level]!.push(...units);
-      for (const _ of units) unitKeys[level]!.push(k);
-    });
-    fine.raw.push(...before.raw);
-    for (const _ of before.raw) rawKeys.push(k);
-  });
+  const plan = planOf(grain, dims, hourly);
+  const anchorOf = edges.map(plan.anchorOf);
+  const anchors = [...new Set(anchorOf)];
+  const pieces = { prefix: new Pieces(), hours: new Pieces(), raw: new Pieces() };
+  edges.forEach((t, k) => plan.split(k, t, pieces));
 
   const conditions = dimensionConditions(dims);
-  const unitLiteral = (ms: number) => (unitMs === DAY ? iso(ms).slice(0, 10) : iso(ms));
-  const unitType = Prisma.raw(unitMs === DAY ? 'date' : 'timestamptz');
   const parts: Prisma.Sql[] = [];
   if (anchors.length > 1) {
+    const first = anchors[0]!;
+    const last = anchors[anchors.length - 1]!;
+    const { coarse } = plan;
+    const [unit, range] =
+      plan.unit === DAY
+        ? [
+            Prisma.sql`unit - DATE '1970-01-01'`,
+            [Prisma.sql`unit >= DATE '1970-01-01' + ${first / DAY}::int`, Prisma.sql`unit < DATE '1970-01-01' + ${last / DAY}::int`],
+          ]
+        : [
+            Prisma.sql`(extract(epoch FROM unit) * 1000)::bigint`,
+            [Prisma.sql`unit >= ${instantOf(Prisma.sql`${first}::bigint`)}`, Prisma.sql`unit < ${instantOf(Prisma.sql`${last}::bigint`)}`],
+          ];
     parts.push(Prisma.sql`
-      SELECT 0 AS part, width_bucket(unit, ${anchors.map(unitLiteral)}::${unitType}[]) AS k, ${coarse.sums}
+      SELECT 0 AS part, ${unit} AS k, ${coarse.sums}
       FROM ${coarse.from}
-      WHERE ${and([
-        Prisma.sql`unit >= ${unitLiteral(anchors[0]!)}::${unitType}`,
-        Prisma.sql`unit < ${unitLiteral(anchors[anchors.length - 1]!)}::${unitType}`,
-        ...(coarse.filtered ? conditions : []),
-      ])}
-      GROUP BY 2`);
+      WHERE ${and([...range, ...(coarse.filtered ? conditions : [])])}
+      ${coarse.grouped ? Prisma.sql`GROUP BY unit` : Prisma.empty}`);
   }
-  fineLevels.forEach((level, i) => {
-    if (!fine.units[i]!.length) return;
+  if (pieces.prefix.list.length) {
+    const at = numbers(pieces.prefix.at);
     parts.push(Prisma.sql`
-      SELECT ${Prisma.raw(String(i + 1))} AS part, p.k, ${level.sums}
-      FROM unnest(${fine.units[i]!.map(iso)}::timestamptz[], ${unitKeys[i]}::int[]) AS p(at, k)
-      JOIN ${level.from} ON t.unit = p.at${level.filtered && conditions.length ? Prisma.sql` AND ${and(conditions)}` : Prisma.empty}
-      GROUP BY p.k`);
-  });
-  if (fine.raw.length) {
-    const sums = grain === 'totals' ? SUMS : OUTCOME_SUMS('interactions');
+      SELECT 1 AS part, p.k, ${WIDE_COLUMNS}
+      FROM unnest(${at}::bigint[]) WITH ORDINALITY AS p(ms, k)
+      JOIN (SELECT * FROM interaction_day_prefixes WHERE until = ANY(ARRAY(SELECT ${instantOf(Prisma.sql`m`)} FROM unnest(${at}::bigint[]) AS m))) AS t
+        ON t.until = ${instantOf(Prisma.sql`p.ms`)}`);
+  }
+  if (pieces.hours.list.length) {
+    const at = numbers(pieces.hours.at);
     parts.push(Prisma.sql`
-      SELECT ${Prisma.raw(String(fineLevels.length + 1))} AS part, p.k, ${sums}
-      FROM unnest(${fine.raw.map(([lo]) => iso(lo))}::timestamptz[], ${fine.raw.map(([, hi]) => iso(hi))}::timestamptz[], ${rawKeys}::int[]) AS p(lo, hi, k)
-      CROSS JOIN LATERAL (${source.raw} FROM interactions WHERE ${and([Prisma.sql`started_at >= p.lo`, Prisma.sql`started_at < p.hi`, ...conditions])}) AS r
+      SELECT 2 AS part, p.k, ${SUMS}
+      FROM unnest(${at}::bigint[]) WITH ORDINALITY AS p(ms, k)
+      JOIN (
+        SELECT *, interactions AS n FROM interaction_hour_totals
+        WHERE ${and([Prisma.sql`hour = ANY(ARRAY(SELECT ${instantOf(Prisma.sql`m`)} FROM unnest(${at}::bigint[]) AS m))`, ...conditions])}
+      ) AS t ON t.hour = ${instantOf(Prisma.sql`p.ms`)}
       GROUP BY p.k`);
   }
-  const width = vectorLength(grain);
-  const buckets = edges.slice(1).map(() => new Array<number>(width).fill(0));
-  if (!parts.length) return buckets;
+  if (pieces.raw.list.length) {
+    const columns = grain === 'totals' ? RAW_COUNTED_TOTALS : Prisma.sql`coalesce(outcome, '') AS outcome, 1 AS interactions`;
+    parts.push(Prisma.sql`
+      SELECT 3 AS part, p.k, ${grain === 'totals' ? SUMS : OUTCOME_SUMS}
+      FROM unnest(${numbers(pieces.raw.at)}::bigint[], ${numbers(pieces.raw.until)}::bigint[]) WITH ORDINALITY AS p(lo, hi, k)
+      CROSS JOIN LATERAL (
+        SELECT ${columns} FROM interactions
+        WHERE ${and([Prisma.sql`started_at >= ${instantOf(Prisma.sql`p.lo`)}`, Prisma.sql`started_at < ${instantOf(Prisma.sql`p.hi`)}`, ...conditions])}
+      ) AS r
+      GROUP BY p.k`);
+  }
 
-  // One flat JSON array of numbers (part, k, then the sums), as the daily series reads its answer (daily.ts).
-  const sumNames = Prisma.raw(Array.from({ length: width }, (_, i) => `s${i}`).join(', '));
-  const named = parts.map((part) => Prisma.sql`SELECT * FROM (${part}) AS x(part, k, ${sumNames})`);
-  const [row] = await queryRows<{ values: string }>(
-    db,
-    Prisma.sql`SELECT '[' || coalesce(string_agg(concat_ws(',', part, k, ${sumNames}), ','), '') || ']' AS values
-               FROM (${Prisma.join(named, ' UNION ALL ')}) AS parts`,
-  );
-  const values = JSON.parse(row!.values) as number[];
-
-  // Running totals at the anchors, then at the edges.
+  // Running totals at the anchors (relative to the first), then at the edges.
   const gaps = anchors.map(() => new Array<number>(width).fill(0));
   const atEdge = edges.map(() => new Array<number>(width).fill(0));
-  for (let i = 0; i < values.length; i += width + 2) {
-    const part = values[i]!;
-    const k = values[i + 1]!;
-    const target = part === 0 ? gaps[k]! : atEdge[k]!;
-    for (let c = 0; c < width; c++) target[c]! += values[i + 2 + c]!;
+  if (parts.length) {
+    // One flat JSON array of numbers (part, key, then the sums), as the daily series reads its answer (daily.ts).
+    const sumNames = Prisma.raw(Array.from({ length: width }, (_, i) => `s${i}`).join(', '));
+    const named = parts.map((part) => Prisma.sql`SELECT * FROM (${part}) AS x(part, k, ${sumNames})`);
+    const [row] = await queryRows<{ values: string }>(
+      db,
+      Prisma.sql`SELECT '[' || coalesce(string_agg(concat_ws(',', part, k, ${sumNames}), ','), '') || ']' AS values
+                 FROM (${Prisma.join(named, ' UNION ALL ')}) AS parts`,
+    );
+    const values = JSON.parse(row!.values) as number[];
+    const kinds = [undefined, pieces.prefix, pieces.hours, pieces.raw];
+    for (let i = 0; i < values.length; i += width + 2) {
+      const part = values[i]!;
+      const key = values[i + 1]!;
+      let target: number[];
+      let sign = 1;
+      if (part === 0) {
+        // The coarse unit (day number or ms) counts towards every anchor after it: gap j holds [anchors[j-1], anchors[j]).
+        target = gaps[upperBound(anchors, plan.unit === DAY ? key * DAY : key)]!;
+      } else {
+        // WITH ORDINALITY numbers pieces from 1.
+        const piece = kinds[part]!.list[key - 1]!;
+        target = atEdge[piece.edge]!;
+        sign = piece.sign;
+      }
+      for (let c = 0; c < width; c++) target[c]! += sign * values[i + 2 + c]!;
+    }
   }
   const running = new Map<number, number[]>();
   const sum = new Array<number>(width).fill(0);
   anchors.forEach((anchor, j) => {
-    // width_bucket numbers the gap [anchors[j-1], anchors[j]) as j.
-    if (j > 0) for (let c = 0; c < width; c++) sum[c]! += gaps[j]![c]!;
+    for (let c = 0; c < width; c++) sum[c]! += gaps[j]![c]!;
     running.set(anchor, [...sum]);
   });
-  const cumulative = edges.map((t, k) => {
+  const cumulative = new Map<number, number[]>();
+  edges.forEach((t, k) => {
     const base = running.get(anchorOf[k]!)!;
-    const sign = t >= anchorOf[k]! ? 1 : -1;
-    return base.map((value, c) => value + sign * atEdge[k]![c]!);
+    cumulative.set(
+      t,
+      base.map((value, c) => value + atEdge[k]![c]!),
+    );
   });
-  for (let i = 0; i < buckets.length; i++) {
-    for (let c = 0; c < width; c++) buckets[i]![c] = cumulative[i + 1]![c]! - cumulative[i]![c]!;
+  windows.forEach((window, w) => {
+    for (let i = 0; i + 1 < window.length; i++) {
+      const from = cumulative.get(Math.max(window[i]!, EARLIEST))!;
+      const to = cumulative.get(Math.max(window[i + 1]!, EARLIEST))!;
+      const bucket = results[w]![i]!;
+      for (let c = 0; c < width; c++) bucket[c] = to[c]! - from[c]!;
+    }
+  });
+  return results;
+}
+
+/** The number of values in the ascending `sorted` that are <= `value`. */
+function upperBound(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! <= value) lo = mid + 1;
+    else hi = mid;
   }
-  return buckets;
+  return lo;
 }
