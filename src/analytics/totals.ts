@@ -140,7 +140,7 @@ const AT = Object.fromEntries(SUM_COLUMNS.map((column, i) => [column, i])) as Re
  * totalsOf the sums at `values[offset]` on, in SUM_COLUMNS order, without a SumsRow in between (a
  * daily series over a year reads 365 runs of one flat array).
  */
-export function totalsAt(values: readonly number[], offset: number): Totals {
+export function totalsAt(values: ArrayLike<number>, offset: number): Totals {
   if (values.length - offset < SUM_COLUMNS.length)
     throw new TypeError(`metrics: expected ${SUM_COLUMNS.length} sums at ${offset}, got ${values.length - offset}`);
   const sum = (column: keyof SumsRow) => values[offset + AT[column]]!;

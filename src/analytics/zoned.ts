@@ -21,7 +21,7 @@ import { DAY, ZoneClock } from '../zones/offsets.js';
 import type { DailyMetric } from './daily.js';
 import type { OutcomeBreakdown } from './outcomes.js';
 import type { SummaryMetrics } from './summary.js';
-import { ratio2, type Totals, totalsAt } from './totals.js';
+import { ratio2, SUM_COLUMNS, type Totals, totalsAt } from './totals.js';
 
 export const COMPARISONS = ['previous_period', 'previous_year'] as const;
 export type Comparison = (typeof COMPARISONS)[number];
@@ -153,7 +153,7 @@ async function windowsIn(db: Db, query: ZonedQuery): Promise<ResolvedWindows> {
 }
 
 /** The sums of each bucket of each window (contiguous buckets, in order), in one statement. */
-function bucketSums(db: Db, query: ZonedQuery, windows: Bucket[][], grain: 'totals' | 'outcomes', hourly: boolean): Promise<number[][][]> {
+function bucketSums(db: Db, query: ZonedQuery, windows: Bucket[][], grain: 'totals' | 'outcomes', hourly: boolean): Promise<Float64Array[]> {
   const edges = windows.map((buckets) => (buckets.length ? [buckets[0]!.start, ...buckets.map((b) => b.end)] : []));
   return sumsBetween(db, edges, query.dims, grain, hourly);
 }
@@ -189,7 +189,7 @@ export async function zonedSummary(db: Db, query: ZonedQuery): Promise<WithPrevi
     'totals',
     false,
   );
-  return pair(sums.map(([vector]) => summaryOf(totalsAt(vector!, 0))));
+  return pair(sums.map((vector) => summaryOf(totalsAt(vector, 0))));
 }
 
 export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Promise<WithPrevious<DailyMetric[]>> {
@@ -205,7 +205,7 @@ export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Pr
   return pair(
     days.map((list, w) =>
       list.map((day, i) => {
-        const totals = totalsAt(sums[w]![i]!, 0);
+        const totals = totalsAt(sums[w]!, i * SUM_COLUMNS.length);
         return {
           date: day.date,
           total: totals.total,
@@ -246,7 +246,7 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
   return pair(
     lists.map((buckets, w) =>
       buckets.map((bucket, i) => {
-        const totals = totalsAt(sums[w]![i]!, 0);
+        const totals = totalsAt(sums[w]!, i * SUM_COLUMNS.length);
         return {
           start: formatLocal(clock, bucket.start),
           end: formatLocal(clock, bucket.end),
@@ -269,7 +269,7 @@ export interface OutcomesResult {
   total: number;
 }
 
-function outcomesOf(vector: readonly number[]): OutcomesResult {
+function outcomesOf(vector: ArrayLike<number>): OutcomesResult {
   let total = 0;
   const counted: Array<{ outcome: string; count: number }> = [];
   OUTCOME_KEYS.forEach((outcome, i) => {
@@ -294,7 +294,7 @@ export async function zonedOutcomes(db: Db, query: ZonedQuery): Promise<WithPrev
     'outcomes',
     false,
   );
-  return pair(sums.map(([vector]) => outcomesOf(vector!)));
+  return pair(sums.map((vector) => outcomesOf(vector)));
 }
 
 export type SummaryChange = { [K in keyof SummaryMetrics]: number | null };

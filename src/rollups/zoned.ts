@@ -97,10 +97,13 @@ function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
       anchorOf: (t) => Math.floor(t / unit) * unit,
       split: (k, t, { prefix, raw }) => {
         const quarter = Math.floor(t / QUARTER) * QUARTER;
-        // The prefix of the quarter at or before t, less the anchor hour's (nothing at a UTC midnight).
-        if (quarter % DAY !== 0) prefix.add(k, 1, quarter);
         const anchor = Math.floor(t / unit) * unit;
-        if (anchor % DAY !== 0) prefix.add(k, -1, anchor);
+        // The prefix of the quarter at or before t, less the anchor hour's (nothing at a UTC
+        // midnight; nothing at all when t's quarter is the anchor).
+        if (quarter !== anchor) {
+          if (quarter % DAY !== 0) prefix.add(k, 1, quarter);
+          if (anchor % DAY !== 0) prefix.add(k, -1, anchor);
+        }
         rawRange(raw, k, quarter, t, 1);
       },
     };
@@ -133,19 +136,26 @@ function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
 
 /**
  * The sums of each bucket of each window, under the restrictions `dims`: a window is a list of
- * edges (ms, ascending), its buckets [edges[i], edges[i + 1]); each bucket a vector of
- * `vectorLength(grain)` numbers. `hourly` anchors edges at UTC hours (a series of hours) rather
- * than UTC midnights. One statement for all windows (a comparison costs rows, not a round trip).
+ * edges (ms, ascending), its buckets [edges[i], edges[i + 1]); for each window, one flat array of
+ * `vectorLength(grain)` numbers per bucket. `hourly` anchors edges at UTC hours (a series of hours)
+ * rather than UTC midnights. One statement for all windows (a comparison costs rows, not a round
+ * trip). Flat typed arrays throughout: an hourly series has 8,761 edges.
  */
-export async function sumsBetween(db: Db, windows: ReadonlyArray<readonly number[]>, dims: Dimensions, grain: Grain, hourly = false): Promise<number[][][]> {
+export async function sumsBetween(db: Db, windows: ReadonlyArray<readonly number[]>, dims: Dimensions, grain: Grain, hourly = false): Promise<Float64Array[]> {
   const width = vectorLength(grain);
-  const results = windows.map((edges) => edges.slice(1).map(() => new Array<number>(width).fill(0)));
+  const results = windows.map((edges) => new Float64Array(Math.max(edges.length - 1, 0) * width));
   const edges = [...new Set(windows.flat().map((edge) => Math.max(edge, EARLIEST)))].sort((a, b) => a - b);
   if (edges.length < 2) return results;
 
   const plan = planOf(grain, dims, hourly);
-  const anchorOf = edges.map(plan.anchorOf);
-  const anchors = [...new Set(anchorOf)];
+  // Anchors in order (edges are sorted), and each edge's anchor by index.
+  const anchors: number[] = [];
+  const anchorIndex = new Int32Array(edges.length);
+  edges.forEach((t, k) => {
+    const anchor = plan.anchorOf(t);
+    if (anchors[anchors.length - 1] !== anchor) anchors.push(anchor);
+    anchorIndex[k] = anchors.length - 1;
+  });
   const pieces = { prefix: new Pieces(), hours: new Pieces(), raw: new Pieces() };
   edges.forEach((t, k) => plan.split(k, t, pieces));
 
@@ -192,19 +202,23 @@ export async function sumsBetween(db: Db, windows: ReadonlyArray<readonly number
   }
   if (pieces.raw.list.length) {
     const columns = grain === 'totals' ? RAW_COUNTED_TOTALS : Prisma.sql`coalesce(outcome, '') AS outcome, 1 AS interactions`;
+    // The aggregate inside the LATERAL keeps PostgreSQL from flattening it into one join over the
+    // whole table: each range is its own index scan on started_at.
     parts.push(Prisma.sql`
-      SELECT 3 AS part, p.k, ${grain === 'totals' ? SUMS : OUTCOME_SUMS}
+      SELECT 3 AS part, p.k, r.*
       FROM unnest(${numbers(pieces.raw.at)}::bigint[], ${numbers(pieces.raw.until)}::bigint[]) WITH ORDINALITY AS p(lo, hi, k)
       CROSS JOIN LATERAL (
-        SELECT ${columns} FROM interactions
-        WHERE ${and([Prisma.sql`started_at >= ${instantOf(Prisma.sql`p.lo`)}`, Prisma.sql`started_at < ${instantOf(Prisma.sql`p.hi`)}`, ...conditions])}
-      ) AS r
-      GROUP BY p.k`);
+        SELECT ${grain === 'totals' ? SUMS : OUTCOME_SUMS}
+        FROM (
+          SELECT ${columns} FROM interactions
+          WHERE ${and([Prisma.sql`started_at >= ${instantOf(Prisma.sql`p.lo`)}`, Prisma.sql`started_at < ${instantOf(Prisma.sql`p.hi`)}`, ...conditions])}
+        ) AS rows
+      ) AS r`);
   }
 
   // Running totals at the anchors (relative to the first), then at the edges.
-  const gaps = anchors.map(() => new Array<number>(width).fill(0));
-  const atEdge = edges.map(() => new Array<number>(width).fill(0));
+  const running = new Float64Array(anchors.length * width);
+  const atEdge = new Float64Array(edges.length * width);
   if (parts.length) {
     // One flat JSON array of numbers (part, key, then the sums), as the daily series reads its answer (daily.ts).
     const sumNames = Prisma.raw(Array.from({ length: width }, (_, i) => `s${i}`).join(', '));
@@ -219,40 +233,35 @@ export async function sumsBetween(db: Db, windows: ReadonlyArray<readonly number
     for (let i = 0; i < values.length; i += width + 2) {
       const part = values[i]!;
       const key = values[i + 1]!;
-      let target: number[];
+      let target: Float64Array;
+      let at: number;
       let sign = 1;
       if (part === 0) {
-        // The coarse unit (day number or ms) counts towards every anchor after it: gap j holds [anchors[j-1], anchors[j]).
-        target = gaps[upperBound(anchors, plan.unit === DAY ? key * DAY : key)]!;
+        // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
+        target = running;
+        at = upperBound(anchors, plan.unit === DAY ? key * DAY : key) * width;
       } else {
         // WITH ORDINALITY numbers pieces from 1.
         const piece = kinds[part]!.list[key - 1]!;
-        target = atEdge[piece.edge]!;
+        target = atEdge;
+        at = piece.edge * width;
         sign = piece.sign;
       }
-      for (let c = 0; c < width; c++) target[c]! += sign * values[i + 2 + c]!;
+      for (let c = 0; c < width; c++) target[at + c]! += sign * values[i + 2 + c]!;
     }
   }
-  const running = new Map<number, number[]>();
-  const sum = new Array<number>(width).fill(0);
-  anchors.forEach((anchor, j) => {
-    for (let c = 0; c < width; c++) sum[c]! += gaps[j]![c]!;
-    running.set(anchor, [...sum]);
-  });
-  const cumulative = new Map<number, number[]>();
-  edges.forEach((t, k) => {
-    const base = running.get(anchorOf[k]!)!;
-    cumulative.set(
-      t,
-      base.map((value, c) => value + atEdge[k]![c]!),
-    );
-  });
+  for (let j = 1; j < anchors.length; j++) for (let c = 0; c < width; c++) running[j * width + c]! += running[(j - 1) * width + c]!;
+  const cumulative = atEdge; // the edge's own part, plus its anchor's running total:
+  for (let k = 0; k < edges.length; k++) for (let c = 0; c < width; c++) cumulative[k * width + c]! += running[anchorIndex[k]! * width + c]!;
+
+  const indexOf = new Map<number, number>();
+  edges.forEach((t, k) => indexOf.set(t, k));
   windows.forEach((window, w) => {
+    const result = results[w]!;
     for (let i = 0; i + 1 < window.length; i++) {
-      const from = cumulative.get(Math.max(window[i]!, EARLIEST))!;
-      const to = cumulative.get(Math.max(window[i + 1]!, EARLIEST))!;
-      const bucket = results[w]![i]!;
-      for (let c = 0; c < width; c++) bucket[c] = to[c]! - from[c]!;
+      const from = indexOf.get(Math.max(window[i]!, EARLIEST))! * width;
+      const to = indexOf.get(Math.max(window[i + 1]!, EARLIEST))! * width;
+      for (let c = 0; c < width; c++) result[i * width + c] = cumulative[to + c]! - cumulative[from + c]!;
     }
   });
   return results;
