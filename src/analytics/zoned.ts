@@ -5,15 +5,16 @@
 import type { Db } from '../db/client.js';
 import { outcomeLabel } from '../domain/values.js';
 import type { Dimensions } from '../rollups/counted.js';
-import { OUTCOME_KEYS, sumsBetween } from '../rollups/zoned.js';
+import { sumsBetween } from '../rollups/zoned.js';
 import {
-  type Bucket,
   clockRanges,
   formatLocal,
   type Granularity,
+  type Interval,
   localBuckets,
   localDays,
   MAX_SERIES_BUCKETS,
+  type SeriesSpan,
   unitStart,
   yearEarlier,
 } from '../zones/local-calendar.js';
@@ -126,7 +127,10 @@ async function windowsIn(db: Db, query: ZonedQuery): Promise<ResolvedWindows> {
   const from = query.from ?? given.from;
   const to = query.to ?? given.to;
   // (A window of one local date that a gap skipped whole is empty, not out of order.)
-  if (startOf(clock, from) > endOf(clock, to) || (from.kind === 'date' && to.kind === 'date' && from.wall > to.wall)) throw new WindowOutOfOrder();
+  // Two dates are in order as dates (a single date a gap skipped whole is an empty window, not a
+  // reversed one); otherwise date_from's first instant must not be after date_to's last.
+  const reversed = from.kind === 'date' && to.kind === 'date' ? from.wall > to.wall : startOf(clock, from) > endOf(clock, to) - 1;
+  if (reversed) throw new WindowOutOfOrder();
   const current = windowOf(clock, from, to);
   if (!query.compare) return { clock, current };
 
@@ -152,10 +156,34 @@ async function windowsIn(db: Db, query: ZonedQuery): Promise<ResolvedWindows> {
   };
 }
 
-/** The sums of each bucket of each window (contiguous buckets, in order), in one statement. */
-function bucketSums(db: Db, query: ZonedQuery, windows: Bucket[][], grain: 'totals' | 'outcomes', hourly: boolean): Promise<Float64Array[]> {
-  const edges = windows.map((buckets) => (buckets.length ? [buckets[0]!.start, ...buckets.map((b) => b.end)] : []));
-  return sumsBetween(db, edges, query.dims, grain, hourly);
+/**
+ * The sums of each bucket of each window (a bucket: its intervals), one run of numbers per bucket
+ * for each window, for `columns` (see sumsBetween); all in one statement.
+ */
+async function bucketSums(
+  db: Db,
+  query: ZonedQuery,
+  windows: ReadonlyArray<ReadonlyArray<{ intervals: readonly Interval[] }>>,
+  grain: 'totals' | 'outcomes',
+  hourly: boolean,
+): Promise<{ columns: readonly string[]; windows: Float64Array[] }> {
+  const intervals = windows.flatMap((buckets) => buckets.flatMap((bucket) => bucket.intervals));
+  const { columns, sums } = await sumsBetween(db, intervals, query.dims, grain, hourly);
+  const width = columns.length;
+  let next = 0;
+  return {
+    columns,
+    windows: windows.map((buckets) => {
+      const out = new Float64Array(buckets.length * width);
+      buckets.forEach((bucket, i) => {
+        for (const _ of bucket.intervals) {
+          for (let c = 0; c < width; c++) out[i * width + c]! += sums[next * width + c]!;
+          next++;
+        }
+      });
+      return out;
+    }),
+  };
 }
 
 function summaryOf(totals: Totals): SummaryMetrics {
@@ -185,11 +213,11 @@ export async function zonedSummary(db: Db, query: ZonedQuery): Promise<WithPrevi
   const sums = await bucketSums(
     db,
     query,
-    windowsOf(resolved).map((w) => [{ start: w.from, end: Math.max(w.end, w.from) }]),
+    windowsOf(resolved).map((w) => [{ intervals: w.end > w.from ? [[w.from, w.end] as const] : [] }]),
     'totals',
     false,
   );
-  return pair(sums.map((vector) => summaryOf(totalsAt(vector, 0))));
+  return pair(sums.windows.map((vector) => summaryOf(totalsAt(vector, 0))));
 }
 
 export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Promise<WithPrevious<DailyMetric[]>> {
@@ -205,7 +233,7 @@ export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Pr
   return pair(
     days.map((list, w) =>
       list.map((day, i) => {
-        const totals = totalsAt(sums[w]!, i * SUM_COLUMNS.length);
+        const totals = totalsAt(sums.windows[w]!, i * SUM_COLUMNS.length);
         return {
           date: day.date,
           total: totals.total,
@@ -241,12 +269,12 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
   );
   const bucketLists = windowsOf(resolved).map((w) => localBuckets(clock, w.from, w.end, granularity));
   if (bucketLists.some((list) => list === undefined)) throw new TooManyBuckets();
-  const lists = bucketLists as Bucket[][];
+  const lists = bucketLists as SeriesSpan[][];
   const sums = await bucketSums(db, query, lists, 'totals', granularity === 'hour');
   return pair(
     lists.map((buckets, w) =>
       buckets.map((bucket, i) => {
-        const totals = totalsAt(sums[w]!, i * SUM_COLUMNS.length);
+        const totals = totalsAt(sums.windows[w]!, i * SUM_COLUMNS.length);
         return {
           start: formatLocal(clock, bucket.start),
           end: formatLocal(clock, bucket.end),
@@ -269,10 +297,11 @@ export interface OutcomesResult {
   total: number;
 }
 
-function outcomesOf(vector: ArrayLike<number>): OutcomesResult {
+/** The breakdown of counts per outcome (`columns`: the outcomes, '' for none). */
+function outcomesOf(columns: readonly string[], vector: ArrayLike<number>): OutcomesResult {
   let total = 0;
   const counted: Array<{ outcome: string; count: number }> = [];
-  OUTCOME_KEYS.forEach((outcome, i) => {
+  columns.forEach((outcome, i) => {
     if (outcome === '' || !vector[i]) return;
     total += vector[i]!;
     counted.push({ outcome, count: vector[i]! });
@@ -290,11 +319,11 @@ export async function zonedOutcomes(db: Db, query: ZonedQuery): Promise<WithPrev
   const sums = await bucketSums(
     db,
     query,
-    windowsOf(resolved).map((w) => [{ start: w.from, end: Math.max(w.end, w.from) }]),
+    windowsOf(resolved).map((w) => [{ intervals: w.end > w.from ? [[w.from, w.end] as const] : [] }]),
     'outcomes',
     false,
   );
-  return pair(sums.map((vector) => outcomesOf(vector)));
+  return pair(sums.windows.map((vector) => outcomesOf(sums.columns, vector)));
 }
 
 export type SummaryChange = { [K in keyof SummaryMetrics]: number | null };

@@ -49,8 +49,11 @@ export interface Filters {
   search?: string;
 }
 
-/** Checks whichever of the filters are present; problems are added under the caller's names. */
-export function checkFilters(raw: RawFilters, names: FilterNames, problems: Problems): Filters {
+/**
+ * Checks whichever of the filters are present; problems are added under the caller's names.
+ * `inZone`: the dates are local days of a time zone, so their order is judged once read there.
+ */
+export function checkFilters(raw: RawFilters, names: FilterNames, problems: Problems, options: { inZone?: boolean } = {}): Filters {
   const filters: Filters = {};
   if (raw.dateFrom != null) {
     const from = parseDateBound(raw.dateFrom, 'from');
@@ -62,7 +65,7 @@ export function checkFilters(raw: RawFilters, names: FilterNames, problems: Prob
     if (to) filters.to = to;
     else problems[names.dateTo] = 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with Z or an offset';
   }
-  if (filters.from && filters.to && filters.from > filters.to) {
+  if (!options.inZone && filters.from && filters.to && filters.from > filters.to) {
     problems[names.dateFrom] = `must not be later than ${names.dateTo}`;
   }
   if (raw.channel != null) {

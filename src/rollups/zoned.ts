@@ -33,15 +33,8 @@ const EARLIEST = Date.UTC(2000, 0, 1) - 730_119 * DAY;
 
 export type Grain = 'totals' | 'outcomes';
 
-/** The outcomes of an OUTCOMES vector, in order; '' is "no outcome". */
+/** The outcomes an OUTCOMES vector starts with, in order ('' is "no outcome"); others met follow. */
 export const OUTCOME_KEYS: readonly string[] = [...OUTCOMES, ''];
-
-/** Numbers per vector. */
-export function vectorLength(grain: Grain): number {
-  return grain === 'totals' ? SUM_COLUMNS.length : OUTCOME_KEYS.length;
-}
-
-const OUTCOME_SUMS = Prisma.raw(OUTCOME_KEYS.map((outcome) => `coalesce(sum(interactions) FILTER (WHERE outcome = '${outcome}'), 0)::bigint`).join(', '));
 
 /** An array parameter as one literal (`{1,2,3}`): numbers need no escaping, and thousands of ISO strings were most of a request. */
 const numbers = (values: readonly number[]) => `{${values.join(',')}}`;
@@ -117,7 +110,7 @@ function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
         : Prisma.sql`(SELECT day AS unit, clinic_id, channel, type, direction, outcome, interactions FROM interaction_daily_rollups) AS t`
       : Prisma.raw(`(SELECT day AS unit, *, interactions AS n FROM ${allClinics ? 'interaction_day_totals_all_clinics' : 'interaction_day_totals'}) AS t`);
   return {
-    coarse: { from: day, sums: grain === 'outcomes' ? OUTCOME_SUMS : SUMS, grouped: true, filtered: true },
+    coarse: { from: day, sums: grain === 'outcomes' ? Prisma.sql`outcome, sum(interactions)::bigint` : SUMS, grouped: true, filtered: true },
     unit: DAY,
     anchorOf: nearest,
     split: (k, t, { hours, raw }) => {
@@ -135,17 +128,24 @@ function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
 }
 
 /**
- * The sums of each bucket of each window, under the restrictions `dims`: a window is a list of
- * edges (ms, ascending), its buckets [edges[i], edges[i + 1]); for each window, one flat array of
- * `vectorLength(grain)` numbers per bucket. `hourly` anchors edges at UTC hours (a series of hours)
- * rather than UTC midnights. One statement for all windows (a comparison costs rows, not a round
- * trip). Flat typed arrays throughout: an hourly series has 8,761 edges.
+ * The sums of the interactions of each interval [a, b) (ms) under the restrictions `dims`: one
+ * run of numbers per interval in `sums`, for `columns` (SUM_COLUMNS, or outcomes). `hourly` anchors edges at UTC hours (a
+ * series of hours) rather than UTC midnights. One statement for all intervals, whatever windows
+ * they come from (a comparison costs rows, not a round trip). Typed arrays throughout: an hourly
+ * series has 8,761 edges.
  */
-export async function sumsBetween(db: Db, windows: ReadonlyArray<readonly number[]>, dims: Dimensions, grain: Grain, hourly = false): Promise<Float64Array[]> {
-  const width = vectorLength(grain);
-  const results = windows.map((edges) => new Float64Array(Math.max(edges.length - 1, 0) * width));
-  const edges = [...new Set(windows.flat().map((edge) => Math.max(edge, EARLIEST)))].sort((a, b) => a - b);
-  if (edges.length < 2) return results;
+export async function sumsBetween(
+  db: Db,
+  intervals: ReadonlyArray<readonly [number, number]>,
+  dims: Dimensions,
+  grain: Grain,
+  hourly = false,
+): Promise<{ columns: readonly string[]; sums: Float64Array }> {
+  const edges = [...new Set(intervals.flat().map((edge) => Math.max(edge, EARLIEST)))].sort((a, b) => a - b);
+  if (edges.length < 2) {
+    const columns = grain === 'totals' ? SUM_COLUMNS : OUTCOME_KEYS;
+    return { columns, sums: new Float64Array(intervals.length * columns.length) };
+  }
 
   const plan = planOf(grain, dims, hourly);
   // Anchors in order (edges are sorted), and each edge's anchor by index.
@@ -179,7 +179,7 @@ export async function sumsBetween(db: Db, windows: ReadonlyArray<readonly number
       SELECT 0 AS part, ${unit} AS k, ${coarse.sums}
       FROM ${coarse.from}
       WHERE ${and([...range, ...(coarse.filtered ? conditions : [])])}
-      ${coarse.grouped ? Prisma.sql`GROUP BY unit` : Prisma.empty}`);
+      ${coarse.grouped ? (grain === 'outcomes' ? Prisma.sql`GROUP BY unit, outcome` : Prisma.sql`GROUP BY unit`) : Prisma.empty}`);
   }
   if (pieces.prefix.list.length) {
     const at = numbers(pieces.prefix.at);
@@ -201,70 +201,79 @@ export async function sumsBetween(db: Db, windows: ReadonlyArray<readonly number
       GROUP BY p.k`);
   }
   if (pieces.raw.list.length) {
-    const columns = grain === 'totals' ? RAW_COUNTED_TOTALS : Prisma.sql`coalesce(outcome, '') AS outcome, 1 AS interactions`;
+    const range = and([Prisma.sql`started_at >= ${instantOf(Prisma.sql`p.lo`)}`, Prisma.sql`started_at < ${instantOf(Prisma.sql`p.hi`)}`, ...conditions]);
     // The aggregate inside the LATERAL keeps PostgreSQL from flattening it into one join over the
     // whole table: each range is its own index scan on started_at.
     parts.push(Prisma.sql`
       SELECT 3 AS part, p.k, r.*
       FROM unnest(${numbers(pieces.raw.at)}::bigint[], ${numbers(pieces.raw.until)}::bigint[]) WITH ORDINALITY AS p(lo, hi, k)
-      CROSS JOIN LATERAL (
-        SELECT ${grain === 'totals' ? SUMS : OUTCOME_SUMS}
-        FROM (
-          SELECT ${columns} FROM interactions
-          WHERE ${and([Prisma.sql`started_at >= ${instantOf(Prisma.sql`p.lo`)}`, Prisma.sql`started_at < ${instantOf(Prisma.sql`p.hi`)}`, ...conditions])}
-        ) AS rows
-      ) AS r`);
+      CROSS JOIN LATERAL (${
+        grain === 'totals'
+          ? Prisma.sql`SELECT ${SUMS} FROM (SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${range}) AS rows`
+          : Prisma.sql`SELECT coalesce(outcome, '') AS outcome, count(*)::bigint FROM interactions WHERE ${range} GROUP BY 1`
+      }) AS r`);
   }
+
+  // The answer as one flat JSON array (part, key, then the sums; for outcomes, part, key, outcome,
+  // count), as the daily series reads its answer (daily.ts).
+  let values: Array<number | string> = [];
+  if (parts.length) {
+    const columns = grain === 'totals' ? Array.from({ length: SUM_COLUMNS.length }, (_, i) => `s${i}`) : ['outcome', 'n'];
+    const named = parts.map((part) => Prisma.sql`SELECT * FROM (${part}) AS x(part, k, ${Prisma.raw(columns.join(', '))})`);
+    const listed = grain === 'totals' ? Prisma.raw(columns.join(', ')) : Prisma.sql`to_json(outcome)::text, n`;
+    const [row] = await queryRows<{ values: string }>(
+      db,
+      Prisma.sql`SELECT '[' || coalesce(string_agg(concat_ws(',', part, k, ${listed}), ','), '') || ']' AS values
+                 FROM (${Prisma.join(named, ' UNION ALL ')}) AS parts`,
+    );
+    values = JSON.parse(row!.values) as Array<number | string>;
+  }
+  // The columns: SUM_COLUMNS, or every outcome met (the nine, none, then others in order met).
+  const columnsOut: string[] = grain === 'totals' ? [...SUM_COLUMNS] : [...OUTCOME_KEYS];
+  const stride = grain === 'totals' ? SUM_COLUMNS.length + 2 : 4;
+  if (grain === 'outcomes') {
+    for (let i = 2; i < values.length; i += stride) if (!columnsOut.includes(values[i] as string)) columnsOut.push(values[i] as string);
+  }
+  const width = columnsOut.length;
+  const columnOf = new Map(columnsOut.map((column, c) => [column, c]));
 
   // Running totals at the anchors (relative to the first), then at the edges.
   const running = new Float64Array(anchors.length * width);
   const atEdge = new Float64Array(edges.length * width);
-  if (parts.length) {
-    // One flat JSON array of numbers (part, key, then the sums), as the daily series reads its answer (daily.ts).
-    const sumNames = Prisma.raw(Array.from({ length: width }, (_, i) => `s${i}`).join(', '));
-    const named = parts.map((part) => Prisma.sql`SELECT * FROM (${part}) AS x(part, k, ${sumNames})`);
-    const [row] = await queryRows<{ values: string }>(
-      db,
-      Prisma.sql`SELECT '[' || coalesce(string_agg(concat_ws(',', part, k, ${sumNames}), ','), '') || ']' AS values
-                 FROM (${Prisma.join(named, ' UNION ALL ')}) AS parts`,
-    );
-    const values = JSON.parse(row!.values) as number[];
-    const kinds = [undefined, pieces.prefix, pieces.hours, pieces.raw];
-    for (let i = 0; i < values.length; i += width + 2) {
-      const part = values[i]!;
-      const key = values[i + 1]!;
-      let target: Float64Array;
-      let at: number;
-      let sign = 1;
-      if (part === 0) {
-        // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
-        target = running;
-        at = upperBound(anchors, plan.unit === DAY ? key * DAY : key) * width;
-      } else {
-        // WITH ORDINALITY numbers pieces from 1.
-        const piece = kinds[part]!.list[key - 1]!;
-        target = atEdge;
-        at = piece.edge * width;
-        sign = piece.sign;
-      }
-      for (let c = 0; c < width; c++) target[at + c]! += sign * values[i + 2 + c]!;
+  const kinds = [undefined, pieces.prefix, pieces.hours, pieces.raw];
+  for (let i = 0; i < values.length; i += stride) {
+    const part = values[i] as number;
+    const key = values[i + 1] as number;
+    let target: Float64Array;
+    let at: number;
+    let sign = 1;
+    if (part === 0) {
+      // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
+      target = running;
+      at = upperBound(anchors, plan.unit === DAY ? key * DAY : key) * width;
+    } else {
+      // WITH ORDINALITY numbers pieces from 1.
+      const piece = kinds[part]!.list[key - 1]!;
+      target = atEdge;
+      at = piece.edge * width;
+      sign = piece.sign;
     }
+    if (grain === 'totals') for (let c = 0; c < width; c++) target[at + c]! += sign * (values[i + 2 + c] as number);
+    else target[at + columnOf.get(values[i + 2] as string)!]! += sign * (values[i + 3] as number);
   }
   for (let j = 1; j < anchors.length; j++) for (let c = 0; c < width; c++) running[j * width + c]! += running[(j - 1) * width + c]!;
   const cumulative = atEdge; // the edge's own part, plus its anchor's running total:
   for (let k = 0; k < edges.length; k++) for (let c = 0; c < width; c++) cumulative[k * width + c]! += running[anchorIndex[k]! * width + c]!;
 
+  const result = new Float64Array(intervals.length * width);
   const indexOf = new Map<number, number>();
   edges.forEach((t, k) => indexOf.set(t, k));
-  windows.forEach((window, w) => {
-    const result = results[w]!;
-    for (let i = 0; i + 1 < window.length; i++) {
-      const from = indexOf.get(Math.max(window[i]!, EARLIEST))! * width;
-      const to = indexOf.get(Math.max(window[i + 1]!, EARLIEST))! * width;
-      for (let c = 0; c < width; c++) result[i * width + c] = cumulative[to + c]! - cumulative[from + c]!;
-    }
+  intervals.forEach(([a, b], i) => {
+    const from = indexOf.get(Math.max(a, EARLIEST))! * width;
+    const to = indexOf.get(Math.max(b, EARLIEST))! * width;
+    for (let c = 0; c < width; c++) result[i * width + c] = cumulative[to + c]! - cumulative[from + c]!;
   });
-  return results;
+  return { columns: columnsOut, sums: result };
 }
 
 /** The number of values in the ascending `sorted` that are <= `value`. */

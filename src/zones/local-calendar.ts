@@ -9,12 +9,6 @@ export type Granularity = (typeof GRANULARITIES)[number];
 /** At most this many buckets in one series. */
 export const MAX_SERIES_BUCKETS = 10_000;
 
-/** A bucket: instants [start, end), ms. */
-export interface Bucket {
-  start: number;
-  end: number;
-}
-
 /** Date.UTC for any year (Date.UTC reads years 0-99 as 1900-1999). */
 function utc(year: number, month: number, day: number): number {
   const date = new Date(Date.UTC(2000, month, day));
@@ -79,7 +73,7 @@ export function unitStartsBetween(after: number, until: number, unit: Granularit
 
 /** The wall times a clock must know to bucket [from, end) by `unit` (ms ranges of instants). */
 export function clockRanges(from: number, end: number, unit: Granularity): Array<[number, number]> {
-  // Hours and days meet every offset change of the window; longer units only their edges.
+  // Hours, days and weeks meet every offset change of the window; longer units only their edges.
   if (unit === 'hour' || unit === 'day' || unit === 'week') return [[from, end]];
   const ranges: Array<[number, number]> = [
     [from, from],
@@ -89,51 +83,121 @@ export function clockRanges(from: number, end: number, unit: Granularity): Array
   return ranges;
 }
 
+/** Instants [start, end), ms; a bucket is one or more, in order. */
+export type Interval = readonly [number, number];
+
 /**
- * The buckets of [from, end) by local `unit`, cut to the window, in order; zero-length buckets (a
- * unit a gap skipped whole) are left out. Hours are split where the offset changes, so the hour a
+ * The instants whose local time is at or after the wall time `wall`, as disjoint intervals in
+ * order (the first may start at -Infinity, the last ends at +Infinity). Usually one: from the
+ * instant `wall` names on. A fold that crosses `wall` (America/St_Johns went from 00:01 back to
+ * 23:01 until 2011) makes it two: local time passes `wall`, falls back before it, passes it again.
+ * Within `window` only: a wall two days or more outside it needs no clock.
+ */
+function atOrAfter(clock: ZoneClock, wall: number, window: Interval): Interval[] {
+  if (wall + 2 * DAY <= window[0]) return [[Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY]];
+  if (wall - 2 * DAY >= window[1]) return [];
+  const intervals: Array<[number, number]> = [];
+  // Within a segment local time only grows: the part at or after `wall` is a suffix of it.
+  for (const { start, end, offset } of clock.segments(wall - MAX_OFFSET, wall + MAX_OFFSET)) {
+    const from = Math.max(start, wall - offset);
+    if (from >= end) continue;
+    const last = intervals[intervals.length - 1];
+    if (last && last[1] === from) last[1] = end;
+    else intervals.push([from, end]);
+  }
+  return intervals;
+}
+
+/** The instants of `a` that are not in `b`, within [from, end) (both lists disjoint and in order). */
+function between(a: readonly Interval[], b: readonly Interval[], from: number, end: number): Interval[] {
+  const out: Interval[] = [];
+  for (const [aStart, aEnd] of a) {
+    let start = Math.max(aStart, from);
+    const stop = Math.min(aEnd, end);
+    for (const [bStart, bEnd] of b) {
+      if (start >= stop) break;
+      if (bEnd <= start || bStart >= stop) continue;
+      if (bStart > start) out.push([start, bStart]);
+      start = Math.max(start, bEnd);
+    }
+    if (start < stop) out.push([start, stop]);
+  }
+  return out;
+}
+
+/** The greatest offset the tz database has ever had, with margin (about 15:56 in 1844 Manila). */
+const MAX_OFFSET = 26 * HOUR;
+
+/**
+ * The instants of [from, end) that fall in each local unit from the one starting at `first` to the
+ * one starting at `last` (walls), as intervals; a unit may have none.
+ */
+function unitsBetween(
+  clock: ZoneClock,
+  from: number,
+  end: number,
+  first: number,
+  last: number,
+  unit: Granularity,
+): Array<{ wall: number; intervals: Interval[] }> {
+  const window: Interval = [from, end];
+  const units: Array<{ wall: number; intervals: Interval[] }> = [];
+  let lower = atOrAfter(clock, first, window);
+  for (let wall = first; wall <= last; ) {
+    const next = nextUnitStart(wall, unit);
+    const upper = atOrAfter(clock, next, window);
+    units.push({ wall, intervals: between(lower, upper, from, end) });
+    lower = upper;
+    wall = next;
+  }
+  return units;
+}
+
+/** A bucket of a series: its intervals (one but in a fold across its edge), the first instant and the end. */
+export interface SeriesSpan {
+  start: number;
+  end: number;
+  intervals: Interval[];
+}
+
+/**
+ * The buckets of [from, end) by local `unit`, cut to the window, in order; a unit without instants
+ * (one a gap skipped whole) is left out. Hours are split where the offset changes, so the hour a
  * fold repeats is two buckets and an hour a gap skips is none. undefined when there would be more
  * than `max`.
  */
-export function localBuckets(clock: ZoneClock, from: number, end: number, unit: Granularity, max = MAX_SERIES_BUCKETS): Bucket[] | undefined {
-  const buckets: Bucket[] = [];
-  const push = (start: number, stop: number) => {
-    if (stop > start) buckets.push({ start, end: stop });
-    return buckets.length <= max;
-  };
+export function localBuckets(clock: ZoneClock, from: number, end: number, unit: Granularity, max = MAX_SERIES_BUCKETS): SeriesSpan[] | undefined {
+  const buckets: SeriesSpan[] = [];
   if (unit === 'hour') {
+    // Within a segment of constant offset local hours follow each other: one interval each.
     for (let start = from; start < end; ) {
       const wall = clock.wallAt(start);
       const stop = Math.min(start + (unitStart(wall, 'hour') + HOUR - wall), clock.nextChange(start, end), end);
-      if (!push(start, stop)) return undefined;
+      buckets.push({ start, end: stop, intervals: [[start, stop]] });
+      if (buckets.length > max) return undefined;
       start = stop;
     }
     return buckets;
   }
-  let start = from;
-  for (let wall = nextUnitStart(unitStart(clock.wallAt(from), unit), unit); start < end; wall = nextUnitStart(wall, unit)) {
-    // (max() keeps the edges in order where a fold crossing a boundary would put one before the
-    // last; a boundary two days past the window's end is surely after it: no clock needed there)
-    const stop = wall - 2 * DAY >= end ? end : Math.min(Math.max(clock.firstAtOrAfter(wall), start), end);
-    if (!push(start, stop)) return undefined;
-    start = stop;
+  // From the unit before the one of `from` to the one after that of the window's last instant: in a
+  // fold across a unit's edge, instants near the window's edges can belong to those.
+  const first = unitStart(unitStart(clock.wallAt(from), unit) - 1, unit);
+  const last = nextUnitStart(unitStart(clock.wallAt(end - 1), unit), unit);
+  if ((unitStartsBetween(first, last, unit, max + 3) ?? []).length > max + 2) return undefined;
+  for (const { intervals } of unitsBetween(clock, from, end, first, last, unit)) {
+    if (!intervals.length) continue;
+    buckets.push({ start: intervals[0]![0], end: intervals[intervals.length - 1]![1], intervals });
+    if (buckets.length > max) return undefined;
   }
   return buckets;
 }
 
 /**
- * Each local date from `firstDay` to `lastDay` (walls of midnights), with its instants cut to
+ * Each local date from `firstDay` to `lastDay` (walls of midnights), with its instants within
  * [from, end). A date a gap skipped whole (Pacific/Apia's 2011-12-30) is listed, empty.
  */
-export function localDays(clock: ZoneClock, from: number, end: number, firstDay: number, lastDay: number): Array<{ date: string; start: number; end: number }> {
-  const days: Array<{ date: string; start: number; end: number }> = [];
-  let start = from;
-  for (let wall = firstDay; wall <= lastDay; wall += DAY) {
-    const stop = wall === lastDay ? end : Math.min(Math.max(clock.firstAtOrAfter(wall + DAY), start), end);
-    days.push({ date: wallDate(wall), start, end: Math.max(stop, start) });
-    start = Math.max(stop, start);
-  }
-  return days;
+export function localDays(clock: ZoneClock, from: number, end: number, firstDay: number, lastDay: number): Array<{ date: string; intervals: Interval[] }> {
+  return unitsBetween(clock, from, end, firstDay, lastDay, 'day').map(({ wall, intervals }) => ({ date: wallDate(wall), intervals }));
 }
 
 const two = (n: number) => String(n).padStart(2, '0');

@@ -248,6 +248,22 @@ export class ZoneClock {
     return best;
   }
 
+  /**
+   * The segments of constant offset that meet [lo, hi], in order: the first open to the past, the
+   * last open to the future.
+   */
+  segments(lo: number, hi: number): Array<{ start: number; end: number; offset: number }> {
+    this.changeIndex(hi);
+    const first = this.changeIndex(lo);
+    const segments: Array<{ start: number; end: number; offset: number }> = [];
+    for (let i = first; i < this.changeAt.length && (i === first || this.changeAt[i]! <= hi); i++) {
+      if (i > first && this.changeOffset[i] === this.changeOffset[i - 1]) continue; // (a run's start, no change)
+      if (segments.length) segments[segments.length - 1]!.end = this.changeAt[i]!;
+      segments.push({ start: segments.length ? this.changeAt[i]! : Number.NEGATIVE_INFINITY, end: Number.POSITIVE_INFINITY, offset: this.changeOffset[i]! });
+    }
+    return segments;
+  }
+
   /** The wall time (ms read as UTC) at instant `ms`. */
   wallAt(ms: number): number {
     return ms + this.offsetAt(ms);

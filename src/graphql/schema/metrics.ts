@@ -221,7 +221,12 @@ function checkMetrics(args: WindowArgs & ZoneArguments, context: GraphQLContext,
   const raw = { ...args, clinicId: args.clinicId == null ? null : String(args.clinicId) };
   const { visibleClinics, now } = context;
   return checked(context, raw, (values, names, problems) => ({
-    filter: checkMetricsFilter(values, names, problems, { visibleClinics, now, maxDays: options.maxDays }),
+    filter: checkMetricsFilter(values, names, problems, {
+      visibleClinics,
+      now,
+      maxDays: options.maxDays,
+      inZone: values.timezone != null && values.timezone !== 'UTC',
+    }),
     zone: checkZoneArguments(values, names, problems, { granularity: options.series ? 'required' : undefined, knownZones: knownZoneNames(context.db) }),
     sent: values,
     series: options.series ?? false,
