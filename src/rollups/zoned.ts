@@ -181,13 +181,19 @@ export async function sumsBetween(
       WHERE ${and([...range, ...(coarse.filtered ? conditions : [])])}
       ${coarse.grouped ? (grain === 'outcomes' ? Prisma.sql`GROUP BY unit, outcome` : Prisma.sql`GROUP BY unit`) : Prisma.empty}`);
   }
-  if (pieces.prefix.list.length) {
-    const at = numbers(pieces.prefix.at);
+  // Prefixes by their quarter of the day, then by instant: a year of local days in one offset is one
+  // index range of 366 rows (two offsets a year, two ranges); rows of a slot on days no edge asked
+  // for are read and left.
+  const prefixPieces = new Map<number, number[]>();
+  pieces.prefix.at.forEach((at, i) => prefixPieces.set(at, [...(prefixPieces.get(at) ?? []), i]));
+  if (prefixPieces.size) {
+    const slots = [...new Set(pieces.prefix.at.map((at) => (((at % DAY) + DAY) % DAY) / QUARTER))];
+    const at = [...prefixPieces.keys()];
     parts.push(Prisma.sql`
-      SELECT 1 AS part, p.k, ${WIDE_COLUMNS}
-      FROM unnest(${at}::bigint[]) WITH ORDINALITY AS p(ms, k)
-      JOIN (SELECT * FROM interaction_day_prefixes WHERE until = ANY(ARRAY(SELECT ${instantOf(Prisma.sql`m`)} FROM unnest(${at}::bigint[]) AS m))) AS t
-        ON t.until = ${instantOf(Prisma.sql`p.ms`)}`);
+      SELECT 1 AS part, (extract(epoch FROM until) * 1000)::bigint AS k, ${WIDE_COLUMNS}
+      FROM interaction_day_prefixes
+      WHERE slot = ANY(${numbers(slots)}::smallint[])
+        AND until >= ${instantOf(Prisma.sql`${Math.min(...at)}::bigint`)} AND until <= ${instantOf(Prisma.sql`${Math.max(...at)}::bigint`)}`);
   }
   if (pieces.hours.list.length) {
     const at = numbers(pieces.hours.at);
@@ -251,6 +257,13 @@ export async function sumsBetween(
       // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
       target = running;
       at = upperBound(anchors, plan.unit === DAY ? key * DAY : key) * width;
+    } else if (part === 1) {
+      // A prefix row (by its instant), for every piece that asked for it.
+      for (const index of prefixPieces.get(key) ?? []) {
+        const piece = pieces.prefix.list[index]!;
+        for (let c = 0; c < width; c++) atEdge[piece.edge * width + c]! += piece.sign * (values[i + 2 + c] as number);
+      }
+      continue;
     } else {
       // WITH ORDINALITY numbers pieces from 1.
       const piece = kinds[part]!.list[key - 1]!;

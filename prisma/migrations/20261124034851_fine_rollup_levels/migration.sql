@@ -18,6 +18,7 @@ CREATE TABLE "interaction_hours" (
 -- CreateTable
 CREATE TABLE "interaction_day_prefixes" (
     "until" TIMESTAMPTZ(0) NOT NULL,
+    "slot" SMALLINT NOT NULL,
     "interactions" BIGINT NOT NULL,
     "calls" BIGINT NOT NULL,
     "conversations" BIGINT NOT NULL,
@@ -50,6 +51,9 @@ CREATE TABLE "interaction_hour_totals" (
 );
 
 -- CreateIndex
+CREATE INDEX "interaction_day_prefixes_slot_until_idx" ON "interaction_day_prefixes"("slot", "until");
+
+-- CreateIndex
 CREATE INDEX "interaction_hour_totals_clinic_id_hour_idx" ON "interaction_hour_totals"("clinic_id", "hour");
 
 -- =================================================================================================
@@ -57,7 +61,8 @@ CREATE INDEX "interaction_hour_totals_clinic_id_hour_idx" ON "interaction_hour_t
 -- (src/rollups/zoned.ts). A local day, week or month starts at an instant that is rarely a UTC
 -- midnight, so a bucket's sums are read as differences of running totals at its edges: the running
 -- total at an edge t is the UTC days before t's UTC day (interaction_days), plus the sums from that
--- midnight up to the quarter hour at or before t (ONE row of interaction_day_prefixes), plus the raw
+-- midnight up to the quarter hour at or before t (ONE row of interaction_day_prefixes, found by its
+-- quarter of the day: a year of local days in one offset is one range of the (slot, until) index), plus the raw
 -- rows of the last partial quarter (only for offsets that are not multiples of 15 minutes: local
 -- mean time before a zone's standard time). A year of local days in any zone thus reads 365 day rows
 -- and one prefix row per day, whatever the table's size.
@@ -156,7 +161,7 @@ BEGIN
     -- The prefixes a quarter's change moves: every later quarter boundary of its UTC day. Each
     -- changed day's 95 boundaries, with the running sum of that day's quarter deltas before them.
     prefixes AS (
-      SELECT b."until",
+      SELECT b."until", b."slot",
              sum(coalesce(q."n", 0)) OVER w AS "n",
              sum(coalesce(q."calls", 0)) OVER w AS "calls",
              sum(coalesce(q."conversations", 0)) OVER w AS "conversations",
@@ -168,13 +173,14 @@ BEGIN
              sum(coalesce(q."timed", 0)) OVER w AS "timed",
              sum(coalesce(q."duration", 0)) OVER w AS "duration"
       FROM (SELECT DISTINCT date_bin('24 hours', "quarter", TIMESTAMPTZ '2000-01-01 00:00:00+00') AS "day" FROM quarters) AS d
-      CROSS JOIN LATERAL generate_series(d."day" + interval '15 minutes', d."day" + interval '1425 minutes', interval '15 minutes') AS b("until")
+      CROSS JOIN LATERAL generate_series(d."day" + interval '15 minutes', d."day" + interval '1425 minutes', interval '15 minutes')
+        WITH ORDINALITY AS b("until", "slot")
       LEFT JOIN quarters AS q ON q."quarter" = b."until" - interval '15 minutes'
       WINDOW w AS (PARTITION BY d."day" ORDER BY b."until")
     )
     INSERT INTO "interaction_day_prefixes" AS r
-      ("until", "interactions", "calls", "conversations", "inbound", "outbound", "with_outcome", "successful", "booked", "timed_calls", "duration_sum")
-    SELECT "until", "n", "calls", "conversations", "inbound", "outbound", "with_outcome", "successful", "booked", "timed", "duration"
+      ("until", "slot", "interactions", "calls", "conversations", "inbound", "outbound", "with_outcome", "successful", "booked", "timed_calls", "duration_sum")
+    SELECT "until", "slot", "n", "calls", "conversations", "inbound", "outbound", "with_outcome", "successful", "booked", "timed", "duration"
     FROM prefixes
     WHERE "n" <> 0 OR "with_outcome" <> 0 OR "successful" <> 0 OR "booked" <> 0 OR "timed" <> 0 OR "duration" <> 0
        OR "calls" <> 0 OR "inbound" <> 0
@@ -243,10 +249,10 @@ BEGIN
   -- Running sums within each UTC day of the quarters' sums, at every quarter boundary after the
   -- day's first quarter with interactions.
   INSERT INTO "interaction_day_prefixes"
-    ("until", "interactions", "calls", "conversations", "inbound", "outbound", "with_outcome", "successful", "booked", "timed_calls", "duration_sum")
-  SELECT "until", "interactions", "calls", "conversations", "inbound", "outbound", "with_outcome", "successful", "booked", "timed_calls", "duration_sum"
+    ("until", "slot", "interactions", "calls", "conversations", "inbound", "outbound", "with_outcome", "successful", "booked", "timed_calls", "duration_sum")
+  SELECT "until", "slot", "interactions", "calls", "conversations", "inbound", "outbound", "with_outcome", "successful", "booked", "timed_calls", "duration_sum"
   FROM (
-    SELECT b."until",
+    SELECT b."until", b."slot",
            sum(coalesce(q."interactions", 0)) OVER w AS "interactions",
            sum(coalesce(q."calls", 0)) OVER w AS "calls",
            sum(coalesce(q."conversations", 0)) OVER w AS "conversations",
@@ -258,7 +264,8 @@ BEGIN
            sum(coalesce(q."timed_calls", 0)) OVER w AS "timed_calls",
            sum(coalesce(q."duration_sum", 0)) OVER w AS "duration_sum"
     FROM (SELECT DISTINCT date_bin('24 hours', "hour", TIMESTAMPTZ '2000-01-01 00:00:00+00') AS "day" FROM "interaction_hours") AS d
-    CROSS JOIN LATERAL generate_series(d."day" + interval '15 minutes', d."day" + interval '1425 minutes', interval '15 minutes') AS b("until")
+    CROSS JOIN LATERAL generate_series(d."day" + interval '15 minutes', d."day" + interval '1425 minutes', interval '15 minutes')
+      WITH ORDINALITY AS b("until", "slot")
     LEFT JOIN (
       SELECT date_bin('15 minutes', "started_at", TIMESTAMPTZ '2000-01-01 00:00:00+00') AS "quarter", count(*) AS "interactions",
              count(*) FILTER (WHERE "channel" = 'voice') AS "calls",
