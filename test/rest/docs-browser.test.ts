@@ -1,0 +1,84 @@
+// /docs in a real browser: Debian's chromium driven by playwright-core, against the real server.
+// What a person reading the reference sees: the metrics series endpoint with its time zone,
+// comparison and granularity parameters, and a request sent from the page ("Try it out") answered
+// with buckets carrying the zone's offset. Skipped, and says so, where no chromium is installed
+// (`apt-get install -y chromium`; .ci/run installs it).
+import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../helpers/app.js';
+import { databaseUrl, testDb } from '../helpers/db.js';
+import { createClinic, createInteraction } from '../helpers/factories.js';
+import { type ServerProcess, startServer } from '../helpers/server-process.js';
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
+if (!CHROMIUM) console.warn('SKIPPED (/docs in a browser): no chromium found; install it with `apt-get install -y chromium`.');
+
+describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
+  let server: ServerProcess;
+  let browser: Browser;
+  let key: string;
+
+  beforeAll(async () => {
+    const db = testDb();
+    const clinic = await createClinic(db, { timezone: 'Europe/Madrid' });
+    // 00:30 on 25 October in Madrid (+02:00), and 02:30 of the repeated hour (+01:00).
+    await createInteraction(db, { clinicId: clinic.id, startedAt: new Date('2026-10-24T22:30:00.000Z') });
+    await createInteraction(db, { clinicId: clinic.id, startedAt: new Date('2026-10-25T01:30:00.000Z') });
+    key = await createKey(db, { clinicIds: [clinic.id] });
+    server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+  });
+
+  it('shows /metrics/series with its parameters, and "Try it out" answers buckets in the zone', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${server.baseUrl}/docs`);
+
+    // Authorize with the key, as a person would.
+    await page
+      .getByRole('button', { name: /authorize/i })
+      .first()
+      .click();
+    await page.locator('.auth-container input').first().fill(key);
+    await page.locator('.auth-btn-wrapper button.authorize').click();
+    await page.locator('.btn-done, button.close-modal').first().click();
+
+    const operation = page.locator('.opblock', { has: page.locator('[data-path="/api/v1/metrics/series"]') });
+    await operation.locator('.opblock-summary').click();
+    for (const name of ['granularity', 'timezone', 'compare', 'date_from', 'clinic_id']) {
+      await expect(operation.locator(`tr[data-param-name="${name}"]`).count()).resolves.toBe(1);
+    }
+    // (the page opens every operation ready to try: no "Try it out" click needed)
+    const fill = async (name: string, value: string) => {
+      const row = operation.locator(`tr[data-param-name="${name}"]`);
+      const select = row.locator('select');
+      if (await select.count()) await select.selectOption(value);
+      else await row.locator('input').fill(value);
+    };
+    await fill('granularity', 'hour');
+    await fill('timezone', 'Europe/Madrid');
+    await fill('date_from', '2026-10-25');
+    await fill('date_to', '2026-10-25');
+    await operation.getByRole('button', { name: /execute/i }).click();
+
+    const body = operation.locator('.live-responses-table .response-col_description pre').first();
+    await body.waitFor();
+    const answer = JSON.parse((await body.textContent()) ?? '');
+    expect(answer.success).toBe(true);
+    // 25 hours that day: the repeated 02:00 is two buckets, one per offset.
+    expect(answer.data.series).toHaveLength(25);
+    expect(answer.data.series.filter((b: { total: number }) => b.total === 1).map((b: { start: string }) => b.start)).toEqual([
+      '2026-10-25T00:00:00.000+02:00',
+      '2026-10-25T02:00:00.000+01:00',
+    ]);
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
