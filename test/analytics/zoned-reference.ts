@@ -259,24 +259,18 @@ async function sumsByKey(q: Queryable, w: ZonedWindow, unit: Granularity): Promi
 }
 
 /**
- * The series of the window in `unit` buckets: [start, end) local calendar units cut to the window,
- * the first starting at `from`, the last ending at `to` + 1 ms, zero-filled; with each bucket's key.
- * Undefined where buckets by local key are not intervals, which the contract leaves open: a fold
- * that takes the local date (week, month...) back, as America/St_Johns' 00:01 fall-backs until 2011
- * did (00:00:59 on the 28th, then 23:01 on the 27th again).
+ * The series of the window in `unit` buckets: one per local key (local calendar unit, and for hours
+ * the offset) that instants of the window have, with the sums of a GROUP BY on that key. A bucket is
+ * the run of instants with its key, from `start` to `end` (exclusive): local calendar units cut to
+ * the window, the first starting at `from`, the last ending at `to` + 1 ms, zero-filled.
+ *
+ * Where a fold takes the local date back across midnight (America/St_Johns' 00:01 fall-backs until
+ * 2011: 00:00:59 on the 28th, then 23:01 on the 27th again), a key has two runs; the contract leaves
+ * this open, and the reference follows the API's reading: one bucket per key, the exact set of its
+ * instants, `start` its first instant and `end` the instant after its last (such buckets overlap).
  */
-export async function referenceSeries(q: Queryable, w: ZonedWindow, unit: Granularity): Promise<Array<SeriesBucket & { key: string }> | undefined> {
-  const nearby = await offsetTransitions(q, w.zone, w.from - 3 * DAY, w.to + DAY);
-  // A fold shortly before `from` matters too: the unit it takes back may be the one `from` is in.
-  const folds = nearby.filter((t) => t > w.from - 2 * DAY && t <= w.to);
-  const around = await localTimes(
-    q,
-    w.zone,
-    unit,
-    folds.flatMap((t) => [t - 1, t]),
-  );
-  for (let i = 0; i < around.length; i += 2) if (unit !== 'hour' && around[i + 1]!.key < around[i]!.key) return undefined;
-  const transitions = nearby.filter((t) => t > w.from && t <= w.to);
+export async function referenceSeries(q: Queryable, w: ZonedWindow, unit: Granularity): Promise<Array<SeriesBucket & { key: string }>> {
+  const transitions = (await offsetTransitions(q, w.zone, w.from - DAY, w.to + DAY)).filter((t) => t > w.from && t <= w.to);
   const changes = await keyChanges(
     q,
     w.zone,
@@ -288,16 +282,21 @@ export async function referenceSeries(q: Queryable, w: ZonedWindow, unit: Granul
   const boundaries = [w.from, ...changes, w.to + 1];
   const locals = await localTimes(q, w.zone, unit, boundaries);
   const sums = await sumsByKey(q, w, unit);
-  const buckets = boundaries.slice(0, -1).map((_, i) => ({
-    key: locals[i]!.key,
-    start: formatLocal(locals[i]!),
-    end: formatLocal(locals[i + 1]!),
-    ...bucketFields(sums.get(locals[i]!.key) ?? NO_SUMS),
+  // Runs of one key: the first starts the key's bucket, the last ends it.
+  const byKey = new Map<string, { start: number; end: number }>();
+  for (let i = 0; i < boundaries.length - 1; i++) {
+    const key = locals[i]!.key;
+    const seen = byKey.get(key);
+    if (seen) seen.end = i + 1;
+    else byKey.set(key, { start: i, end: i + 1 });
+  }
+  for (const key of sums.keys()) if (!byKey.has(key)) throw new Error(`reference: rows with key ${key} outside every bucket`);
+  return [...byKey.entries()].map(([key, run]) => ({
+    key,
+    start: formatLocal(locals[run.start]!),
+    end: formatLocal(locals[run.end]!),
+    ...bucketFields(sums.get(key) ?? NO_SUMS),
   }));
-  const keys = new Set(buckets.map((b) => b.key));
-  if (keys.size !== buckets.length) return undefined;
-  for (const key of sums.keys()) if (!keys.has(key)) throw new Error(`reference: rows with key ${key} outside every bucket`);
-  return buckets;
 }
 
 /**

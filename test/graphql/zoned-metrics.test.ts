@@ -136,6 +136,20 @@ describe('timezone', () => {
     expect(await starts('YEAR')).toEqual([['2026-03-25T00:00:00.000+01:00', '2026-04-02T00:00:00.000+02:00', 1]]);
   });
 
+  it('dateFrom and dateTo are compared as the instants they mean in the zone', async () => {
+    const { key } = await clinicWith(['2026-02-10T23:15:00.000Z']);
+    // 2026-02-11 starts at 2026-02-10T23:00Z in Madrid, before 23:30Z.
+    const data = await ask(key, SUMMARY_QUERY, { dateFrom: '2026-02-11', dateTo: '2026-02-10T23:30:00Z', timezone: 'Europe/Madrid' });
+    expect(data.metricsSummary.totalInteractions).toBe(1);
+    // 2026-02-10 ends at 2026-02-10T22:59:59.999Z in Madrid, before 23:00Z.
+    const response = await graphql(app, {
+      key,
+      query: SUMMARY_QUERY,
+      variables: { dateFrom: '2026-02-10T23:00:00Z', dateTo: '2026-02-10', timezone: 'Europe/Madrid' },
+    });
+    expectValidationError(response, ['dateFrom']);
+  });
+
   it('timezone "clinic": the clinic’s zone; an invisible or unknown clinic is UTC with zeros', async () => {
     const kathmandu = await clinicWith(['2026-04-30T18:15:00.000Z'], 'Asia/Kathmandu');
     const byClinic = await ask(kathmandu.key, SERIES_QUERY, {

@@ -293,12 +293,20 @@ describe('local days', () => {
     });
   });
 
-  it('America/St_Johns fell back at 00:01 until 2011: daily groups by the local date, hours by local hour and offset', async () => {
+  it('America/St_Johns fell back at 00:01 until 2011: daily and day buckets group by the local date, hours by local hour and offset', async () => {
     // 2001-10-28 00:01 NDT (-02:30) became 2001-10-27 23:01 NST (-03:30).
     const { key } = await clinicWith(['2001-10-28T02:30:30.000Z', '2001-10-28T02:45:00.000Z'], 'America/St_Johns');
     // 02:30:30Z is 00:00:30 on the 28th (-02:30); 02:45Z is 23:15 on the 27th again (-03:30).
     expectSuccess(await get(app, '/api/v1/metrics/daily?date_from=2001-10-27&date_to=2001-10-28&timezone=America/St_Johns', key), {
       daily: [day('2001-10-27', 1), day('2001-10-28', 1)],
+    });
+    // Day buckets: one per local date, the exact set of its instants, so these two overlap (the
+    // contract leaves the case open; this is the API's reading).
+    expectSuccess(await get(app, '/api/v1/metrics/series?date_from=2001-10-27&date_to=2001-10-28&timezone=America/St_Johns&granularity=day', key), {
+      series: [
+        bucket('2001-10-27T00:00:00.000-02:30', '2001-10-28T00:00:00.000-03:30', 1),
+        bucket('2001-10-28T00:00:00.000-02:30', '2001-10-29T00:00:00.000-03:30', 1),
+      ],
     });
     expectSuccess(
       await get(
