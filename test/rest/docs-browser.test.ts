@@ -53,6 +53,8 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
 
     const operation = page.locator('.opblock', { has: page.locator('[data-path="/api/v1/metrics/series"]') });
     await operation.locator('.opblock-summary').click();
+    // (the parameters render after the click: wait for them before counting)
+    await operation.locator('tr[data-param-name="granularity"]').waitFor();
     for (const name of ['granularity', 'timezone', 'compare', 'date_from', 'clinic_id']) {
       await expect(operation.locator(`tr[data-param-name="${name}"]`).count()).resolves.toBe(1);
     }
