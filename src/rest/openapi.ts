@@ -251,10 +251,15 @@ function componentSchemas(): Record<string, Json> {
     InteractionDetail: object({ interaction: ref('InteractionWithTranscript') }, { examples: [{ interaction: withTranscriptOf(EXAMPLE_VOICE_CALL) }] }),
     ClinicList: listOf('clinics', CLINIC.name, [EXAMPLE_CLINIC]),
     CampaignList: listOf('campaigns', CAMPAIGN.name, [EXAMPLE_CAMPAIGN]),
-    [SUMMARY_METRICS.name]: withComparison(representationSchema(SUMMARY_METRICS, undefined, { examples: [EXAMPLE_SUMMARY] }), {
-      previous: { ...figuresOf(representationSchema(SUMMARY_METRICS, undefined)), description: COMPARED },
-      change: ref(SUMMARY_CHANGE.name),
-    }),
+    [SUMMARY_METRICS.name]: withComparison(
+      representationSchema(SUMMARY_METRICS, undefined, {
+        examples: [EXAMPLE_SUMMARY, { ...EXAMPLE_SUMMARY, previous: EXAMPLE_SUMMARY_PREVIOUS, change: EXAMPLE_SUMMARY_CHANGE }],
+      }),
+      {
+        previous: { ...figuresOf(representationSchema(SUMMARY_METRICS, undefined)), description: COMPARED },
+        change: ref(SUMMARY_CHANGE.name),
+      },
+    ),
     [SUMMARY_CHANGE.name]: representationSchema(SUMMARY_CHANGE, undefined, { examples: [EXAMPLE_SUMMARY_CHANGE] }),
     [DAILY_METRIC.name]: representationSchema(DAILY_METRIC, undefined, { examples: [EXAMPLE_DAILY[0]] }),
     DailyMetrics: withComparison(object({ daily: DAILY_LIST }, { examples: [{ daily: EXAMPLE_DAILY }] }), {

@@ -157,7 +157,7 @@ export async function sumsBetween(
     anchorIndex[k] = anchors.length - 1;
   });
   const pieces = { prefix: new Pieces(), hours: new Pieces(), raw: new Pieces() };
-  edges.forEach((t, k) => plan.split(k, t, pieces));
+  for (let k = 0; k < edges.length; k++) plan.split(k, edges[k]!, pieces);
 
   const conditions = dimensionConditions(dims);
   const parts: Prisma.Sql[] = [];
@@ -185,7 +185,9 @@ export async function sumsBetween(
   // index range of 366 rows (two offsets a year, two ranges); rows of a slot on days no edge asked
   // for are read and left.
   const prefixPieces = new Map<number, number[]>();
-  pieces.prefix.at.forEach((at, i) => prefixPieces.set(at, [...(prefixPieces.get(at) ?? []), i]));
+  pieces.prefix.at.forEach((at, i) => {
+    prefixPieces.set(at, [...(prefixPieces.get(at) ?? []), i]);
+  });
   if (prefixPieces.size) {
     const slots = [...new Set(pieces.prefix.at.map((at) => (((at % DAY) + DAY) % DAY) / QUARTER))];
     const at = [...prefixPieces.keys()];
@@ -280,7 +282,7 @@ export async function sumsBetween(
 
   const result = new Float64Array(intervals.length * width);
   const indexOf = new Map<number, number>();
-  edges.forEach((t, k) => indexOf.set(t, k));
+  for (let k = 0; k < edges.length; k++) indexOf.set(edges[k]!, k);
   intervals.forEach(([a, b], i) => {
     const from = indexOf.get(Math.max(a, EARLIEST))! * width;
     const to = indexOf.get(Math.max(b, EARLIEST))! * width;

@@ -201,7 +201,7 @@ describe('metrics in local time zones (property-based, against raw SQL with AT T
         };
         await fc.assert(
           fc.asyncProperty(scenarioArb, (s) => checkScenario(ctx, s)),
-          { numRuns: 50 },
+          { numRuns: 400 },
         );
       } finally {
         await db.$disconnect();

@@ -189,7 +189,11 @@ const ZONE_INVALID: Array<[string, string[]]> = [
   ['timezone=UTC&timezone=UTC', ['timezone']],
   ['timeZone=UTC', ['timeZone']],
 ];
-const COMPARE_VALID = ['compare=previous_period', 'compare=previous_year', 'compare=previous_year&timezone=Europe/Madrid&date_from=2028-02-29&date_to=2028-02-29'];
+const COMPARE_VALID = [
+  'compare=previous_period',
+  'compare=previous_year',
+  'compare=previous_year&timezone=Europe/Madrid&date_from=2028-02-29&date_to=2028-02-29',
+];
 const COMPARE_INVALID: Array<[string, string[]]> = [
   ['compare=yesterday', ['compare']],
   ['compare=PREVIOUS_YEAR', ['compare']],
@@ -304,7 +308,15 @@ const CASES: Record<string, Case> = {
     ],
   },
   daily: {
-    valid: () => [...WINDOW_VALID, ...CHANNEL_VALID, ...TYPE_VALID, ...CLINIC_VALID(), ...ZONE_VALID(), ...COMPARE_VALID, 'date_from=2020-01-01&date_to=2026-12-31'],
+    valid: () => [
+      ...WINDOW_VALID,
+      ...CHANNEL_VALID,
+      ...TYPE_VALID,
+      ...CLINIC_VALID(),
+      ...ZONE_VALID(),
+      ...COMPARE_VALID,
+      'date_from=2020-01-01&date_to=2026-12-31',
+    ],
     invalid: () => [
       ...WINDOW_INVALID,
       ...CHANNEL_INVALID,
@@ -320,7 +332,15 @@ const CASES: Record<string, Case> = {
   },
   series: {
     // (the path carries granularity=day: see ENDPOINTS)
-    valid: () => [...WINDOW_VALID, ...CHANNEL_VALID, ...TYPE_VALID, ...CLINIC_VALID(), ...ZONE_VALID(), ...COMPARE_VALID, 'date_from=2000-01-01&date_to=2026-12-31'],
+    valid: () => [
+      ...WINDOW_VALID,
+      ...CHANNEL_VALID,
+      ...TYPE_VALID,
+      ...CLINIC_VALID(),
+      ...ZONE_VALID(),
+      ...COMPARE_VALID,
+      'date_from=2000-01-01&date_to=2026-12-31',
+    ],
     invalid: () => [
       ...WINDOW_INVALID,
       ...CHANNEL_INVALID,
@@ -331,7 +351,10 @@ const CASES: Record<string, Case> = {
       ['granularity=week', ['granularity']],
       ['date_from=1990-01-01&date_to=2026-12-31', ['granularity']],
       ['outcome=NO_ANSWER&page=1', ['outcome', 'page']],
-      ['date_from=x&date_to=y&channel=z&clinic_id=w&type=v&timezone=Mars/Base&compare=q', ['date_from', 'date_to', 'channel', 'clinic_id', 'type', 'timezone', 'compare']],
+      [
+        'date_from=x&date_to=y&channel=z&clinic_id=w&type=v&timezone=Mars/Base&compare=q',
+        ['date_from', 'date_to', 'channel', 'clinic_id', 'type', 'timezone', 'compare'],
+      ],
     ],
   },
   outcomes: {

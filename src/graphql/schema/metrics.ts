@@ -25,7 +25,7 @@ import {
 } from '../../analytics/zoned.js';
 import { SUCCESSFUL_OUTCOMES } from '../../domain/values.js';
 import type { ParameterNames } from '../../interactions/filters.js';
-import { type Granularity, MAX_SERIES_BUCKETS } from '../../zones/local-calendar.js';
+import { MAX_SERIES_BUCKETS } from '../../zones/local-calendar.js';
 import { knownZoneNames } from '../../zones/zone-names.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
