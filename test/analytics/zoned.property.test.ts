@@ -201,7 +201,7 @@ describe('metrics in local time zones (property-based, against raw SQL with AT T
         };
         await fc.assert(
           fc.asyncProperty(scenarioArb, (s) => checkScenario(ctx, s)),
-          { numRuns: 400 },
+          { numRuns: 50 },
         );
       } finally {
         await db.$disconnect();
