@@ -96,6 +96,9 @@ export type Interval = readonly [number, number];
 function atOrAfter(clock: ZoneClock, wall: number, window: Interval): Interval[] {
   if (wall + 2 * DAY <= window[0]) return [[Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY]];
   if (wall - 2 * DAY >= window[1]) return [];
+  // Usually one offset around `wall`: the instant it names, and everything after.
+  const steady = clock.steadyOffset(wall - MAX_OFFSET, wall + MAX_OFFSET);
+  if (steady !== undefined) return [[wall - steady, Number.POSITIVE_INFINITY]];
   const intervals: Array<[number, number]> = [];
   // Within a segment local time only grows: the part at or after `wall` is a suffix of it.
   for (const { start, end, offset } of clock.segments(wall - MAX_OFFSET, wall + MAX_OFFSET)) {

@@ -212,6 +212,14 @@ export class ZoneClock {
     throw new RangeError(`zone clock: ${new Date(ms).toISOString()} is outside the loaded range of ${this.zone}`);
   }
 
+  /** The one offset of [lo, hi] when it does not change there, else undefined (a shortcut for the common case). */
+  steadyOffset(lo: number, hi: number): number | undefined {
+    const first = this.changeIndex(lo);
+    const last = this.changeIndex(hi);
+    for (let i = first + 1; i <= last; i++) if (this.changeOffset[i] !== this.changeOffset[first]) return undefined;
+    return this.changeOffset[first];
+  }
+
   /** The offset (ms, local minus UTC) at instant `ms`. */
   offsetAt(ms: number): number {
     return this.changeOffset[this.changeIndex(ms)]!;
