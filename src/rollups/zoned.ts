@@ -2,21 +2,22 @@
 // from the rollup levels in a bounded number of rows, in one statement.
 //
 // With C(t) the running total of interactions before instant t, a bucket [a, b) is C(b) - C(a).
-// C at every edge of every window is read at once: each edge t is ANCHORED at a coarse boundary
-// A(t) (a UTC midnight, or a UTC hour for hourly series), C(A) comes from one range scan of the
-// coarse level, and the part between A(t) and t from finer rows:
-//   every interaction, no restriction (the common case): A(t) is the UTC midnight (or hour) at or
-//     before t, and the part after it is ONE row of interaction_day_prefixes (the running sums of
-//     t's UTC day up to the quarter hour at or before t; for an hourly anchor, that row minus the
-//     hour's), plus raw rows for what is left below a quarter hour (only offsets that are not
-//     multiples of 15 minutes: local mean time before a zone's standard time). A year of local days
-//     reads 365 day rows and 366 prefix rows, whatever the table's size;
-//   restricted to clinics, a channel or a type: A(t) is the nearest UTC midnight; the hours between
-//     it and t come from interaction_hour_totals, the rest raw;
-//   outcome counts: A(t) is the nearest UTC midnight; the rest is raw (at most 12 hours per edge).
+// C at every edge of every window is read at once: each edge t is ANCHORED at the nearest coarse
+// boundary A(t) (a UTC midnight, or a UTC hour for hourly series); C(A) comes from one range scan of
+// the coarse level, and the part between A(t) and t (at most 12 hours) from finer rows, signed:
+//   every interaction, no restriction (the common case): whole UTC hours from interaction_hours,
+//     then whole quarter hours from interaction_quarters (one row each), then the raw table for
+//     what is left (only offsets that are not multiples of 15 minutes: local mean time). A year of
+//     local days in Asia/Kathmandu (+05:45) reads 365 day rows and 5 hour and 3 quarter rows per
+//     day, whatever the table's size;
+//   restricted to clinics, a channel or a type: whole hours from interaction_hour_totals, the rest
+//     raw;
+//   outcome counts: the rest raw.
+// A prefix of each UTC day (one row per edge) was tried: the same reads, and imports 2 to 4 times
+// slower (a write rewrote up to 95 rows of its day: bench/results/2026-11-24-fine-levels-write-cost.md).
 //
 // Two kinds of vectors: TOTALS (SUM_COLUMNS, for summary, daily and series) and OUTCOMES (a count
-// per outcome, then one for none: the outcome breakdown).
+// per outcome met, '' for none: the outcome breakdown).
 import { SUM_COLUMNS, SUMS, WIDE_COLUMNS } from '../analytics/totals.js';
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
@@ -60,25 +61,27 @@ class Pieces {
   }
 }
 
+/** The pieces of every kind: unit rows of interaction_hours and _quarters, of interaction_hour_totals, and raw ranges. */
+interface AllPieces {
+  hours: Pieces;
+  quarters: Pieces;
+  hourTotals: Pieces;
+  raw: Pieces;
+}
+
 /** How the running totals at the edges are read for one filter and grain. */
 interface Plan {
   /** The coarse level: a FROM item exposing `unit` (date or timestamptz), and its select list of sums per unit. */
   coarse: { from: Prisma.Sql; sums: Prisma.Sql; grouped: boolean; filtered: boolean };
   unit: number;
-  anchorOf(t: number): number;
-  /** Adds the pieces between edge `k` at `t` and its anchor. */
-  split(k: number, t: number, pieces: { prefix: Pieces; hours: Pieces; raw: Pieces }): void;
-}
-
-function rawRange(pieces: Pieces, k: number, lo: number, hi: number, sign: 1 | -1): void {
-  if (lo < hi) pieces.add(k, sign, lo, hi);
+  /** The whole units of finer levels between an edge and its anchor, largest first, each with the pieces it fills. */
+  levels: ReadonlyArray<{ size: number; pieces: keyof AllPieces }>;
 }
 
 function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
   const everything = dims.clinicIds === undefined && dims.channel === undefined && dims.type === undefined;
   const allClinics = dims.clinicIds === undefined;
   if (grain === 'totals' && everything) {
-    const unit = hourly ? HOUR : DAY;
     return {
       coarse: {
         from: Prisma.raw(hourly ? '(SELECT hour AS unit, * FROM interaction_hours) AS t' : '(SELECT day AS unit, * FROM interaction_days) AS t'),
@@ -86,23 +89,10 @@ function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
         grouped: false,
         filtered: false,
       },
-      unit,
-      anchorOf: (t) => Math.floor(t / unit) * unit,
-      split: (k, t, { prefix, raw }) => {
-        const quarter = Math.floor(t / QUARTER) * QUARTER;
-        const anchor = Math.floor(t / unit) * unit;
-        // The prefix of the quarter at or before t, less the anchor hour's (nothing at a UTC
-        // midnight; nothing at all when t's quarter is the anchor).
-        if (quarter !== anchor) {
-          if (quarter % DAY !== 0) prefix.add(k, 1, quarter);
-          if (anchor % DAY !== 0) prefix.add(k, -1, anchor);
-        }
-        rawRange(raw, k, quarter, t, 1);
-      },
+      unit: hourly ? HOUR : DAY,
+      levels: [...(hourly ? [] : [{ size: HOUR, pieces: 'hours' as const }]), { size: QUARTER, pieces: 'quarters' as const }],
     };
   }
-  // Nearest UTC midnight; between it and t, whole hours from the hourly totals (totals only), raw around them.
-  const nearest = (t: number) => Math.round(t / DAY) * DAY;
   const day =
     grain === 'outcomes'
       ? allClinics
@@ -112,19 +102,21 @@ function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
   return {
     coarse: { from: day, sums: grain === 'outcomes' ? Prisma.sql`outcome, sum(interactions)::bigint` : SUMS, grouped: true, filtered: true },
     unit: DAY,
-    anchorOf: nearest,
-    split: (k, t, { hours, raw }) => {
-      const anchor = nearest(t);
-      const [lo, hi, sign] = t >= anchor ? [anchor, t, 1 as const] : [t, anchor, -1 as const];
-      if (grain === 'outcomes') return rawRange(raw, k, lo, hi, sign);
-      const first = Math.ceil(lo / HOUR) * HOUR;
-      const last = Math.floor(hi / HOUR) * HOUR;
-      if (first >= last) return rawRange(raw, k, lo, hi, sign);
-      rawRange(raw, k, lo, first, sign);
-      for (let hour = first; hour < last; hour += HOUR) hours.add(k, sign, hour);
-      rawRange(raw, k, last, hi, sign);
-    },
+    levels: grain === 'outcomes' ? [] : [{ size: HOUR, pieces: 'hourTotals' }],
   };
+}
+
+/** The pieces of [lo, hi): whole units of each level (largest first), then raw ranges for the rest. */
+function split(lo: number, hi: number, levels: Plan['levels'], level: number, edge: number, sign: 1 | -1, pieces: AllPieces): void {
+  if (lo >= hi) return;
+  if (level === levels.length) return pieces.raw.add(edge, sign, lo, hi);
+  const { size, pieces: kind } = levels[level]!;
+  const first = Math.ceil(lo / size) * size;
+  const last = Math.floor(hi / size) * size;
+  if (first >= last) return split(lo, hi, levels, level + 1, edge, sign, pieces);
+  split(lo, first, levels, level + 1, edge, sign, pieces);
+  for (let unit = first; unit < last; unit += size) pieces[kind].add(edge, sign, unit);
+  split(last, hi, levels, level + 1, edge, sign, pieces);
 }
 
 /**
@@ -151,13 +143,15 @@ export async function sumsBetween(
   // Anchors in order (edges are sorted), and each edge's anchor by index.
   const anchors: number[] = [];
   const anchorIndex = new Int32Array(edges.length);
-  edges.forEach((t, k) => {
-    const anchor = plan.anchorOf(t);
+  const pieces: AllPieces = { hours: new Pieces(), quarters: new Pieces(), hourTotals: new Pieces(), raw: new Pieces() };
+  for (let k = 0; k < edges.length; k++) {
+    const t = edges[k]!;
+    const anchor = Math.round(t / plan.unit) * plan.unit;
     if (anchors[anchors.length - 1] !== anchor) anchors.push(anchor);
     anchorIndex[k] = anchors.length - 1;
-  });
-  const pieces = { prefix: new Pieces(), hours: new Pieces(), raw: new Pieces() };
-  for (let k = 0; k < edges.length; k++) plan.split(k, edges[k]!, pieces);
+    if (t >= anchor) split(anchor, t, plan.levels, 0, k, 1, pieces);
+    else split(t, anchor, plan.levels, 0, k, -1, pieces);
+  }
 
   const conditions = dimensionConditions(dims);
   const parts: Prisma.Sql[] = [];
@@ -181,32 +175,28 @@ export async function sumsBetween(
       WHERE ${and([...range, ...(coarse.filtered ? conditions : [])])}
       ${coarse.grouped ? (grain === 'outcomes' ? Prisma.sql`GROUP BY unit, outcome` : Prisma.sql`GROUP BY unit`) : Prisma.empty}`);
   }
-  // Prefix rows by instant. Where the edges are dense (a daily series: one edge a day at the same
-  // time of day in each offset), as one index range per quarter of the day, reading rows of that
-  // slot on days no edge asked for too; where they are sparse (a summary, a weekly series), by
-  // probing each instant.
-  const prefixPieces = new Map<number, number[]>();
-  pieces.prefix.at.forEach((at, i) => {
-    prefixPieces.set(at, [...(prefixPieces.get(at) ?? []), i]);
+  // Rows of interaction_hours and interaction_quarters by instant (one row per unit: each answers
+  // every piece that asked for it).
+  const wide = [
+    { part: 1, pieces: pieces.hours, table: 'interaction_hours', unit: 'hour' },
+    { part: 2, pieces: pieces.quarters, table: 'interaction_quarters', unit: 'quarter' },
+  ].map((level) => {
+    const byInstant = new Map<number, number[]>();
+    level.pieces.at.forEach((at, i) => {
+      byInstant.set(at, [...(byInstant.get(at) ?? []), i]);
+    });
+    if (byInstant.size) {
+      parts.push(Prisma.sql`
+        SELECT ${Prisma.raw(String(level.part))} AS part, (extract(epoch FROM ${Prisma.raw(level.unit)}) * 1000)::bigint AS k, ${WIDE_COLUMNS}
+        FROM ${Prisma.raw(level.table)}
+        WHERE ${Prisma.raw(level.unit)} = ANY(ARRAY(SELECT ${instantOf(Prisma.sql`m`)} FROM unnest(${numbers([...byInstant.keys()])}::bigint[]) AS m))`);
+    }
+    return { pieces: level.pieces, byInstant };
   });
-  if (prefixPieces.size) {
-    const at = [...prefixPieces.keys()];
-    const slots = [...new Set(at.map((ms) => (((ms % DAY) + DAY) % DAY) / QUARTER))];
-    const first = Math.min(...at);
-    const last = Math.max(...at);
-    const dense = slots.length * ((last - first) / DAY + 1) <= 2 * at.length;
-    const where = dense
-      ? Prisma.sql`slot = ANY(${numbers(slots)}::smallint[]) AND until >= ${instantOf(Prisma.sql`${first}::bigint`)} AND until <= ${instantOf(Prisma.sql`${last}::bigint`)}`
-      : Prisma.sql`until = ANY(ARRAY(SELECT ${instantOf(Prisma.sql`m`)} FROM unnest(${numbers(at)}::bigint[]) AS m))`;
+  if (pieces.hourTotals.list.length) {
+    const at = numbers(pieces.hourTotals.at);
     parts.push(Prisma.sql`
-      SELECT 1 AS part, (extract(epoch FROM until) * 1000)::bigint AS k, ${WIDE_COLUMNS}
-      FROM interaction_day_prefixes
-      WHERE ${where}`);
-  }
-  if (pieces.hours.list.length) {
-    const at = numbers(pieces.hours.at);
-    parts.push(Prisma.sql`
-      SELECT 2 AS part, p.k, ${SUMS}
+      SELECT 4 AS part, p.k, ${SUMS}
       FROM unnest(${at}::bigint[]) WITH ORDINALITY AS p(ms, k)
       JOIN (
         SELECT *, interactions AS n FROM interaction_hour_totals
@@ -256,7 +246,8 @@ export async function sumsBetween(
   // Running totals at the anchors (relative to the first), then at the edges.
   const running = new Float64Array(anchors.length * width);
   const atEdge = new Float64Array(edges.length * width);
-  const kinds = [undefined, pieces.prefix, pieces.hours, pieces.raw];
+  // Parts 3 (raw) and 4 (hour totals) are keyed by piece (WITH ORDINALITY numbers them from 1).
+  const byOrdinal: Array<Pieces | undefined> = [undefined, undefined, undefined, pieces.raw, pieces.hourTotals];
   for (let i = 0; i < values.length; i += stride) {
     const part = values[i] as number;
     const key = values[i + 1] as number;
@@ -267,16 +258,16 @@ export async function sumsBetween(
       // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
       target = running;
       at = upperBound(anchors, plan.unit === DAY ? key * DAY : key) * width;
-    } else if (part === 1) {
-      // A prefix row (by its instant), for every piece that asked for it.
-      for (const index of prefixPieces.get(key) ?? []) {
-        const piece = pieces.prefix.list[index]!;
+    } else if (part === 1 || part === 2) {
+      // An hour or quarter row (by its instant), for every piece that asked for it.
+      const level = wide[part - 1]!;
+      for (const index of level.byInstant.get(key) ?? []) {
+        const piece = level.pieces.list[index]!;
         for (let c = 0; c < width; c++) atEdge[piece.edge * width + c]! += piece.sign * (values[i + 2 + c] as number);
       }
       continue;
     } else {
-      // WITH ORDINALITY numbers pieces from 1.
-      const piece = kinds[part]!.list[key - 1]!;
+      const piece = byOrdinal[part]!.list[key - 1]!;
       target = atEdge;
       at = piece.edge * width;
       sign = piece.sign;
