@@ -1,0 +1,77 @@
+// What writers pay for the levels under the day (`node --import tsx bench/write-cost.ts [admin URL]`):
+// 2,000-row INSERT statements (the importer's batch size) and single-row inserts, with the
+// fine-level triggers enabled and disabled, alternating, on a scratch database `wc_scratch` that it
+// creates and drops on the server of the admin URL (default: the machine's PostgreSQL).
+// Results: bench/results/2026-11-24-zoned-levels-write-cost.md.
+import pg from 'pg';
+import { migrate } from '../src/db/migrate.js';
+
+const admin = process.argv[2] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const scratch = new URL(admin);
+scratch.pathname = '/wc_scratch';
+const url = scratch.toString();
+const a = new pg.Client(admin);
+await a.connect();
+await a.query('DROP DATABASE IF EXISTS wc_scratch');
+await a.query('CREATE DATABASE wc_scratch');
+await a.end();
+await migrate(url);
+const c = new pg.Client(url);
+await c.connect();
+await c.query(
+  `INSERT INTO clinics (id, name, address, phone, email, timezone) SELECT ('00000000-0000-0000-0000-00000000000' || g)::uuid, 'c' || g, 'a', 'p', 'e', 'UTC' FROM generate_series(0, 9) g`,
+);
+const FINE = ['interaction_fine_levels_insert', 'interaction_fine_levels_update', 'interaction_fine_levels_delete'];
+const setFine = async (on: boolean) => {
+  for (const t of FINE) await c.query(`ALTER TABLE interactions ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${t}`);
+};
+const rows = (start: number, n: number, order: 'chronological' | 'random') => `
+  INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, duration_seconds, outcome)
+  SELECT 'i' || g, CASE WHEN g % 3 = 0 THEN 'whatsapp' ELSE 'voice' END::"Channel",
+         CASE WHEN g % 3 = 0 THEN 'APPOINTMENT_REMINDER' ELSE 'INBOUND' END::"InteractionType",
+         CASE WHEN g % 3 = 0 THEN 'outbound' ELSE 'inbound' END::"Direction",
+         '+34612' || lpad((hashint8extended(g, 1) & 999999)::text, 6, '0'),
+         ('00000000-0000-0000-0000-00000000000' || (g % 10))::uuid,
+         ${
+           order === 'chronological'
+             ? `TIMESTAMPTZ '2024-01-01 00:00Z' + g * interval '315 seconds'`
+             : `TIMESTAMPTZ '2024-01-01 00:00Z' + ((hashint8extended(g, 2) & 2147483647) % 63072000) * interval '1 second'`
+         },
+         CASE WHEN g % 3 = 0 THEN NULL ELSE (g % 600)::int END,
+         (ARRAY['APPOINTMENT_BOOKED','NO_ANSWER','VOICEMAIL_REACHED','CALLBACK_REQUESTED',NULL])[1 + g % 5]
+  FROM generate_series(${start}, ${start + n - 1}) g`;
+const results: Record<string, number[]> = {};
+const TOTAL = 200_000,
+  BATCH = 2_000;
+for (let rep = 0; rep < 3; rep++) {
+  for (const order of ['chronological', 'random'] as const) {
+    for (const on of [true, false]) {
+      await c.query('TRUNCATE interactions CASCADE');
+      await setFine(on);
+      const t0 = performance.now();
+      for (let s = 0; s < TOTAL; s += BATCH) await c.query(rows(s, BATCH, order));
+      const rate = TOTAL / ((performance.now() - t0) / 1000);
+      (results[`${order} ${on ? 'with' : 'without'}`] ??= []).push(Math.round(rate));
+      console.log(order, on ? 'with' : 'without', Math.round(rate), 'rows/s');
+    }
+  }
+}
+for (const on of [true, false]) {
+  await setFine(on);
+  const times: number[] = [];
+  for (let i = 0; i < 400; i++) {
+    const t0 = performance.now();
+    await c.query(rows(1_000_000 + (on ? 0 : 10_000) + i, 1, 'random'));
+    times.push(performance.now() - t0);
+  }
+  times.sort((x, y) => x - y);
+  console.log('single insert', on ? 'with' : 'without', 'p50', times[200]!.toFixed(3), 'ms p95', times[380]!.toFixed(3));
+}
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+for (const [k, v] of Object.entries(results)) console.log('median', k, median(v), v);
+await c.end();
+const b = new pg.Client(admin);
+await b.connect();
+await b.query('DROP DATABASE wc_scratch');
+await b.end();
+process.exit(0);
