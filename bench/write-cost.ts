@@ -51,7 +51,8 @@ for (let rep = 0; rep < 3; rep++) {
       const t0 = performance.now();
       for (let s = 0; s < TOTAL; s += BATCH) await c.query(rows(s, BATCH, order));
       const rate = TOTAL / ((performance.now() - t0) / 1000);
-      (results[`${order} ${on ? 'with' : 'without'}`] ??= []).push(Math.round(rate));
+      const label = `${order} ${on ? 'with' : 'without'}`;
+      results[label] = [...(results[label] ?? []), Math.round(rate)];
       console.log(order, on ? 'with' : 'without', Math.round(rate), 'rows/s');
     }
   }
