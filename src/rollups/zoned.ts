@@ -18,7 +18,7 @@
 //
 // Two kinds of vectors: TOTALS (SUM_COLUMNS, for summary, daily and series) and OUTCOMES (a count
 // per outcome met, '' for none: the outcome breakdown).
-import { SUM_COLUMNS, SUMS, WIDE_COLUMNS } from '../analytics/totals.js';
+import { SUM_COLUMNS, SUMS, WIDE_COLUMNS, WIDE_SUMS } from '../analytics/totals.js';
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
 import { OUTCOMES } from '../domain/values.js';
@@ -143,12 +143,14 @@ export async function sumsBetween(
   // Anchors in order (edges are sorted), and each edge's anchor by index.
   const anchors: number[] = [];
   const anchorIndex = new Int32Array(edges.length);
+  const edgeSign = new Int8Array(edges.length);
   const pieces: AllPieces = { hours: new Pieces(), quarters: new Pieces(), hourTotals: new Pieces(), raw: new Pieces() };
   for (let k = 0; k < edges.length; k++) {
     const t = edges[k]!;
     const anchor = Math.round(t / plan.unit) * plan.unit;
     if (anchors[anchors.length - 1] !== anchor) anchors.push(anchor);
     anchorIndex[k] = anchors.length - 1;
+    edgeSign[k] = t >= anchor ? 1 : -1;
     if (t >= anchor) split(anchor, t, plan.levels, 0, k, 1, pieces);
     else split(t, anchor, plan.levels, 0, k, -1, pieces);
   }
@@ -175,24 +177,21 @@ export async function sumsBetween(
       WHERE ${and([...range, ...(coarse.filtered ? conditions : [])])}
       ${coarse.grouped ? (grain === 'outcomes' ? Prisma.sql`GROUP BY unit, outcome` : Prisma.sql`GROUP BY unit`) : Prisma.empty}`);
   }
-  // Rows of interaction_hours and interaction_quarters by instant (one row per unit: each answers
-  // every piece that asked for it).
-  const wide = [
-    { part: 1, pieces: pieces.hours, table: 'interaction_hours', unit: 'hour' },
-    { part: 2, pieces: pieces.quarters, table: 'interaction_quarters', unit: 'quarter' },
-  ].map((level) => {
-    const byInstant = new Map<number, number[]>();
-    level.pieces.at.forEach((at, i) => {
-      byInstant.set(at, [...(byInstant.get(at) ?? []), i]);
-    });
-    if (byInstant.size) {
-      parts.push(Prisma.sql`
-        SELECT ${Prisma.raw(String(level.part))} AS part, (extract(epoch FROM ${Prisma.raw(level.unit)}) * 1000)::bigint AS k, ${WIDE_COLUMNS}
-        FROM ${Prisma.raw(level.table)}
-        WHERE ${Prisma.raw(level.unit)} = ANY(ARRAY(SELECT ${instantOf(Prisma.sql`m`)} FROM unnest(${numbers([...byInstant.keys()])}::bigint[]) AS m))`);
-    }
-    return { pieces: level.pieces, byInstant };
-  });
+  // Rows of interaction_hours and interaction_quarters summed per edge in PostgreSQL (an edge's
+  // pieces share its sign): a year of local days returns one row per edge and level.
+  for (const [part, level, table, unit] of [
+    [1, pieces.hours, 'interaction_hours', 'hour'],
+    [2, pieces.quarters, 'interaction_quarters', 'quarter'],
+  ] as const) {
+    if (!level.list.length) continue;
+    const at = numbers(level.at);
+    parts.push(Prisma.sql`
+      SELECT ${Prisma.raw(String(part))} AS part, p.e, ${WIDE_SUMS}
+      FROM unnest(${at}::bigint[], ${numbers(level.list.map((piece) => piece.edge))}::int[]) AS p(ms, e)
+      JOIN (SELECT * FROM ${Prisma.raw(table)} WHERE ${Prisma.raw(unit)} = ANY(ARRAY(SELECT ${instantOf(Prisma.sql`m`)} FROM unnest(${at}::bigint[]) AS m))) AS t
+        ON t.${Prisma.raw(unit)} = ${instantOf(Prisma.sql`p.ms`)}
+      GROUP BY p.e`);
+  }
   if (pieces.hourTotals.list.length) {
     const at = numbers(pieces.hourTotals.at);
     parts.push(Prisma.sql`
@@ -259,13 +258,10 @@ export async function sumsBetween(
       target = running;
       at = upperBound(anchors, plan.unit === DAY ? key * DAY : key) * width;
     } else if (part === 1 || part === 2) {
-      // An hour or quarter row (by its instant), for every piece that asked for it.
-      const level = wide[part - 1]!;
-      for (const index of level.byInstant.get(key) ?? []) {
-        const piece = level.pieces.list[index]!;
-        for (let c = 0; c < width; c++) atEdge[piece.edge * width + c]! += piece.sign * (values[i + 2 + c] as number);
-      }
-      continue;
+      // Summed per edge (the key), with the edge's sign.
+      target = atEdge;
+      at = key * width;
+      sign = edgeSign[key]!;
     } else {
       const piece = byOrdinal[part]!.list[key - 1]!;
       target = atEdge;
