@@ -13,8 +13,9 @@
 //   restricted to clinics, a channel or a type: whole hours from interaction_hour_totals, the rest
 //     raw;
 //   outcome counts: the rest raw.
-// A prefix of each UTC day (one row per edge) was tried: the same reads, and imports 2 to 4 times
-// slower (a write rewrote up to 95 rows of its day: bench/results/2026-11-24-fine-levels-write-cost.md).
+// Running sums within each UTC day (one row per edge) were tried: reads about 3.5 times cheaper in
+// PostgreSQL, imports 2 to 4 times slower (a write rewrote up to 95 rows of its day), so dropped
+// (bench/results/2026-11-24-zoned-levels-write-cost.md).
 //
 // Two kinds of vectors: TOTALS (SUM_COLUMNS, for summary, daily and series) and OUTCOMES (a count
 // per outcome met, '' for none: the outcome breakdown).
