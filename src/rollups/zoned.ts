@@ -110,11 +110,17 @@ function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
 /** The pieces of [lo, hi): whole units of each level (largest first), then raw ranges for the rest. */
 function split(lo: number, hi: number, levels: Plan['levels'], level: number, edge: number, sign: 1 | -1, pieces: AllPieces): void {
   if (lo >= hi) return;
-  if (level === levels.length) return pieces.raw.add(edge, sign, lo, hi);
+  if (level === levels.length) {
+    pieces.raw.add(edge, sign, lo, hi);
+    return;
+  }
   const { size, pieces: kind } = levels[level]!;
   const first = Math.ceil(lo / size) * size;
   const last = Math.floor(hi / size) * size;
-  if (first >= last) return split(lo, hi, levels, level + 1, edge, sign, pieces);
+  if (first >= last) {
+    split(lo, hi, levels, level + 1, edge, sign, pieces);
+    return;
+  }
   split(lo, first, levels, level + 1, edge, sign, pieces);
   for (let unit = first; unit < last; unit += size) pieces[kind].add(edge, sign, unit);
   split(last, hi, levels, level + 1, edge, sign, pieces);
