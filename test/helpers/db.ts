@@ -83,6 +83,14 @@ export async function withFreshDatabase(prefix: string, fn: (url: string, client
     await fn(url.toString(), client);
   } finally {
     await client.end().catch(() => {});
+    // Wait (up to 5 s) for the test's connections to finish closing: one that FORCE terminates while
+    // its client is still open raises an error in this process that nothing may be listening for
+    // (seen once under load, from a pool whose end() had not completed).
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+      if (rows[0]!.n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.end();
   }
