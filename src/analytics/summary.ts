@@ -4,7 +4,7 @@ import { prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { countedTotals } from '../rollups/counted.js';
 import type { MetricsFilter } from './filter.js';
-import { SUMS, type SumsRow, totalsOf } from './totals.js';
+import { SUMS, type SumsRow, type Totals, totalsOf } from './totals.js';
 
 export interface SummaryMetrics {
   totalInteractions: number;
@@ -29,7 +29,11 @@ export function summaryQuery(filter: MetricsFilter): Prisma.Sql {
 export async function metricsSummary(db: Db, filter: MetricsFilter): Promise<SummaryMetrics> {
   const [row] = await queryRows<SumsRow>(db, prepared('metrics_summary', summaryQuery(filter)));
   if (!row) throw new Error('metrics summary: the aggregate query returned no row');
-  const totals = totalsOf(row);
+  return summaryMetrics(totalsOf(row));
+}
+
+/** The summary's figures of a window's totals (also in a time zone: zoned.ts). */
+export function summaryMetrics(totals: Totals): SummaryMetrics {
   return {
     totalInteractions: totals.total,
     totalCalls: totals.calls,

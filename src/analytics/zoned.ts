@@ -19,10 +19,10 @@ import {
   yearEarlier,
 } from '../zones/local-calendar.js';
 import { DAY, ZoneClock } from '../zones/offsets.js';
-import type { DailyMetric } from './daily.js';
+import { type DailyMetric, dailyMetric } from './daily.js';
 import type { OutcomeBreakdown } from './outcomes.js';
-import type { SummaryMetrics } from './summary.js';
-import { ratio2, SUM_COLUMNS, type Totals, totalsAt } from './totals.js';
+import { type SummaryMetrics, summaryMetrics } from './summary.js';
+import { ratio2, SUM_COLUMNS, totalsAt } from './totals.js';
 
 export const COMPARISONS = ['previous_period', 'previous_year'] as const;
 export type Comparison = (typeof COMPARISONS)[number];
@@ -186,20 +186,6 @@ async function bucketSums(
   };
 }
 
-function summaryOf(totals: Totals): SummaryMetrics {
-  return {
-    totalInteractions: totals.total,
-    totalCalls: totals.calls,
-    totalConversations: totals.conversations,
-    inboundCount: totals.inbound,
-    outboundCount: totals.outbound,
-    avgDurationSeconds: totals.avgDurationSeconds,
-    totalDurationSeconds: totals.totalDurationSeconds,
-    successRate: totals.successRate,
-    appointmentsScheduled: totals.appointmentsScheduled,
-  };
-}
-
 function windowsOf(resolved: ResolvedWindows): Window[] {
   return resolved.previous ? [resolved.current, resolved.previous] : [resolved.current];
 }
@@ -217,7 +203,7 @@ export async function zonedSummary(db: Db, query: ZonedQuery): Promise<WithPrevi
     'totals',
     false,
   );
-  return pair(sums.windows.map((vector) => summaryOf(totalsAt(vector, 0))));
+  return pair(sums.windows.map((vector) => summaryMetrics(totalsAt(vector, 0))));
 }
 
 export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Promise<WithPrevious<DailyMetric[]>> {
@@ -233,18 +219,7 @@ export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Pr
   return pair(
     days.map((list, w) =>
       list.map((day, i) => {
-        const totals = totalsAt(sums.windows[w]!, i * SUM_COLUMNS.length);
-        return {
-          date: day.date,
-          total: totals.total,
-          calls: totals.calls,
-          conversations: totals.conversations,
-          inbound: totals.inbound,
-          outbound: totals.outbound,
-          appointmentsScheduled: totals.appointmentsScheduled,
-          successRate: totals.successRate,
-          avgDurationSeconds: totals.avgDurationSeconds,
-        };
+        return dailyMetric(day.date, totalsAt(sums.windows[w]!, i * SUM_COLUMNS.length));
       }),
     ),
   );
