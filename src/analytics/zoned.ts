@@ -3,6 +3,7 @@
 // levels by edges (rollups/zoned.ts). A request without a zone and comparison never comes here:
 // it keeps the UTC code (summary.ts, daily.ts, outcomes.ts).
 import type { Db } from '../db/client.js';
+import { EARLIEST_INSTANT } from '../domain/parameters.js';
 import { outcomeLabel } from '../domain/values.js';
 import type { Dimensions } from '../rollups/counted.js';
 import { sumsBetween } from '../rollups/zoned.js';
@@ -106,7 +107,7 @@ function windowOf(clock: ZoneClock, from: LocalBound, to: LocalBound): Window {
   };
 }
 
-const FIRST_DAY = Date.UTC(2000, 0, 1) - 730_119 * DAY; // 0001-01-01
+const FIRST_DAY = EARLIEST_INSTANT; // 0001-01-01, as a wall time
 
 /** Reads the window (and the comparison window) of a query in its zone. */
 export async function resolveWindows(db: Db, query: ZonedQuery): Promise<ResolvedWindows> {

@@ -26,7 +26,7 @@ export const MAX_PAGE = 2_147_483_647;
 /** Latest accepted instant: PostgreSQL reads no ISO string of a later one (`+010000-...`). */
 const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /** Earliest accepted instant: 0001-01-01T00:00:00Z (an offset could otherwise reach year 0). */
-const EARLIEST_INSTANT = -62_135_596_800_000;
+export const EARLIEST_INSTANT = -62_135_596_800_000;
 
 export function isUuid(value: string): boolean {
   return UUID.test(value);

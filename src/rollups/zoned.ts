@@ -22,6 +22,7 @@
 import { SUM_COLUMNS, SUMS, WIDE_COLUMNS, WIDE_SUMS } from '../analytics/totals.js';
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
+import { EARLIEST_INSTANT } from '../domain/parameters.js';
 import { OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS } from './counted.js';
@@ -31,7 +32,7 @@ const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
 /** No interaction is before 0001-01-01 UTC (the earliest bound a request may give), nor is an edge read there. */
-const EARLIEST = Date.UTC(2000, 0, 1) - 730_119 * DAY;
+const EARLIEST = EARLIEST_INSTANT;
 
 export type Grain = 'totals' | 'outcomes';
 
