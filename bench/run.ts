@@ -269,9 +269,21 @@ async function settle(monitor: pg.Client | undefined, graceMs = 3_000): Promise<
     pids = await active();
   }
   if (!pids.length) return 0;
-  await monitor.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
-  const cancelled = pids.length;
-  for (let i = 0; i < 100 && (await active()).length; i++) await new Promise((r) => setTimeout(r, 100));
+  // Cancelled until quiet for a second: a server may hold more requests than its pool has
+  // connections (autocannon gives up on a request after 10 s and sends another while the first is
+  // still being answered), and each queued one starts its statement once a connection is freed. One
+  // round of cancelling let those run into the next scenario (seconds of CPU per statement at 10m).
+  let cancelled = 0;
+  let quietSince = Date.now();
+  for (const stop = Date.now() + 120_000; Date.now() < stop && Date.now() - quietSince < 1_000; ) {
+    if (pids.length) {
+      await monitor.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+      cancelled += pids.length;
+      quietSince = Date.now();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    pids = await active();
+  }
   return cancelled;
 }
 
@@ -614,7 +626,7 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
     '- Latencies in milliseconds; "non-2xx or failed" counts non-2xx answers, 2xx answers that were not a success, and connection errors/timeouts.',
     '- Peak RSS: VmRSS of the server process (and its node worker processes, together) sampled every 200 ms during the measured run.',
     "- Worker CPU % split (only with WORKERS > 1): each worker's share of the CPU time the service's workers used during the measured run.",
-    "- After each run (warm-up included), the statements of requests still in flight are given 3 s, then cancelled, so that no run inherits the previous one's load; their numbers are listed below a table when there were any.",
+    "- After each run (warm-up included), the statements of requests still in flight are given 3 s, then cancelled (again, as queued requests start theirs, until none has run for a second), so that no run inherits the previous one's load; their numbers are listed below a table when there were any.",
     "- Other CPU %: share of the machine's CPU used during the measured run by processes other than the bench, the server and its PostgreSQL (other work on the machine; figures with a high value are disturbed). `?` when unknown (BENCH_DATABASE_URL).",
     "- Stolen CPU %: share of the machine's CPU the hypervisor gave to other guests during the measured run (steal time in /proc/stat): the service, its PostgreSQL and the load generator were ready to run and could not. Figures with a high value are slowed down by the host, not by the code.",
     "- CPU ms/request: CPU time of the server process (with its workers) and of PostgreSQL (all its processes) during the measured run, divided by the requests answered; `?` when PostgreSQL is external (BENCH_DATABASE_URL). The load generator's own CPU (same machine) is not in it.",

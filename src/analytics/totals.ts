@@ -33,8 +33,11 @@ export const SUM_COLUMNS = Object.keys(SUM_OF) as ReadonlyArray<keyof SumsRow>;
 /** Sums over COUNTED TOTALS rows, as bigint, 0 over no rows (a SELECT list, with GROUP BY or without). */
 export const SUMS = Prisma.raw(SUM_COLUMNS.map((column) => `coalesce(${SUM_OF[column]}, 0)::bigint AS ${column}`).join(',\n  '));
 
+/** SUMS without names: arguments of a function (a row written as text). */
+export const SUM_VALUES = Prisma.raw(SUM_COLUMNS.map((column) => `coalesce(${SUM_OF[column]}, 0)::bigint`).join(', '));
+
 /** The column of `interaction_days` that holds each sum of a day (the table is split the same way). */
-const DAY_COLUMN_OF: Record<keyof SumsRow, string> = {
+export const DAY_COLUMN_OF: Record<keyof SumsRow, string> = {
   total: 'interactions',
   calls: 'calls',
   conversations: 'conversations',

@@ -2,26 +2,29 @@
 // from the rollup levels in a bounded number of rows, in one statement.
 //
 // With C(t) the running total of interactions before instant t, a bucket [a, b) is C(b) - C(a).
-// C at every edge of every window is read at once: each edge t is ANCHORED at the nearest coarse
-// boundary A(t) (a UTC midnight, or a UTC hour for hourly series); C(A) comes from one range scan of
-// the coarse level, and the part between A(t) and t (at most 12 hours) from finer rows, signed:
-//   every interaction, no restriction (the common case): whole UTC hours from interaction_hours,
-//     then whole quarter hours from interaction_quarters (one row each), then the raw table for
-//     what is left (only offsets that are not multiples of 15 minutes: local mean time). A year of
-//     local days in Asia/Kathmandu (+05:45) reads 365 day rows and 5 hour and 3 quarter rows per
-//     day, whatever the table's size;
-//   restricted to clinics, a channel or a type: whole hours from interaction_hour_totals, the rest
-//     raw;
-//   outcome counts: the rest raw.
-// Running sums within each UTC day (one row per edge) were tried: reads about 3.5 times cheaper in
-// PostgreSQL, imports 2 to 4 times slower (a write rewrote up to 95 rows of its day), so dropped
-// (bench/results/2026-11-24-zoned-levels-write-cost.md).
+// C at every edge of every window is read at once, relative to the first edge's UTC day:
+//   every interaction, no restriction (the common case): each edge t is rounded to the nearest UTC
+//     hour n, on UTC day D. C(n) is the totals of the days before D (one range scan of
+//     interaction_day_hours) plus D's running total at n (a slice of D's row of the same scan); the
+//     part between n and t (at most 30 minutes) is whole quarter hours of interaction_quarters (at
+//     most two rows), then the raw table for what is left (only offsets that are not multiples of
+//     15 minutes: local mean time). A year of local days in Asia/Kathmandu (+05:45) reads 366 day
+//     rows and one quarter row per day; a year of hours in Europe/Madrid reads 366 day rows, whatever
+//     the table's size;
+//   restricted to clinics, a channel or a type: each edge anchored at the nearest UTC midnight, C of
+//     the anchors from interaction_day_totals, whole UTC hours from interaction_hour_totals, the rest
+//     raw (an hourly series: anchored at UTC hours, all from interaction_hour_totals);
+//   outcome counts: anchored at UTC midnights, the rest raw.
+// Rows of hour running totals (interaction_day_hours) replaced rows per hour: a year of local days
+// read 8 rows a day in +05:45 (bench/results/2026-11-24-day-hour-ends-100k-1m-10m.md). Running sums at every
+// quarter hour were tried before: reads 3.5 times cheaper, imports 2 to 4 times slower (95 rows per
+// write), so dropped (bench/results/2026-11-24-zoned-levels-write-cost.md).
 //
 // Two kinds of vectors: TOTALS (SUM_COLUMNS, for summary, daily and series) and OUTCOMES (a count
 // per outcome met, '' for none: the outcome breakdown).
-import { SUM_COLUMNS, SUMS, WIDE_COLUMNS, WIDE_SUMS } from '../analytics/totals.js';
+import { DAY_COLUMN_OF, SUM_COLUMNS, SUM_VALUES, SUMS } from '../analytics/totals.js';
 import type { Db } from '../db/client.js';
-import { and, queryRows } from '../db/sql.js';
+import { and, prepared, queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
 import { OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
@@ -63,53 +66,66 @@ class Pieces {
   }
 }
 
-/** The pieces of every kind: unit rows of interaction_hours and _quarters, of interaction_hour_totals, and raw ranges. */
+/** The pieces of every kind: rows of interaction_quarters, of interaction_hour_totals, and raw ranges. */
 interface AllPieces {
-  hours: Pieces;
   quarters: Pieces;
   hourTotals: Pieces;
   raw: Pieces;
 }
 
-/** How the running totals at the edges are read for one filter and grain. */
-interface Plan {
-  /** The coarse level: a FROM item exposing `unit` (date or timestamptz), and its select list of sums per unit. */
-  coarse: { from: Prisma.Sql; sums: Prisma.Sql; grouped: boolean; filtered: boolean };
-  unit: number;
-  /** The whole units of finer levels between an edge and its anchor, largest first, each with the pieces it fills. */
-  levels: ReadonlyArray<{ size: number; pieces: keyof AllPieces }>;
-}
+/** A level finer than the anchors: its unit, and the pieces its whole units fill. */
+type Level = { size: number; pieces: keyof AllPieces };
+
+/**
+ * How the running totals at the edges are read for one filter and grain: `dayHours` (every
+ * interaction, totals) from interaction_day_hours, `anchored` from a grouped coarse level.
+ */
+type Plan =
+  | { kind: 'dayHours'; levels: readonly Level[] }
+  | {
+      kind: 'anchored';
+      /** The coarse level: a FROM item exposing `unit` (date or timestamptz), grouped per unit by `sums`. */
+      from: Prisma.Sql;
+      sums: Prisma.Sql;
+      unit: number;
+      levels: readonly Level[];
+    };
 
 function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
   const everything = dims.clinicIds === undefined && dims.channel === undefined && dims.type === undefined;
   const allClinics = dims.clinicIds === undefined;
-  if (grain === 'totals' && everything) {
+  if (grain === 'totals' && everything) return { kind: 'dayHours', levels: [{ size: QUARTER, pieces: 'quarters' }] };
+  if (grain === 'outcomes') {
     return {
-      coarse: {
-        from: Prisma.raw(hourly ? '(SELECT hour AS unit, * FROM interaction_hours) AS t' : '(SELECT day AS unit, * FROM interaction_days) AS t'),
-        sums: WIDE_COLUMNS,
-        grouped: false,
-        filtered: false,
-      },
-      unit: hourly ? HOUR : DAY,
-      levels: [...(hourly ? [] : [{ size: HOUR, pieces: 'hours' as const }]), { size: QUARTER, pieces: 'quarters' as const }],
+      kind: 'anchored',
+      from: allClinics
+        ? Prisma.sql`(SELECT day AS unit, channel, type, direction, outcome, interactions FROM interaction_day_outcomes_all_clinics) AS t`
+        : Prisma.sql`(SELECT day AS unit, clinic_id, channel, type, direction, outcome, interactions FROM interaction_daily_rollups) AS t`,
+      sums: Prisma.sql`to_json(outcome)::text, sum(interactions)::bigint`,
+      unit: DAY,
+      levels: [],
     };
   }
-  const day =
-    grain === 'outcomes'
-      ? allClinics
-        ? Prisma.sql`(SELECT day AS unit, channel, type, direction, outcome, interactions FROM interaction_day_outcomes_all_clinics) AS t`
-        : Prisma.sql`(SELECT day AS unit, clinic_id, channel, type, direction, outcome, interactions FROM interaction_daily_rollups) AS t`
-      : Prisma.raw(`(SELECT day AS unit, *, interactions AS n FROM ${allClinics ? 'interaction_day_totals_all_clinics' : 'interaction_day_totals'}) AS t`);
+  if (hourly) {
+    return {
+      kind: 'anchored',
+      from: Prisma.sql`(SELECT hour AS unit, *, interactions AS n FROM interaction_hour_totals) AS t`,
+      sums: SUM_VALUES,
+      unit: HOUR,
+      levels: [],
+    };
+  }
   return {
-    coarse: { from: day, sums: grain === 'outcomes' ? Prisma.sql`outcome, sum(interactions)::bigint` : SUMS, grouped: true, filtered: true },
+    kind: 'anchored',
+    from: Prisma.raw(`(SELECT day AS unit, *, interactions AS n FROM ${allClinics ? 'interaction_day_totals_all_clinics' : 'interaction_day_totals'}) AS t`),
+    sums: SUM_VALUES,
     unit: DAY,
-    levels: grain === 'outcomes' ? [] : [{ size: HOUR, pieces: 'hourTotals' }],
+    levels: [{ size: HOUR, pieces: 'hourTotals' }],
   };
 }
 
 /** The pieces of [lo, hi): whole units of each level (largest first), then raw ranges for the rest. */
-function split(lo: number, hi: number, levels: Plan['levels'], level: number, edge: number, sign: 1 | -1, pieces: AllPieces): void {
+function split(lo: number, hi: number, levels: readonly Level[], level: number, edge: number, sign: 1 | -1, pieces: AllPieces): void {
   if (lo >= hi) return;
   if (level === levels.length) {
     pieces.raw.add(edge, sign, lo, hi);
@@ -127,12 +143,21 @@ function split(lo: number, hi: number, levels: Plan['levels'], level: number, ed
   split(last, hi, levels, level + 1, edge, sign, pieces);
 }
 
+/** The rows of interaction_day_hours: a run's 10 sums start at element (run - 1) * 10 + 1. */
+const RUN = SUM_COLUMNS.length;
+/** The order of the sums in a run (the columns of interaction_days), and where each of SUM_COLUMNS is in it. */
+const RUN_ORDER = ['interactions', 'calls', 'conversations', 'inbound', 'outbound', 'with_outcome', 'successful', 'booked', 'timed_calls', 'duration_sum'];
+const IN_RUN = Int8Array.from(SUM_COLUMNS, (column) => RUN_ORDER.indexOf(DAY_COLUMN_OF[column]));
+const DAY_TOTAL = Prisma.raw(`d.ends[${23 * RUN + 1}:${24 * RUN}]`);
+/** A row of interaction_quarters `t` as SUM_COLUMNS (a list of values). */
+const QUARTER_VALUES = Prisma.raw(SUM_COLUMNS.map((column) => `t.${DAY_COLUMN_OF[column]}`).join(', '));
+
 /**
  * The sums of the interactions of each interval [a, b) (ms) under the restrictions `dims`: one
- * run of numbers per interval in `sums`, for `columns` (SUM_COLUMNS, or outcomes). `hourly` anchors edges at UTC hours (a
- * series of hours) rather than UTC midnights. One statement for all intervals, whatever windows
- * they come from (a comparison costs rows, not a round trip). Typed arrays throughout: an hourly
- * series has 8,761 edges.
+ * run of numbers per interval in `sums`, for `columns` (SUM_COLUMNS, or outcomes). `hourly` (a
+ * series of hours) anchors restricted reads at UTC hours rather than UTC midnights. One statement
+ * for all intervals, whatever windows they come from (a comparison costs rows, not a round trip).
+ * Typed arrays throughout: an hourly series has 8,761 edges.
  */
 export async function sumsBetween(
   db: Db,
@@ -148,29 +173,63 @@ export async function sumsBetween(
   }
 
   const plan = planOf(grain, dims, hourly);
-  // Anchors in order (edges are sorted), and each edge's anchor by index.
+  const unit = plan.kind === 'dayHours' ? DAY : plan.unit;
+  // Anchors in order (edges are sorted), each edge's anchor by index, and (dayHours) the hour of
+  // its anchor day it is rounded to.
   const anchors: number[] = [];
   const anchorIndex = new Int32Array(edges.length);
+  const edgeHour = new Int8Array(edges.length);
   const edgeSign = new Int8Array(edges.length);
-  const pieces: AllPieces = { hours: new Pieces(), quarters: new Pieces(), hourTotals: new Pieces(), raw: new Pieces() };
+  const pieces: AllPieces = { quarters: new Pieces(), hourTotals: new Pieces(), raw: new Pieces() };
   for (let k = 0; k < edges.length; k++) {
     const t = edges[k]!;
-    const anchor = Math.round(t / plan.unit) * plan.unit;
+    let anchor: number;
+    let from: number; // where the pieces start: the anchor, or (dayHours) the nearest hour
+    if (plan.kind === 'dayHours') {
+      from = Math.round(t / HOUR) * HOUR;
+      anchor = Math.floor(from / DAY) * DAY;
+      edgeHour[k] = (from - anchor) / HOUR;
+    } else {
+      anchor = Math.round(t / unit) * unit;
+      from = anchor;
+    }
     if (anchors[anchors.length - 1] !== anchor) anchors.push(anchor);
     anchorIndex[k] = anchors.length - 1;
-    edgeSign[k] = t >= anchor ? 1 : -1;
-    if (t >= anchor) split(anchor, t, plan.levels, 0, k, 1, pieces);
-    else split(t, anchor, plan.levels, 0, k, -1, pieces);
+    edgeSign[k] = t >= from ? 1 : -1;
+    if (t >= from) split(from, t, plan.levels, 0, k, 1, pieces);
+    else split(t, from, plan.levels, 0, k, -1, pieces);
   }
 
   const conditions = dimensionConditions(dims);
   const parts: Prisma.Sql[] = [];
-  if (anchors.length > 1) {
-    const first = anchors[0]!;
-    const last = anchors[anchors.length - 1]!;
-    const { coarse } = plan;
-    const [unit, range] =
-      plan.unit === DAY
+  const first = anchors[0]!;
+  const last = anchors[anchors.length - 1]!;
+  if (plan.kind === 'dayHours') {
+    // One row per day from the first anchor day to the last: its total (towards the anchors after
+    // it) and, for an anchor day with edges after its midnight, the runs from the first to the last
+    // of their hours. Which runs, by the day's position in the range (0: none): arrays indexed by
+    // position rather than joined by day, which hashed the 2 kB rows.
+    const days = (last - first) / DAY + 1;
+    const firstRun = new Int8Array(days);
+    const lastRun = new Int8Array(days);
+    for (let k = 0; k < edges.length; k++) {
+      const hour = edgeHour[k]!;
+      if (hour === 0) continue;
+      const i = (anchors[anchorIndex[k]!]! - first) / DAY;
+      firstRun[i] = firstRun[i] ? Math.min(firstRun[i]!, hour) : hour;
+      lastRun[i] = Math.max(lastRun[i]!, hour);
+    }
+    parts.push(Prisma.sql`
+      SELECT '[0,' || (d.day - DATE '1970-01-01') || ',' || array_to_string(${DAY_TOTAL}, ',') || ',' || coalesce(d.kmin, 0)
+             || coalesce(',' || array_to_string(d.ends[(d.kmin - 1) * ${RUN} + 1 : d.kmax * ${RUN}], ','), '') || ']' AS r
+      FROM (
+        SELECT day, ends, nullif((${numbers([...firstRun])}::int[])[day - r.first + 1], 0) AS kmin, (${numbers([...lastRun])}::int[])[day - r.first + 1] AS kmax
+        FROM interaction_day_hours, (SELECT DATE '1970-01-01' + ${first / DAY}::int AS first) AS r
+        WHERE day >= r.first AND day <= DATE '1970-01-01' + ${last / DAY}::int
+      ) AS d`);
+  } else if (anchors.length > 1) {
+    const [key, range] =
+      unit === DAY
         ? [
             Prisma.sql`unit - DATE '1970-01-01'`,
             [Prisma.sql`unit >= DATE '1970-01-01' + ${first / DAY}::int`, Prisma.sql`unit < DATE '1970-01-01' + ${last / DAY}::int`],
@@ -180,30 +239,24 @@ export async function sumsBetween(
             [Prisma.sql`unit >= ${instantOf(Prisma.sql`${first}::bigint`)}`, Prisma.sql`unit < ${instantOf(Prisma.sql`${last}::bigint`)}`],
           ];
     parts.push(Prisma.sql`
-      SELECT 0 AS part, ${unit} AS k, ${coarse.sums}
-      FROM ${coarse.from}
-      WHERE ${and([...range, ...(coarse.filtered ? conditions : [])])}
-      ${coarse.grouped ? (grain === 'outcomes' ? Prisma.sql`GROUP BY unit, outcome` : Prisma.sql`GROUP BY unit`) : Prisma.empty}`);
+      SELECT '[0,' || concat_ws(',', ${key}, ${plan.sums}) || ']' AS r
+      FROM ${plan.from}
+      WHERE ${and([...range, ...conditions])}
+      GROUP BY unit${grain === 'outcomes' ? Prisma.sql`, outcome` : Prisma.empty}`);
   }
-  // Rows of interaction_hours and interaction_quarters summed per edge in PostgreSQL (an edge's
-  // pieces share its sign): a year of local days returns one row per edge and level.
-  for (const [part, level, table, unit] of [
-    [1, pieces.hours, 'interaction_hours', 'hour'],
-    [2, pieces.quarters, 'interaction_quarters', 'quarter'],
-  ] as const) {
-    if (!level.list.length) continue;
-    const at = numbers(level.at);
+  // Rows of interaction_quarters, one answer row per piece (an edge's pieces share its sign). One
+  // index lookup each: OFFSET 0 keeps the subquery from being flattened into a join, which
+  // PostgreSQL planned as a hash of the whole table (11 ms for 366 pieces at 100k, against 0.9).
+  if (pieces.quarters.list.length) {
     parts.push(Prisma.sql`
-      SELECT ${Prisma.raw(String(part))} AS part, p.e, ${WIDE_SUMS}
-      FROM unnest(${at}::bigint[], ${numbers(level.list.map((piece) => piece.edge))}::int[]) AS p(ms, e)
-      JOIN (SELECT * FROM ${Prisma.raw(table)} WHERE ${Prisma.raw(unit)} = ANY(ARRAY(SELECT ${instantOf(Prisma.sql`m`)} FROM unnest(${at}::bigint[]) AS m))) AS t
-        ON t.${Prisma.raw(unit)} = ${instantOf(Prisma.sql`p.ms`)}
-      GROUP BY p.e`);
+      SELECT '[2,' || concat_ws(',', p.e, ${QUARTER_VALUES}) || ']' AS r
+      FROM unnest(${numbers(pieces.quarters.at)}::bigint[], ${numbers(pieces.quarters.list.map((piece) => piece.edge))}::int[]) AS p(ms, e)
+      CROSS JOIN LATERAL (SELECT * FROM interaction_quarters WHERE quarter = ${instantOf(Prisma.sql`p.ms`)} OFFSET 0) AS t`);
   }
   if (pieces.hourTotals.list.length) {
     const at = numbers(pieces.hourTotals.at);
     parts.push(Prisma.sql`
-      SELECT 4 AS part, p.k, ${SUMS}
+      SELECT '[4,' || concat_ws(',', p.k, ${SUM_VALUES}) || ']' AS r
       FROM unnest(${at}::bigint[]) WITH ORDINALITY AS p(ms, k)
       JOIN (
         SELECT *, interactions AS n FROM interaction_hour_totals
@@ -216,56 +269,56 @@ export async function sumsBetween(
     // The aggregate inside the LATERAL keeps PostgreSQL from flattening it into one join over the
     // whole table: each range is its own index scan on started_at.
     parts.push(Prisma.sql`
-      SELECT 3 AS part, p.k, r.*
+      SELECT '[3,' || concat_ws(',', p.k, ${grain === 'totals' ? Prisma.raw(SUM_COLUMNS.map((_, i) => `r.s${i}`).join(', ')) : Prisma.sql`to_json(r.outcome)::text, r.n`}) || ']' AS r
       FROM unnest(${numbers(pieces.raw.at)}::bigint[], ${numbers(pieces.raw.until)}::bigint[]) WITH ORDINALITY AS p(lo, hi, k)
       CROSS JOIN LATERAL (${
         grain === 'totals'
-          ? Prisma.sql`SELECT ${SUMS} FROM (SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${range}) AS rows`
-          : Prisma.sql`SELECT coalesce(outcome, '') AS outcome, count(*)::bigint FROM interactions WHERE ${range} GROUP BY 1`
+          ? Prisma.sql`SELECT * FROM (SELECT ${SUMS} FROM (SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${range}) AS rows) AS x(${Prisma.raw(SUM_COLUMNS.map((_, i) => `s${i}`).join(', '))})`
+          : Prisma.sql`SELECT coalesce(outcome, '') AS outcome, count(*)::bigint AS n FROM interactions WHERE ${range} GROUP BY 1`
       }) AS r`);
   }
 
-  // The answer as one flat JSON array (part, key, then the sums; for outcomes, part, key, outcome,
-  // count), as the daily series reads its answer (daily.ts).
-  let values: Array<number | string> = [];
+  // The answer as one JSON array of rows, each [part, key, numbers...] (outcomes: [part, key,
+  // outcome, count]); day rows of interaction_day_hours: [0, day, its total, first run, runs...].
+  let rows: Array<Array<number | string>> = [];
   if (parts.length) {
-    const columns = grain === 'totals' ? Array.from({ length: SUM_COLUMNS.length }, (_, i) => `s${i}`) : ['outcome', 'n'];
-    const named = parts.map((part) => Prisma.sql`SELECT * FROM (${part}) AS x(part, k, ${Prisma.raw(columns.join(', '))})`);
-    const listed = grain === 'totals' ? Prisma.raw(columns.join(', ')) : Prisma.sql`to_json(outcome)::text, n`;
-    // Not a prepared statement: a generic plan read the prefixes far slower than the plan for the
-    // values at hand (which edges, how dense).
-    const [row] = await queryRows<{ values: string }>(
-      db,
-      Prisma.sql`SELECT '[' || coalesce(string_agg(concat_ws(',', part, k, ${listed}), ','), '') || ']' AS values
-                 FROM (${Prisma.join(named, ' UNION ALL ')}) AS parts`,
-    );
-    values = JSON.parse(row!.values) as Array<number | string>;
+    // Every interaction (a few shapes, all arrays bound as parameters): kept prepared, which saved
+    // planning, about a third of PostgreSQL's time for a year of local days. Restricted reads are
+    // planned for their values: a generic plan cannot see how many raw ranges or which clinics.
+    const statement = Prisma.sql`SELECT '[' || coalesce(string_agg(r, ','), '') || ']' AS values FROM (${Prisma.join(parts, ' UNION ALL ')}) AS parts`;
+    const [row] = await queryRows<{ values: string }>(db, plan.kind === 'dayHours' ? prepared('zoned_day_hours', statement) : statement);
+    rows = JSON.parse(row!.values) as Array<Array<number | string>>;
   }
   // The columns: SUM_COLUMNS, or every outcome met (the nine, none, then others in order met).
   const columnsOut: string[] = grain === 'totals' ? [...SUM_COLUMNS] : [...OUTCOME_KEYS];
-  const stride = grain === 'totals' ? SUM_COLUMNS.length + 2 : 4;
-  if (grain === 'outcomes') {
-    for (let i = 2; i < values.length; i += stride) if (!columnsOut.includes(values[i] as string)) columnsOut.push(values[i] as string);
-  }
+  if (grain === 'outcomes') for (const r of rows) if (!columnsOut.includes(r[2] as string)) columnsOut.push(r[2] as string);
   const width = columnsOut.length;
   const columnOf = new Map(columnsOut.map((column, c) => [column, c]));
 
   // Running totals at the anchors (relative to the first), then at the edges.
   const running = new Float64Array(anchors.length * width);
   const atEdge = new Float64Array(edges.length * width);
+  // Day rows with runs, by day number: the row and where its first run starts.
+  const runsOf = new Map<number, { row: Array<number | string>; firstRun: number }>();
   // Parts 3 (raw) and 4 (hour totals) are keyed by piece (WITH ORDINALITY numbers them from 1).
   const byOrdinal: Array<Pieces | undefined> = [undefined, undefined, undefined, pieces.raw, pieces.hourTotals];
-  for (let i = 0; i < values.length; i += stride) {
-    const part = values[i] as number;
-    const key = values[i + 1] as number;
+  for (const r of rows) {
+    const part = r[0] as number;
+    const key = r[1] as number;
     let target: Float64Array;
     let at: number;
     let sign = 1;
     if (part === 0) {
       // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
+      const j = upperBound(anchors, unit === DAY ? key * DAY : key);
+      if (plan.kind === 'dayHours') {
+        if ((r[2 + RUN] as number) > 0) runsOf.set(key, { row: r, firstRun: r[2 + RUN] as number });
+        if (j < anchors.length) for (let c = 0; c < width; c++) running[j * width + c]! += r[2 + IN_RUN[c]!] as number;
+        continue; // (the last anchor's day: only its runs count)
+      }
       target = running;
-      at = upperBound(anchors, plan.unit === DAY ? key * DAY : key) * width;
-    } else if (part === 1 || part === 2) {
+      at = j * width;
+    } else if (part === 2) {
       // Summed per edge (the key), with the edge's sign.
       target = atEdge;
       at = key * width;
@@ -276,12 +329,20 @@ export async function sumsBetween(
       at = piece.edge * width;
       sign = piece.sign;
     }
-    if (grain === 'totals') for (let c = 0; c < width; c++) target[at + c]! += sign * (values[i + 2 + c] as number);
-    else target[at + columnOf.get(values[i + 2] as string)!]! += sign * (values[i + 3] as number);
+    if (grain === 'totals') for (let c = 0; c < width; c++) target[at + c]! += sign * (r[2 + c] as number);
+    else target[at + columnOf.get(r[2] as string)!]! += sign * (r[3] as number);
   }
   for (let j = 1; j < anchors.length; j++) for (let c = 0; c < width; c++) running[j * width + c]! += running[(j - 1) * width + c]!;
-  const cumulative = atEdge; // the edge's own part, plus its anchor's running total:
-  for (let k = 0; k < edges.length; k++) for (let c = 0; c < width; c++) cumulative[k * width + c]! += running[anchorIndex[k]! * width + c]!;
+  const cumulative = atEdge; // the edge's own part, its anchor day's run, and its anchor's running total:
+  for (let k = 0; k < edges.length; k++) {
+    const hour = edgeHour[k]!;
+    const runs = hour > 0 ? runsOf.get(anchors[anchorIndex[k]!]! / DAY) : undefined;
+    // (No row for the day: nothing happened on it, every run is 0.)
+    const start = runs ? 2 + RUN + 1 + (hour - runs.firstRun) * RUN : 0;
+    for (let c = 0; c < width; c++) {
+      cumulative[k * width + c]! += running[anchorIndex[k]! * width + c]! + (runs ? (runs.row[start + IN_RUN[c]!] as number) : 0);
+    }
+  }
 
   const result = new Float64Array(intervals.length * width);
   const indexOf = new Map<number, number>();

@@ -219,14 +219,32 @@ export function formatOffset(offsetMs: number): string {
   return `${sign}${hms}${seconds % 60 ? `:${two(seconds % 60)}` : ''}`;
 }
 
-/** An instant as ISO 8601 local date-time with milliseconds and the zone's offset at that instant. */
+/** '00' to '59': the two digits of a time's fields without padStart (17,520 times for an hourly year). */
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => two(n));
+/** The date and offset text of formatLocal's previous call. */
+const last = { midnight: Number.NaN, date: '', offset: Number.NaN, offsetText: '' };
+
+/**
+ * An instant as ISO 8601 local date-time with milliseconds and the zone's offset at that instant.
+ * Buckets follow each other, so the date and offset of the previous call are kept and reused.
+ */
 export function formatLocal(clock: ZoneClock, ms: number): string {
   const offset = clock.offsetAt(ms);
-  const wall = new Date(ms + offset);
-  const time = `${two(wall.getUTCHours())}:${two(wall.getUTCMinutes())}:${two(wall.getUTCSeconds())}.${String(wall.getUTCMilliseconds()).padStart(3, '0')}`;
-  return `${wallDate(ms + offset)}T${time}${formatOffset(offset)}`;
+  const wall = ms + offset;
+  const midnight = Math.floor(wall / DAY) * DAY;
+  if (midnight !== last.midnight) {
+    last.midnight = midnight;
+    last.date = wallDate(midnight);
+  }
+  if (offset !== last.offset) {
+    last.offset = offset;
+    last.offsetText = formatOffset(offset);
+  }
+  const t = wall - midnight;
+  const millis = t % 1000;
+  const time = `${TWO_DIGITS[Math.floor(t / HOUR)]}:${TWO_DIGITS[Math.floor(t / 60_000) % 60]}:${TWO_DIGITS[Math.floor(t / 1000) % 60]}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}`;
+  return `${last.date}T${time}${last.offsetText}`;
 }
-
 /** The wall time one calendar year earlier; 29 February becomes 28 February. */
 export function yearEarlier(wall: number): number {
   const date = new Date(wall);

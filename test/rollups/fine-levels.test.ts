@@ -1,10 +1,11 @@
-// The rollup levels under the UTC day (prisma/migrations/*_fine_rollup_levels): interaction_quarters
-// and interaction_hours (every clinic, one row per bucket) and interaction_hour_totals (per hour,
-// clinic, channel, type and direction). After every kind of write to `interactions` each level
+// The rollup levels under the UTC day (prisma/migrations/*_fine_rollup_levels, *_day_hour_ends):
+// interaction_quarters (every clinic, one row per quarter hour), interaction_day_hours (every clinic,
+// one row per UTC day with its running totals at the end of each hour, read here as the hours they
+// sum) and interaction_hour_totals (per hour, clinic, channel, type and direction). After every kind of write to `interactions` each level
 // equals a GROUP BY over the raw rows, and holds the numbers the test works out by hand.
 //
 // Everything runs on a database of its own, created and migrated once for the file and dropped
-// afterwards: interaction_quarters and interaction_hours sum every clinic, other files write into
+// afterwards: interaction_quarters and interaction_day_hours sum every clinic, other files write into
 // the run's database meanwhile, and some tests here TRUNCATE or write with the triggers off. So
 // the whole tables are compared, and each test uses its own days for its hand-worked numbers.
 import { randomUUID } from 'node:crypto';
@@ -54,8 +55,12 @@ const instant = (t: string) => `regexp_replace(to_char(${t}, 'YYYY-MM-DD"T"HH24:
 const STORED = {
   quarters: `SELECT ${instant(`quarter AT TIME ZONE 'UTC'`)} AS key, ${COUNTS.join(', ')} FROM interaction_quarters
              WHERE ${COUNTS.map((c) => `${c} <> 0`).join(' OR ')}`,
-  hours: `SELECT ${instant(`hour AT TIME ZONE 'UTC'`)} AS key, ${COUNTS.join(', ')} FROM interaction_hours
-          WHERE ${COUNTS.map((c) => `${c} <> 0`).join(' OR ')}`,
+  // Hour k - 1 of a day: run k of its running totals minus run k - 1 (none before the first).
+  hours: `SELECT * FROM (
+            SELECT ${instant(`d.day + (k - 1) * interval '1 hour'`)} AS key,
+                   ${COUNTS.map((c, j) => `d.ends[(k - 1) * 10 + ${j + 1}] - coalesce(d.ends[(k - 2) * 10 + ${j + 1}], 0) AS ${c}`).join(', ')}
+            FROM interaction_day_hours AS d CROSS JOIN generate_series(1, 24) AS k
+          ) AS hours WHERE ${COUNTS.map((c) => `${c} <> 0`).join(' OR ')}`,
   hourTotals: `SELECT concat_ws('|', ${instant(`hour AT TIME ZONE 'UTC'`)}, clinic_id, channel, type, direction) AS key, ${TOTALS.join(', ')}
                FROM interaction_hour_totals WHERE ${TOTALS.map((c) => `${c} <> 0`).join(' OR ')}`,
 };
@@ -119,7 +124,7 @@ async function readLevels(q: pg.Pool | pg.ClientBase): Promise<{ stored: Levels;
 async function expectExact(q: pg.Pool | pg.ClientBase): Promise<Levels> {
   const { stored, grouped } = await readLevels(q);
   expect(stored.quarters, 'interaction_quarters').toEqual(grouped.quarters);
-  expect(stored.hours, 'interaction_hours').toEqual(grouped.hours);
+  expect(stored.hours, 'interaction_day_hours').toEqual(grouped.hours);
   expect(stored.hourTotals, 'interaction_hour_totals').toEqual(grouped.hourTotals);
   return stored;
 }
@@ -149,7 +154,7 @@ function row(clinicId: string, startedAt: string, data: Partial<Row> = {}): Row 
 /** The versions (xmin) of every row of the three levels, to see which rows a statement wrote. */
 async function versions(q: pg.Pool): Promise<string[]> {
   const { rows } = await q.query<{ v: string }>(
-    `SELECT 'q' || quarter || xmin AS v FROM interaction_quarters UNION ALL SELECT 'h' || hour || xmin FROM interaction_hours
+    `SELECT 'q' || quarter || xmin AS v FROM interaction_quarters UNION ALL SELECT 'h' || day || xmin FROM interaction_day_hours
      UNION ALL SELECT concat_ws('|', hour, clinic_id, channel, type, direction, xmin) FROM interaction_hour_totals`,
   );
   return rows.map((r) => r.v).sort();
@@ -215,7 +220,7 @@ async function session(options?: string): Promise<pg.Client & { pid: number }> {
   return Object.assign(client, { pid: rows[0]!.pid });
 }
 
-describe('interaction_quarters, interaction_hours and interaction_hour_totals, maintained by triggers', () => {
+describe('interaction_quarters, interaction_day_hours and interaction_hour_totals, maintained by triggers', () => {
   it("are backfilled by their migration from the rows already there, across a year's last and first quarter hours", async () => {
     const [a, b] = backfilled.clinics as [string, string];
     const levels = await expectExact(pool);
@@ -714,7 +719,7 @@ describe('the fine levels after TRUNCATE and writes without triggers', () => {
   it('are emptied by TRUNCATE, left behind by writes in replica mode, and recomputed by interaction_rollups_rebuild()', async () => {
     await pool.query('TRUNCATE interactions CASCADE');
     const { rows: left } = await pool.query<{ n: string }>(
-      `SELECT ((SELECT count(*) FROM interaction_quarters) + (SELECT count(*) FROM interaction_hours)
+      `SELECT ((SELECT count(*) FROM interaction_quarters) + (SELECT count(*) FROM interaction_day_hours)
               + (SELECT count(*) FROM interaction_hour_totals))::text AS n`,
     );
     expect(left[0]?.n).toBe('0');
@@ -748,7 +753,7 @@ describe('the fine levels after TRUNCATE and writes without triggers', () => {
     try {
       const { rows: rebuilt } = await rebuilder.query<{ n: string }>('SELECT interaction_fine_levels_rebuild()::text AS n');
       const { rows: written } = await rebuilder.query<{ n: string }>(
-        `SELECT ((SELECT count(*) FROM interaction_quarters) + (SELECT count(*) FROM interaction_hours)
+        `SELECT ((SELECT count(*) FROM interaction_quarters) + (SELECT count(*) FROM interaction_day_hours)
                 + (SELECT count(*) FROM interaction_hour_totals))::text AS n`,
       );
       expect(rebuilt[0]?.n).toBe(written[0]?.n);
