@@ -4,7 +4,6 @@
 // it keeps the UTC code (summary.ts, daily.ts, outcomes.ts).
 import type { Db } from '../db/client.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
-import { outcomeLabel } from '../domain/values.js';
 import type { Dimensions } from '../rollups/counted.js';
 import { sumsBetween } from '../rollups/zoned.js';
 import {
@@ -21,7 +20,7 @@ import {
 } from '../zones/local-calendar.js';
 import { DAY, ZoneClock } from '../zones/offsets.js';
 import { type DailyMetric, dailyMetric } from './daily.js';
-import type { OutcomeBreakdown } from './outcomes.js';
+import { metricsOutcomes, type OutcomeBreakdown } from './outcomes.js';
 import { type SummaryMetrics, summaryMetrics } from './summary.js';
 import { ratio2, SUM_COLUMNS, totalsAt } from './totals.js';
 
@@ -158,33 +157,29 @@ async function windowsIn(db: Db, query: ZonedQuery): Promise<ResolvedWindows> {
 }
 
 /**
- * The sums of each bucket of each window (a bucket: its intervals), one run of numbers per bucket
- * for each window, for `columns` (see sumsBetween); all in one statement.
+ * The sums of each bucket of each window (a bucket: its intervals), one run of SUM_COLUMNS per
+ * bucket for each window; all in one statement.
  */
 async function bucketSums(
   db: Db,
   query: ZonedQuery,
   windows: ReadonlyArray<ReadonlyArray<{ intervals: readonly Interval[] }>>,
-  grain: 'totals' | 'outcomes',
   hourly: boolean,
-): Promise<{ columns: readonly string[]; windows: Float64Array[] }> {
+): Promise<Float64Array[]> {
   const intervals = windows.flatMap((buckets) => buckets.flatMap((bucket) => bucket.intervals));
-  const { columns, sums } = await sumsBetween(db, intervals, query.dims, grain, hourly);
-  const width = columns.length;
+  const sums = await sumsBetween(db, intervals, query.dims, hourly);
+  const width = SUM_COLUMNS.length;
   let next = 0;
-  return {
-    columns,
-    windows: windows.map((buckets) => {
-      const out = new Float64Array(buckets.length * width);
-      buckets.forEach((bucket, i) => {
-        for (const _ of bucket.intervals) {
-          for (let c = 0; c < width; c++) out[i * width + c]! += sums[next * width + c]!;
-          next++;
-        }
-      });
-      return out;
-    }),
-  };
+  return windows.map((buckets) => {
+    const out = new Float64Array(buckets.length * width);
+    buckets.forEach((bucket, i) => {
+      for (const _ of bucket.intervals) {
+        for (let c = 0; c < width; c++) out[i * width + c]! += sums[next * width + c]!;
+        next++;
+      }
+    });
+    return out;
+  });
 }
 
 function windowsOf(resolved: ResolvedWindows): Window[] {
@@ -201,10 +196,9 @@ export async function zonedSummary(db: Db, query: ZonedQuery): Promise<WithPrevi
     db,
     query,
     windowsOf(resolved).map((w) => [{ intervals: w.end > w.from ? [[w.from, w.end] as const] : [] }]),
-    'totals',
     false,
   );
-  return pair(sums.windows.map((vector) => summaryMetrics(totalsAt(vector, 0))));
+  return pair(sums.map((vector) => summaryMetrics(totalsAt(vector, 0))));
 }
 
 export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Promise<WithPrevious<DailyMetric[]>> {
@@ -216,11 +210,11 @@ export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Pr
   );
   const days = windowsOf(resolved).map((w) => localDays(clock, w.from, w.end, w.firstDay, w.lastDay));
   if (days.some((list) => list.length > maxDays)) throw new TooManyBuckets();
-  const sums = await bucketSums(db, query, days, 'totals', false);
+  const sums = await bucketSums(db, query, days, false);
   return pair(
     days.map((list, w) =>
       list.map((day, i) => {
-        return dailyMetric(day.date, totalsAt(sums.windows[w]!, i * SUM_COLUMNS.length));
+        return dailyMetric(day.date, totalsAt(sums[w]!, i * SUM_COLUMNS.length));
       }),
     ),
   );
@@ -246,11 +240,11 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
   const bucketLists = windowsOf(resolved).map((w) => localBuckets(clock, w.from, w.end, granularity));
   if (bucketLists.some((list) => list === undefined)) throw new TooManyBuckets();
   const lists = bucketLists as SeriesSpan[][];
-  const sums = await bucketSums(db, query, lists, 'totals', granularity === 'hour');
+  const sums = await bucketSums(db, query, lists, granularity === 'hour');
   return pair(
     lists.map((buckets, w) =>
       buckets.map((bucket, i) => {
-        const totals = totalsAt(sums.windows[w]!, i * SUM_COLUMNS.length);
+        const totals = totalsAt(sums[w]!, i * SUM_COLUMNS.length);
         return {
           start: formatLocal(clock, bucket.start),
           end: formatLocal(clock, bucket.end),
@@ -273,33 +267,23 @@ export interface OutcomesResult {
   total: number;
 }
 
-/** The breakdown of counts per outcome (`columns`: the outcomes, '' for none). */
-function outcomesOf(columns: readonly string[], vector: ArrayLike<number>): OutcomesResult {
-  let total = 0;
-  const counted: Array<{ outcome: string; count: number }> = [];
-  columns.forEach((outcome, i) => {
-    if (outcome === '' || !vector[i]) return;
-    total += vector[i]!;
-    counted.push({ outcome, count: vector[i]! });
-  });
-  // Most frequent first, ties by the outcome's bytes (as outcomes.ts orders them with COLLATE "C").
-  counted.sort((a, b) => b.count - a.count || (a.outcome < b.outcome ? -1 : a.outcome > b.outcome ? 1 : 0));
-  return {
-    outcomes: counted.map(({ outcome, count }) => ({ outcome, label: outcomeLabel(outcome), count, percentage: ratio2(count * 100, total) })),
-    total,
-  };
-}
-
+/**
+ * An outcome breakdown does not depend on the zone beyond its window's instants: each window is
+ * read as the UTC breakdown reads any window (whole months and days from the rollups, the partial
+ * days at its edges raw), which beats anchoring at local days (days of outcome rows summed one by
+ * one: slower than raw SQL on 100,000 interactions).
+ */
 export async function zonedOutcomes(db: Db, query: ZonedQuery): Promise<WithPrevious<OutcomesResult>> {
   const resolved = await resolveWindows(db, query);
-  const sums = await bucketSums(
-    db,
-    query,
-    windowsOf(resolved).map((w) => [{ intervals: w.end > w.from ? [[w.from, w.end] as const] : [] }]),
-    'outcomes',
-    false,
+  const { clinicIds, channel, type } = query.dims;
+  const results = await Promise.all(
+    windowsOf(resolved).map((w) =>
+      w.end > w.from
+        ? metricsOutcomes(db, { from: new Date(w.from), to: new Date(w.end - 1), clinicIds, channel, type })
+        : Promise.resolve({ outcomes: [], total: 0 }),
+    ),
   );
-  return pair(sums.windows.map((vector) => outcomesOf(sums.columns, vector)));
+  return pair(results);
 }
 
 export type SummaryChange = { [K in keyof SummaryMetrics]: number | null };

@@ -14,19 +14,17 @@
 //   restricted to clinics, a channel or a type: each edge anchored at the nearest UTC midnight, C of
 //     the anchors from interaction_day_totals, whole UTC hours from interaction_hour_totals, the rest
 //     raw (an hourly series: anchored at UTC hours, all from interaction_hour_totals);
-//   outcome counts: anchored at UTC midnights, the rest raw.
 // Rows of hour running totals (interaction_day_hours) replaced rows per hour: a year of local days
 // read 8 rows a day in +05:45 (bench/results/2026-11-24-day-hour-ends-100k-1m-10m.md). Running sums at every
 // quarter hour were tried before: reads 3.5 times cheaper, imports 2 to 4 times slower (95 rows per
 // write), so dropped (bench/results/2026-11-24-zoned-levels-write-cost.md).
 //
-// Two kinds of vectors: TOTALS (SUM_COLUMNS, for summary, daily and series) and OUTCOMES (a count
-// per outcome met, '' for none: the outcome breakdown).
+// The sums are SUM_COLUMNS (summary, daily and series). An outcome breakdown needs no edges inside
+// days: analytics/zoned.ts reads its windows as the UTC breakdown does.
 import { DAY_COLUMN_OF, SUM_COLUMNS, SUM_VALUES, SUMS } from '../analytics/totals.js';
 import type { Db } from '../db/client.js';
 import { and, prepared, queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
-import { OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS } from './counted.js';
 
@@ -36,11 +34,6 @@ const DAY = 86_400_000;
 
 /** No interaction is before 0001-01-01 UTC (the earliest bound a request may give), nor is an edge read there. */
 const EARLIEST = EARLIEST_INSTANT;
-
-export type Grain = 'totals' | 'outcomes';
-
-/** The outcomes an OUTCOMES vector starts with, in order ('' is "no outcome"); others met follow. */
-export const OUTCOME_KEYS: readonly string[] = [...OUTCOMES, ''];
 
 /** An array parameter as one literal (`{1,2,3}`): numbers need no escaping, and thousands of ISO strings were most of a request. */
 const numbers = (values: readonly number[]) => `{${values.join(',')}}`;
@@ -91,21 +84,10 @@ type Plan =
       levels: readonly Level[];
     };
 
-function planOf(grain: Grain, dims: Dimensions, hourly: boolean): Plan {
+function planOf(dims: Dimensions, hourly: boolean): Plan {
   const everything = dims.clinicIds === undefined && dims.channel === undefined && dims.type === undefined;
   const allClinics = dims.clinicIds === undefined;
-  if (grain === 'totals' && everything) return { kind: 'dayHours', levels: [{ size: QUARTER, pieces: 'quarters' }] };
-  if (grain === 'outcomes') {
-    return {
-      kind: 'anchored',
-      from: allClinics
-        ? Prisma.sql`(SELECT day AS unit, channel, type, direction, outcome, interactions FROM interaction_day_outcomes_all_clinics) AS t`
-        : Prisma.sql`(SELECT day AS unit, clinic_id, channel, type, direction, outcome, interactions FROM interaction_daily_rollups) AS t`,
-      sums: Prisma.sql`to_json(outcome)::text, sum(interactions)::bigint`,
-      unit: DAY,
-      levels: [],
-    };
-  }
+  if (everything) return { kind: 'dayHours', levels: [{ size: QUARTER, pieces: 'quarters' }] };
   if (hourly) {
     return {
       kind: 'anchored',
@@ -154,25 +136,17 @@ const QUARTER_VALUES = Prisma.raw(SUM_COLUMNS.map((column) => `t.${DAY_COLUMN_OF
 
 /**
  * The sums of the interactions of each interval [a, b) (ms) under the restrictions `dims`: one
- * run of numbers per interval in `sums`, for `columns` (SUM_COLUMNS, or outcomes). `hourly` (a
+ * run of SUM_COLUMNS per interval. `hourly` (a
  * series of hours) anchors restricted reads at UTC hours rather than UTC midnights. One statement
  * for all intervals, whatever windows they come from (a comparison costs rows, not a round trip).
  * Typed arrays throughout: an hourly series has 8,761 edges.
  */
-export async function sumsBetween(
-  db: Db,
-  intervals: ReadonlyArray<readonly [number, number]>,
-  dims: Dimensions,
-  grain: Grain,
-  hourly = false,
-): Promise<{ columns: readonly string[]; sums: Float64Array }> {
+export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [number, number]>, dims: Dimensions, hourly = false): Promise<Float64Array> {
   const edges = [...new Set(intervals.flat().map((edge) => Math.max(edge, EARLIEST)))].sort((a, b) => a - b);
-  if (edges.length < 2) {
-    const columns = grain === 'totals' ? SUM_COLUMNS : OUTCOME_KEYS;
-    return { columns, sums: new Float64Array(intervals.length * columns.length) };
-  }
+  const width = SUM_COLUMNS.length;
+  if (edges.length < 2) return new Float64Array(intervals.length * width);
 
-  const plan = planOf(grain, dims, hourly);
+  const plan = planOf(dims, hourly);
   const unit = plan.kind === 'dayHours' ? DAY : plan.unit;
   // Anchors in order (edges are sorted), each edge's anchor by index, and (dayHours) the hour of
   // its anchor day it is rounded to.
@@ -242,7 +216,7 @@ export async function sumsBetween(
       SELECT '[0,' || concat_ws(',', ${key}, ${plan.sums}) || ']' AS r
       FROM ${plan.from}
       WHERE ${and([...range, ...conditions])}
-      GROUP BY unit${grain === 'outcomes' ? Prisma.sql`, outcome` : Prisma.empty}`);
+      GROUP BY unit`);
   }
   // Rows of interaction_quarters, one answer row per piece (an edge's pieces share its sign). One
   // index lookup each: OFFSET 0 keeps the subquery from being flattened into a join, which
@@ -269,42 +243,35 @@ export async function sumsBetween(
     // The aggregate inside the LATERAL keeps PostgreSQL from flattening it into one join over the
     // whole table: each range is its own index scan on started_at.
     parts.push(Prisma.sql`
-      SELECT '[3,' || concat_ws(',', p.k, ${grain === 'totals' ? Prisma.raw(SUM_COLUMNS.map((_, i) => `r.s${i}`).join(', ')) : Prisma.sql`to_json(r.outcome)::text, r.n`}) || ']' AS r
+      SELECT '[3,' || concat_ws(',', p.k, ${Prisma.raw(SUM_COLUMNS.map((_, i) => `r.s${i}`).join(', '))}) || ']' AS r
       FROM unnest(${numbers(pieces.raw.at)}::bigint[], ${numbers(pieces.raw.until)}::bigint[]) WITH ORDINALITY AS p(lo, hi, k)
-      CROSS JOIN LATERAL (${
-        grain === 'totals'
-          ? Prisma.sql`SELECT * FROM (SELECT ${SUMS} FROM (SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${range}) AS rows) AS x(${Prisma.raw(SUM_COLUMNS.map((_, i) => `s${i}`).join(', '))})`
-          : Prisma.sql`SELECT coalesce(outcome, '') AS outcome, count(*)::bigint AS n FROM interactions WHERE ${range} GROUP BY 1`
-      }) AS r`);
+      CROSS JOIN LATERAL (
+        SELECT * FROM (SELECT ${SUMS} FROM (SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${range}) AS rows) AS x(${Prisma.raw(SUM_COLUMNS.map((_, i) => `s${i}`).join(', '))})
+      ) AS r`);
   }
 
-  // The answer as one JSON array of rows, each [part, key, numbers...] (outcomes: [part, key,
-  // outcome, count]); day rows of interaction_day_hours: [0, day, its total, first run, runs...].
-  let rows: Array<Array<number | string>> = [];
+  // The answer as one JSON array of rows, each [part, key, sums...]; day rows of
+  // interaction_day_hours: [0, day, its total, first run, runs...].
+  let rows: number[][] = [];
   if (parts.length) {
     // Every interaction (a few shapes, all arrays bound as parameters): kept prepared, which saved
     // planning, about a third of PostgreSQL's time for a year of local days. Restricted reads are
     // planned for their values: a generic plan cannot see how many raw ranges or which clinics.
     const statement = Prisma.sql`SELECT '[' || coalesce(string_agg(r, ','), '') || ']' AS values FROM (${Prisma.join(parts, ' UNION ALL ')}) AS parts`;
     const [row] = await queryRows<{ values: string }>(db, plan.kind === 'dayHours' ? prepared('zoned_day_hours', statement) : statement);
-    rows = JSON.parse(row!.values) as Array<Array<number | string>>;
+    rows = JSON.parse(row!.values) as number[][];
   }
-  // The columns: SUM_COLUMNS, or every outcome met (the nine, none, then others in order met).
-  const columnsOut: string[] = grain === 'totals' ? [...SUM_COLUMNS] : [...OUTCOME_KEYS];
-  if (grain === 'outcomes') for (const r of rows) if (!columnsOut.includes(r[2] as string)) columnsOut.push(r[2] as string);
-  const width = columnsOut.length;
-  const columnOf = new Map(columnsOut.map((column, c) => [column, c]));
 
   // Running totals at the anchors (relative to the first), then at the edges.
   const running = new Float64Array(anchors.length * width);
   const atEdge = new Float64Array(edges.length * width);
   // Day rows with runs, by day number: the row and where its first run starts.
-  const runsOf = new Map<number, { row: Array<number | string>; firstRun: number }>();
+  const runsOf = new Map<number, { row: number[]; firstRun: number }>();
   // Parts 3 (raw) and 4 (hour totals) are keyed by piece (WITH ORDINALITY numbers them from 1).
   const byOrdinal: Array<Pieces | undefined> = [undefined, undefined, undefined, pieces.raw, pieces.hourTotals];
   for (const r of rows) {
-    const part = r[0] as number;
-    const key = r[1] as number;
+    const part = r[0]!;
+    const key = r[1]!;
     let target: Float64Array;
     let at: number;
     let sign = 1;
@@ -312,8 +279,8 @@ export async function sumsBetween(
       // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
       const j = upperBound(anchors, unit === DAY ? key * DAY : key);
       if (plan.kind === 'dayHours') {
-        if ((r[2 + RUN] as number) > 0) runsOf.set(key, { row: r, firstRun: r[2 + RUN] as number });
-        if (j < anchors.length) for (let c = 0; c < width; c++) running[j * width + c]! += r[2 + IN_RUN[c]!] as number;
+        if (r[2 + RUN]! > 0) runsOf.set(key, { row: r, firstRun: r[2 + RUN]! });
+        if (j < anchors.length) for (let c = 0; c < width; c++) running[j * width + c]! += r[2 + IN_RUN[c]!]!;
         continue; // (the last anchor's day: only its runs count)
       }
       target = running;
@@ -329,8 +296,7 @@ export async function sumsBetween(
       at = piece.edge * width;
       sign = piece.sign;
     }
-    if (grain === 'totals') for (let c = 0; c < width; c++) target[at + c]! += sign * (r[2 + c] as number);
-    else target[at + columnOf.get(r[2] as string)!]! += sign * (r[3] as number);
+    for (let c = 0; c < width; c++) target[at + c]! += sign * r[2 + c]!;
   }
   for (let j = 1; j < anchors.length; j++) for (let c = 0; c < width; c++) running[j * width + c]! += running[(j - 1) * width + c]!;
   const cumulative = atEdge; // the edge's own part, its anchor day's run, and its anchor's running total:
@@ -340,7 +306,7 @@ export async function sumsBetween(
     // (No row for the day: nothing happened on it, every run is 0.)
     const start = runs ? 2 + RUN + 1 + (hour - runs.firstRun) * RUN : 0;
     for (let c = 0; c < width; c++) {
-      cumulative[k * width + c]! += running[anchorIndex[k]! * width + c]! + (runs ? (runs.row[start + IN_RUN[c]!] as number) : 0);
+      cumulative[k * width + c]! += running[anchorIndex[k]! * width + c]! + (runs ? runs.row[start + IN_RUN[c]!]! : 0);
     }
   }
 
@@ -352,7 +318,7 @@ export async function sumsBetween(
     const to = indexOf.get(Math.max(b, EARLIEST))! * width;
     for (let c = 0; c < width; c++) result[i * width + c] = cumulative[to + c]! - cumulative[from + c]!;
   });
-  return { columns: columnsOut, sums: result };
+  return result;
 }
 
 /** The number of values in the ascending `sorted` that are <= `value`. */
