@@ -125,12 +125,12 @@ function split(lo: number, hi: number, levels: readonly Level[], level: number, 
   split(last, hi, levels, level + 1, edge, sign, pieces);
 }
 
-/** The rows of interaction_day_hours: a run's 10 sums start at element (run - 1) * 10 + 1. */
+/** The rows of interaction_day_hours: a 24 x 10 array, run k (the sums of the day's first k hours) in row k. */
 const RUN = SUM_COLUMNS.length;
 /** The order of the sums in a run (the columns of interaction_days), and where each of SUM_COLUMNS is in it. */
 const RUN_ORDER = ['interactions', 'calls', 'conversations', 'inbound', 'outbound', 'with_outcome', 'successful', 'booked', 'timed_calls', 'duration_sum'];
 const IN_RUN = Int8Array.from(SUM_COLUMNS, (column) => RUN_ORDER.indexOf(DAY_COLUMN_OF[column]));
-const DAY_TOTAL = Prisma.raw(`d.ends[${23 * RUN + 1}:${24 * RUN}]`);
+const DAY_TOTAL = Prisma.raw('d.ends[24:24]');
 /** A row of interaction_quarters `t` as SUM_COLUMNS (a list of values). */
 const QUARTER_VALUES = Prisma.raw(SUM_COLUMNS.map((column) => `t.${DAY_COLUMN_OF[column]}`).join(', '));
 
@@ -195,7 +195,7 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
     }
     parts.push(Prisma.sql`
       SELECT '[0,' || (d.day - DATE '1970-01-01') || ',' || array_to_string(${DAY_TOTAL}, ',') || ',' || coalesce(d.kmin, 0)
-             || coalesce(',' || array_to_string(d.ends[(d.kmin - 1) * ${RUN} + 1 : d.kmax * ${RUN}], ','), '') || ']' AS r
+             || coalesce(',' || array_to_string(d.ends[d.kmin:d.kmax], ','), '') || ']' AS r
       FROM (
         SELECT day, ends, nullif((${numbers([...firstRun])}::int[])[day - r.first + 1], 0) AS kmin, (${numbers([...lastRun])}::int[])[day - r.first + 1] AS kmax
         FROM interaction_day_hours, (SELECT DATE '1970-01-01' + ${first / DAY}::int AS first) AS r

@@ -58,7 +58,7 @@ const STORED = {
   // Hour k - 1 of a day: run k of its running totals minus run k - 1 (none before the first).
   hours: `SELECT * FROM (
             SELECT ${instant(`d.day + (k - 1) * interval '1 hour'`)} AS key,
-                   ${COUNTS.map((c, j) => `d.ends[(k - 1) * 10 + ${j + 1}] - coalesce(d.ends[(k - 2) * 10 + ${j + 1}], 0) AS ${c}`).join(', ')}
+                   ${COUNTS.map((c, j) => `d.ends[k][${j + 1}] - coalesce(d.ends[k - 1][${j + 1}], 0) AS ${c}`).join(', ')}
             FROM interaction_day_hours AS d CROSS JOIN generate_series(1, 24) AS k
           ) AS hours WHERE ${COUNTS.map((c) => `${c} <> 0`).join(' OR ')}`,
   hourTotals: `SELECT concat_ws('|', ${instant(`hour AT TIME ZONE 'UTC'`)}, clinic_id, channel, type, direction) AS key, ${TOTALS.join(', ')}
