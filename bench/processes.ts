@@ -72,7 +72,11 @@ export async function startServer(name: string, script: string, databaseUrl: str
   // not passed on (the soak passes its own through options.env).
   delete env.REDIS_URL;
   Object.assign(env, options.env);
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), compiled(script)], { cwd: projectRoot, env, stdio: ['ignore', out, out] });
+  // As `npm start` runs the service: V8's young generation capped at 8 MB per semi-space (the
+  // default, 16, let an hourly series over a year, 2 MB of JSON at 10 connections, peak at 250-260
+  // MB of RSS against 220-226 MB, for no throughput measurably gained).
+  const flags = ['--max-semi-space-size=8', ...(options.nodeFlags ?? [])];
+  const child = spawn(process.execPath, [...flags, compiled(script)], { cwd: projectRoot, env, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
