@@ -159,9 +159,3 @@ export function totalsAt(values: ArrayLike<number>, offset: number): Totals {
     avgDurationSeconds: ratio2(sum('duration_sum'), sum('timed_calls')),
   };
 }
-
-/** WIDE_COLUMNS summed (0 over no rows), in the same order. */
-export const WIDE_SUMS = Prisma.raw(SUM_COLUMNS.map((column) => `coalesce(sum(${DAY_COLUMN_OF[column]}), 0)::bigint`).join(', '));
-
-/** The columns of a row split like `interaction_days` (also `interaction_hours`, `interaction_day_prefixes`), in SUM_COLUMNS order. */
-export const WIDE_COLUMNS = Prisma.raw(SUM_COLUMNS.map((column) => DAY_COLUMN_OF[column]).join(', '));
