@@ -153,7 +153,6 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
   const anchors: number[] = [];
   const anchorIndex = new Int32Array(edges.length);
   const edgeHour = new Int8Array(edges.length);
-  const edgeSign = new Int8Array(edges.length);
   const pieces: AllPieces = { quarters: new Pieces(), hourTotals: new Pieces(), raw: new Pieces() };
   for (let k = 0; k < edges.length; k++) {
     const t = edges[k]!;
@@ -169,7 +168,6 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
     }
     if (anchors[anchors.length - 1] !== anchor) anchors.push(anchor);
     anchorIndex[k] = anchors.length - 1;
-    edgeSign[k] = t >= from ? 1 : -1;
     if (t >= from) split(from, t, plan.levels, 0, k, 1, pieces);
     else split(t, from, plan.levels, 0, k, -1, pieces);
   }
@@ -218,13 +216,13 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
       WHERE ${and([...range, ...conditions])}
       GROUP BY unit`);
   }
-  // Rows of interaction_quarters, one answer row per piece (an edge's pieces share its sign). One
-  // index lookup each: OFFSET 0 keeps the subquery from being flattened into a join, which
-  // PostgreSQL planned as a hash of the whole table (11 ms for 366 pieces at 100k, against 0.9).
+  // Rows of interaction_quarters, one answer row per piece. One index lookup each: OFFSET 0 keeps
+  // the subquery from being flattened into a join, which PostgreSQL planned as a hash of the whole
+  // table (11 ms for 366 pieces at 100k, against 0.9).
   if (pieces.quarters.list.length) {
     parts.push(Prisma.sql`
-      SELECT '[2,' || concat_ws(',', p.e, ${QUARTER_VALUES}) || ']' AS r
-      FROM unnest(${numbers(pieces.quarters.at)}::bigint[], ${numbers(pieces.quarters.list.map((piece) => piece.edge))}::int[]) AS p(ms, e)
+      SELECT '[2,' || concat_ws(',', p.k, ${QUARTER_VALUES}) || ']' AS r
+      FROM unnest(${numbers(pieces.quarters.at)}::bigint[]) WITH ORDINALITY AS p(ms, k)
       CROSS JOIN LATERAL (SELECT * FROM interaction_quarters WHERE quarter = ${instantOf(Prisma.sql`p.ms`)} OFFSET 0) AS t`);
   }
   if (pieces.hourTotals.list.length) {
@@ -267,8 +265,8 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
   const atEdge = new Float64Array(edges.length * width);
   // Day rows with runs, by day number: the row and where its first run starts.
   const runsOf = new Map<number, { row: number[]; firstRun: number }>();
-  // Parts 3 (raw) and 4 (hour totals) are keyed by piece (WITH ORDINALITY numbers them from 1).
-  const byOrdinal: Array<Pieces | undefined> = [undefined, undefined, undefined, pieces.raw, pieces.hourTotals];
+  // Parts 2 (quarters), 3 (raw) and 4 (hour totals) are keyed by piece (WITH ORDINALITY numbers them from 1).
+  const byOrdinal: Array<Pieces | undefined> = [undefined, undefined, pieces.quarters, pieces.raw, pieces.hourTotals];
   for (const r of rows) {
     const part = r[0]!;
     const key = r[1]!;
@@ -285,11 +283,6 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
       }
       target = running;
       at = j * width;
-    } else if (part === 2) {
-      // Summed per edge (the key), with the edge's sign.
-      target = atEdge;
-      at = key * width;
-      sign = edgeSign[key]!;
     } else {
       const piece = byOrdinal[part]!.list[key - 1]!;
       target = atEdge;
