@@ -3,5 +3,5 @@
 export { countInteractions } from '../interactions/count.js';
 export { type DailyMetric, metricsDaily } from './daily.js';
 export type { MetricsFilter } from './filter.js';
-export { metricsOutcomes, type OutcomeBreakdown } from './outcomes.js';
+export { metricsOutcomes, type OutcomeBreakdown, type OutcomesResult } from './outcomes.js';
 export { metricsSummary, type SummaryMetrics } from './summary.js';

@@ -13,6 +13,12 @@ export interface OutcomeBreakdown {
   percentage: number;
 }
 
+/** A breakdown of a window: its entries and the number of interactions with an outcome. */
+export interface OutcomesResult {
+  outcomes: OutcomeBreakdown[];
+  total: number;
+}
+
 export function outcomesQuery(filter: MetricsFilter): Prisma.Sql {
   // Ties are ordered by the outcome's bytes (COLLATE "C"), not by the database's linguistic
   // collation, so the order is the same on every server and equals JavaScript's string order.
@@ -39,7 +45,7 @@ interface OutcomeRow {
   percentage: number;
 }
 
-export async function metricsOutcomes(db: Db, filter: MetricsFilter): Promise<{ outcomes: OutcomeBreakdown[]; total: number }> {
+export async function metricsOutcomes(db: Db, filter: MetricsFilter): Promise<OutcomesResult> {
   const rows = await queryRows<OutcomeRow>(db, prepared('metrics_outcomes', outcomesQuery(filter)));
   return {
     outcomes: rows.map((row) => ({

@@ -20,7 +20,7 @@ import {
 } from '../zones/local-calendar.js';
 import { DAY, ZoneClock } from '../zones/offsets.js';
 import { type DailyMetric, dailyMetric } from './daily.js';
-import { metricsOutcomes, type OutcomeBreakdown } from './outcomes.js';
+import { metricsOutcomes, type OutcomesResult } from './outcomes.js';
 import { type SummaryMetrics, summaryMetrics } from './summary.js';
 import { ratio2, SUM_COLUMNS, totalsAt } from './totals.js';
 
@@ -260,11 +260,6 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
       }),
     ),
   );
-}
-
-export interface OutcomesResult {
-  outcomes: OutcomeBreakdown[];
-  total: number;
 }
 
 /**

@@ -6,12 +6,12 @@ import {
   metricsOutcomes,
   metricsSummary,
   type OutcomeBreakdown,
+  type OutcomesResult,
   type SummaryMetrics,
 } from '../../analytics/index.js';
 import { checkMetricsFilter, MAX_DAILY_DAYS } from '../../analytics/window-filter.js';
 import {
   ComparisonOutOfRange,
-  type OutcomesResult,
   type SeriesBucket,
   type SummaryChange,
   summaryChange,
