@@ -2,7 +2,9 @@
 // A line of an import file is exactly one of these objects; unknown fields are rejected so that a
 // typo (`clinc_id`) is reported instead of silently dropped.
 import { z } from 'zod';
+import { hasControlCharacter } from '../domain/parameters.js';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CAMPAIGN_TYPES, CHANNELS, DIRECTIONS, INTERACTION_TYPES } from '../domain/values.js';
+import { MAX_CAMPAIGN_ID_LENGTH as MAX_ID_LENGTH } from '../interactions/filters.js';
 
 export const RESOURCES = ['clinics', 'campaigns', 'interactions'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -76,7 +78,13 @@ export function isTimeZone(name: string): boolean {
   return known;
 }
 
-const id = z.string().min(1, 'must not be empty');
+// The ids the API can name: a request's campaign_id (and an id in a path) is 1 to 255 characters
+// without control characters, so a record whose id could never be asked for is refused here.
+const id = z
+  .string()
+  .min(1, 'must not be empty')
+  .refine((v) => [...v].length <= MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`)
+  .refine((v) => !hasControlCharacter(v), 'must not contain control characters');
 const uuid = z.string().regex(UUID, 'must be a UUID');
 const timestamp = z.string().refine((v) => parseTimestamp(v) !== undefined, 'must be an ISO 8601 timestamp with Z or an offset (2024-05-01T09:30:00.000Z)');
 

@@ -8,7 +8,9 @@
 // the raw `interactions` table (window.ts). Two grains: TOTALS (day, clinic, channel, type,
 // direction, with the outcome folded into counts; about 70 rows a day at most) for summaries, daily
 // series and counts, and OUTCOMES (the same plus the outcome) for breakdowns and counts filtered by
-// outcome. Everything is read, in one statement and so one snapshot, as COUNTED rows: the rollup's
+// outcome. A third grain, CAMPAIGNS (the outcome grain with the campaign as one more key), serves
+// every read filtered by a campaign and breakdowns by campaign or outcome (analytics/breakdown.ts).
+// Everything is read, in one statement and so one snapshot, as COUNTED rows: the rollup's
 // rows as they are, and each raw row as a row counting 1. (One more level, `interaction_days`, is
 // already split into a daily metric's sums; only the daily series of everything reads it: daily.ts.)
 //
@@ -31,6 +33,8 @@ export type ClinicScope = readonly string[] | undefined;
 export interface Dimensions {
   /** undefined = every clinic; [] = none. */
   clinicIds?: readonly string[];
+  /** Only this campaign's interactions (read from the campaign levels). */
+  campaignId?: string;
   channel?: ChannelValue;
   type?: InteractionTypeValue;
   /** Any of these (non-empty) outcomes; never matches a null outcome (the rollup's ''). */
@@ -57,6 +61,8 @@ export function dimensionConditions(d: Dimensions): Prisma.Sql[] {
           : Prisma.sql`clinic_id = ANY(${[...d.clinicIds]}::uuid[])`,
     );
   }
+  // (text on both sides: the raw table's nullable campaign_id, the levels' '' for none; a filter is never '')
+  if (d.campaignId !== undefined) conditions.push(Prisma.sql`campaign_id = ${d.campaignId}::text`);
   if (d.channel !== undefined) conditions.push(Prisma.sql`channel = ${d.channel}::"Channel"`);
   if (d.type !== undefined) conditions.push(Prisma.sql`type = ${d.type}::"InteractionType"`);
   if (d.outcomes !== undefined) conditions.push(Prisma.sql`outcome = ANY(${[...d.outcomes]}::text[])`);
@@ -76,7 +82,7 @@ export function rawRangeConditions(range: RawRange): Prisma.Sql[] {
  * The rollup tables of one grain: a daily one and a monthly one (`month` for `day`), each also
  * summed over every clinic (no clinic_id column: for queries without a clinic restriction).
  */
-interface RollupLevels {
+export interface RollupLevels {
   day: Prisma.Sql;
   dayAllClinics: Prisma.Sql;
   month: Prisma.Sql;
@@ -84,7 +90,7 @@ interface RollupLevels {
 }
 
 /** (day, clinic, channel, type, direction) with the outcome folded into counts: summary, daily, counts. */
-const TOTALS: RollupLevels = {
+export const TOTALS: RollupLevels = {
   day: Prisma.sql`interaction_day_totals`,
   dayAllClinics: Prisma.sql`interaction_day_totals_all_clinics`,
   month: Prisma.sql`interaction_month_totals`,
@@ -99,12 +105,31 @@ const OUTCOMES: RollupLevels = {
 };
 
 /**
+ * (day, clinic, campaign, channel, type, direction, outcome), campaign and outcome '' for none: what
+ * a campaign filter and a breakdown by campaign or outcome read. No all-clinics twin: a campaign
+ * belongs to one clinic.
+ */
+export const CAMPAIGNS: RollupLevels = {
+  day: Prisma.sql`interaction_campaign_days`,
+  dayAllClinics: Prisma.sql`interaction_campaign_days`,
+  month: Prisma.sql`interaction_campaign_months`,
+  monthAllClinics: Prisma.sql`interaction_campaign_months`,
+};
+
+/** The COUNTED TOTALS columns (after `day`) of a row of the campaign levels, whose outcome is a key. */
+export const CAMPAIGN_COUNTED_TOTALS = Prisma.sql`channel, direction, interactions AS n,
+             CASE WHEN outcome <> '' THEN interactions ELSE 0 END AS with_outcome,
+             CASE WHEN outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[]) THEN interactions ELSE 0 END AS successful,
+             CASE WHEN outcome = ${SCHEDULED_OUTCOME}::text THEN interactions ELSE 0 END AS booked,
+             timed_calls, duration_sum`;
+
+/**
  * The SELECTs reading a window's full days from the rollup levels: whole calendar months from the
  * monthly table when `months` is true (their rows carry the month's first day as `day`), the other
  * full days from the daily table; each from its all-clinics sum when there is no clinic restriction.
  * `columns` is the select list after `day`.
  */
-function rollupParts(days: DayRange, levels: RollupLevels, columns: Prisma.Sql, dimensions: Dimensions, months: boolean): Prisma.Sql[] {
+export function rollupParts(days: DayRange, levels: RollupLevels, columns: Prisma.Sql, dimensions: Dimensions, months: boolean): Prisma.Sql[] {
   const split = months ? splitDays(days) : { months: null, days: [days] };
   const conditions = dimensionConditions(dimensions);
   const allClinics = dimensions.clinicIds === undefined;
@@ -141,11 +166,12 @@ function rangeConditions(column: Prisma.Sql, range: DayRange): Prisma.Sql[] {
 export function countedTotals(filter: Omit<CountedWindow, 'outcomes'>, options: { months: boolean }): Prisma.Sql {
   const split = splitWindow(filter.from, filter.to);
   const dimensions = dimensionConditions(filter);
+  const byCampaign = filter.campaignId !== undefined;
   const parts = split.days
     ? rollupParts(
         split.days,
-        TOTALS,
-        Prisma.sql`channel, direction, interactions AS n, with_outcome, successful, booked, timed_calls, duration_sum`,
+        byCampaign ? CAMPAIGNS : TOTALS,
+        byCampaign ? CAMPAIGN_COUNTED_TOTALS : Prisma.sql`channel, direction, interactions AS n, with_outcome, successful, booked, timed_calls, duration_sum`,
         filter,
         options.months,
       )
@@ -203,7 +229,8 @@ export function everyInteractionByDay(window: { from?: Date; to?: Date }, column
 export function countedOutcomes(filter: CountedWindow, options: { months: boolean }): Prisma.Sql {
   const split = splitWindow(filter.from, filter.to);
   const dimensions = dimensionConditions(filter);
-  const parts = split.days ? rollupParts(split.days, OUTCOMES, Prisma.sql`outcome, interactions AS n`, filter, options.months) : [];
+  const levels = filter.campaignId !== undefined ? CAMPAIGNS : OUTCOMES;
+  const parts = split.days ? rollupParts(split.days, levels, Prisma.sql`outcome, interactions AS n`, filter, options.months) : [];
   for (const range of split.raw) {
     parts.push(Prisma.sql`
       SELECT ${UTC_DAY} AS day, coalesce(outcome, '') AS outcome, 1::bigint AS n

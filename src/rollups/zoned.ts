@@ -11,6 +11,7 @@
 //     15 minutes: local mean time). A year of local days in Asia/Kathmandu (+05:45) reads 366 day
 //     rows and one quarter row per day; a year of hours in Europe/Madrid reads 366 day rows, whatever
 //     the table's size;
+//   one campaign: as below, from interaction_campaign_days, the rest raw (no finer campaign level);
 //   restricted to clinics, a channel or a type: each edge anchored at the nearest UTC midnight, C of
 //     the anchors from interaction_day_totals, whole UTC hours from interaction_hour_totals, the rest
 //     raw (an hourly series: anchored at UTC hours, all from interaction_hour_totals);
@@ -26,7 +27,7 @@ import type { Db } from '../db/client.js';
 import { and, prepared, queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS } from './counted.js';
+import { CAMPAIGN_COUNTED_TOTALS, type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS } from './counted.js';
 
 const QUARTER = 900_000;
 const HOUR = 3_600_000;
@@ -85,9 +86,20 @@ type Plan =
     };
 
 function planOf(dims: Dimensions, hourly: boolean): Plan {
-  const everything = dims.clinicIds === undefined && dims.channel === undefined && dims.type === undefined;
+  const everything = dims.clinicIds === undefined && dims.campaignId === undefined && dims.channel === undefined && dims.type === undefined;
   const allClinics = dims.clinicIds === undefined;
   if (everything) return { kind: 'dayHours', levels: [{ size: QUARTER, pieces: 'quarters' }] };
+  if (dims.campaignId !== undefined) {
+    // One campaign: its days from the campaign level, everything between a UTC midnight and an edge
+    // raw (the (campaign_id, started_at) index); no finer level is kept per campaign.
+    return {
+      kind: 'anchored',
+      from: Prisma.sql`(SELECT day AS unit, clinic_id, campaign_id, type, ${CAMPAIGN_COUNTED_TOTALS} FROM interaction_campaign_days) AS t`,
+      sums: SUM_VALUES,
+      unit: DAY,
+      levels: [],
+    };
+  }
   if (hourly) {
     return {
       kind: 'anchored',

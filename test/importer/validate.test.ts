@@ -116,6 +116,13 @@ describe('an invalid line', () => {
       'id: must not be empty',
       'settings: expected a JSON object, got array',
     ]);
+    // Ids a request could never name (campaign_id, a path): too long, or with a control character.
+    expect(problems('campaigns', campaignLine(clinicId, { id: 'c'.repeat(256) }))).toEqual(['id: must be at most 255 characters']);
+    expect(problems('campaigns', campaignLine(clinicId, { id: `${'é'.repeat(255)}` }))).toEqual([]);
+    for (const bad of ['cmp\u0001', 'cmp\u007f', 'cmp\u0085']) {
+      expect(problems('campaigns', campaignLine(clinicId, { id: bad }))).toEqual(['id: must not contain control characters']);
+    }
+    expect(problems('interactions', voiceLine(clinicId, { id: 'int\u009f' }))).toEqual(['id: must not contain control characters']);
   });
 
   it('whose channel and type do not pair, or whose direction does not follow the type', () => {
