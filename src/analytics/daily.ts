@@ -32,7 +32,7 @@ export function dailyQuery(filter: MetricsFilter): Prisma.Sql {
 
 /** `(day, ...SUM_COLUMNS)`, one row per day of the window that has interactions, in any order. */
 function perDay(filter: MetricsFilter): Prisma.Sql {
-  if (filter.clinicIds !== undefined || filter.channel !== undefined || filter.type !== undefined) {
+  if (filter.clinicIds !== undefined || filter.campaignId !== undefined || filter.channel !== undefined || filter.type !== undefined) {
     // Full days from the daily totals (never the monthly level: every day is an entry), partial
     // days from the raw table (sql.ts).
     return Prisma.sql`SELECT day, ${SUMS} FROM (${countedTotals(filter, { months: false })}) AS counted GROUP BY day`;

@@ -10,6 +10,8 @@ export interface MetricsFilter {
   to: Date;
   /** undefined = every clinic; [] = none (all zeros / empty). */
   clinicIds?: readonly string[];
+  /** Only this campaign's interactions. */
+  campaignId?: string;
   channel?: ChannelValue;
   type?: InteractionTypeValue;
 }

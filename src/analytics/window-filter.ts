@@ -26,5 +26,12 @@ export function checkMetricsFilter(
   if (!context.inZone && context.maxDays && !problems[names.dateFrom] && !problems[names.dateTo] && daysInWindow(from, to) > context.maxDays) {
     problems[names.dateTo] = `the daily series covers at most ${context.maxDays} days`;
   }
-  return { from, to, clinicIds: clinicScope(context.visibleClinics, filters.clinicId), channel: filters.channel, type: filters.type };
+  return {
+    from,
+    to,
+    clinicIds: clinicScope(context.visibleClinics, filters.clinicId),
+    campaignId: filters.campaignId,
+    channel: filters.channel,
+    type: filters.type,
+  };
 }

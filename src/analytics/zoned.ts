@@ -3,7 +3,7 @@
 // levels by edges (rollups/zoned.ts). A request without a zone and comparison never comes here:
 // it keeps the UTC code (summary.ts, daily.ts, outcomes.ts).
 import type { Db } from '../db/client.js';
-import { EARLIEST_INSTANT } from '../domain/parameters.js';
+import { EARLIEST_INSTANT, LATEST_INSTANT } from '../domain/parameters.js';
 import type { Dimensions } from '../rollups/counted.js';
 import { sumsBetween } from '../rollups/zoned.js';
 import {
@@ -270,15 +270,26 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
  */
 export async function zonedOutcomes(db: Db, query: ZonedQuery): Promise<WithPrevious<OutcomesResult>> {
   const resolved = await resolveWindows(db, query);
-  const { clinicIds, channel, type } = query.dims;
+  const { clinicIds, campaignId, channel, type } = query.dims;
   const results = await Promise.all(
-    windowsOf(resolved).map((w) =>
-      w.end > w.from
-        ? metricsOutcomes(db, { from: new Date(w.from), to: new Date(w.end - 1), clinicIds, channel, type })
-        : Promise.resolve({ outcomes: [], total: 0 }),
-    ),
+    windowsOf(resolved).map((w) => {
+      const instants = instantsOf(w);
+      return instants ? metricsOutcomes(db, { ...instants, clinicIds, campaignId, channel, type }) : Promise.resolve({ outcomes: [], total: 0 });
+    }),
   );
   return pair(results);
+}
+
+/**
+ * A window's instants for the UTC readers, null when it is empty. A local day of year 1 or 9999 can
+ * start before 0001-01-01T00:00Z or end after 9999-12-31T23:59:59.999Z, instants PostgreSQL's ISO
+ * input does not read; no interaction lies outside those years (the importer keeps them in), so the
+ * window is cut to them.
+ */
+function instantsOf(w: { from: number; end: number }): { from: Date; to: Date } | null {
+  const from = Math.max(w.from, EARLIEST_INSTANT);
+  const to = Math.min(w.end - 1, LATEST_INSTANT);
+  return to >= from ? { from: new Date(from), to: new Date(to) } : null;
 }
 
 export type SummaryChange = { [K in keyof SummaryMetrics]: number | null };
@@ -296,4 +307,14 @@ export function summaryChange(current: SummaryMetrics, previous: SummaryMetrics)
     change[field] = before === 0 ? null : ratio2((now - before) * 100, before);
   }
   return change;
+}
+
+/**
+ * The window of a query without comparison as the instants of its bounds read in the zone
+ * (breakdowns and durations read any window of instants as the UTC code does); null when a gap
+ * skipped it whole.
+ */
+export async function zonedInstants(db: Db, query: ZonedQuery): Promise<{ from: Date; to: Date } | null> {
+  const { current } = await resolveWindows(db, { ...query, compare: undefined });
+  return instantsOf(current);
 }

@@ -24,7 +24,7 @@ const DAY_MS = 86_400_000;
 /** Largest page number: GraphQL's Int is 32-bit, and the REST facade executes GraphQL documents. */
 export const MAX_PAGE = 2_147_483_647;
 /** Latest accepted instant: PostgreSQL reads no ISO string of a later one (`+010000-...`). */
-const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /** Earliest accepted instant: 0001-01-01T00:00:00Z (an offset could otherwise reach year 0). */
 export const EARLIEST_INSTANT = -62_135_596_800_000;
 
@@ -32,11 +32,14 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-/** Whether a string holds a C0 control character or DEL: never part of an id or a phone number, and PostgreSQL refuses NUL in text. */
+/**
+ * Whether a string holds a control character (C0, DEL or C1: Unicode's category Cc): never part of
+ * an id or a phone number, and PostgreSQL refuses NUL in text.
+ */
 export function hasControlCharacter(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return true;
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
   }
   return false;
 }

@@ -14,12 +14,13 @@ const NUM_RUNS = 300;
 
 let key: string;
 let clinicId: string;
+let campaignId: string;
 let interactionId: string;
 
 beforeAll(async () => {
   const clinic = await createClinic(db);
   clinicId = clinic.id;
-  await createCampaign(db, clinicId);
+  campaignId = (await createCampaign(db, clinicId)).id;
   for (let i = 0; i < 5; i++) {
     const channel = i % 2 ? 'whatsapp' : 'voice';
     const row = await createInteraction(db, {
@@ -62,6 +63,8 @@ const NEAR_VALID: Record<string, string[]> = {
   timezone: ['UTC', 'Europe/Madrid', 'europe/madrid', 'Mars/Base', 'clinic', 'Clinic', 'Etc/GMT%2B5', 'posix/UTC', '../UTC', 'Asia/Kathmandu', 'Pacific/Apia'],
   compare: ['previous_period', 'previous_year', 'PREVIOUS_YEAR', 'yesterday', ''],
   granularity: ['hour', 'day', 'week', 'month', 'quarter', 'year', 'minute', 'DAY', ''],
+  campaign_id: ['__CAMPAIGN__', 'cmp_x', 'a%20b', 'x'.repeat(255), 'x'.repeat(256), '%E2%80%AE', '%C3%A9t%C3%A9', '%5C%27'],
+  group_by: ['campaign,campaign', 'clinic,campaign,outcome', 'Campaign', 'weekday', 'campaign,', ',', 'outcome%2Cchannel', ''],
   page: ['1', '2', '0', '-1', '01', '2147483647', '2147483648', '9007199254740993', '1.5', '1e2', ' 1'],
   limit: ['1', '25', '500', '501', '0', '-25', '1000', '0500'],
   date_from: [
@@ -141,6 +144,8 @@ const VALID: Record<string, string[]> = {
   timezone: ['UTC', 'Europe/Madrid', 'Asia/Kathmandu', 'clinic'],
   compare: ['previous_period', 'previous_year'],
   granularity: ['day', 'week', 'month', 'year'],
+  campaign_id: ['__CAMPAIGN__', 'cmp_missing', '00000000-0000-4000-8000-000000000000'],
+  group_by: ['campaign', 'clinic,channel', 'campaign,outcome', 'type,direction'],
 };
 
 /** Control characters and numbers past every integer limit, where a database or GraphQL could choke. */
@@ -153,7 +158,7 @@ function suspiciousValueFor(name: string) {
   return near ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...near) }, { weight: 2, arbitrary: HOSTILE_OR_EDGE }) : HOSTILE_OR_EDGE;
 }
 
-const withClinic = (value: string) => value.replace('__CLINIC__', clinicId);
+const withClinic = (value: string) => value.replace('__CLINIC__', clinicId).replace('__CAMPAIGN__', encodeURIComponent(campaignId));
 
 /** Anything goes: parameters of the endpoint and junk names, several at once, values encoded or not, odd separators. */
 function chaosQuery(endpoint: Endpoint) {

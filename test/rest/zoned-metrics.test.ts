@@ -745,6 +745,29 @@ describe('the window in the zone', () => {
     expectStatus(await get(app, '/api/v1/metrics/summary?date_from=2026-02-10T23:00:00Z&date_to=2026-02-10', key), 200);
   });
 
+  it('a local day of year 1 or 9999 that reaches past 0001-01-01T00:00Z or 9999-12-31T23:59:59.999Z: counted, never a 500', async () => {
+    const { key } = await clinicWith(['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z']);
+    // 0001-01-01 starts at 0000-12-31T18:18:44Z in Kathmandu (LMT +05:41:16); 9999-12-31 ends after
+    // the last UTC instant in New York. Outcomes, breakdowns and durations read instants as UTC does.
+    for (const [window, zone] of [
+      ['date_from=0001-01-01&date_to=0001-01-01', 'Asia/Kathmandu'],
+      ['date_from=9999-12-31&date_to=9999-12-31', 'America/New_York'],
+    ]) {
+      const query = `${window}&timezone=${zone}`;
+      expectSuccess(await get(app, `/api/v1/metrics/outcomes?${query}`, key), {
+        outcomes: [{ outcome: 'APPOINTMENT_BOOKED', label: 'Appointment Booked', count: 1, percentage: 100 }],
+        total: 1,
+      });
+      expectSuccess(await get(app, `/api/v1/metrics/summary?${query}`, key), summaryOfCalls(1));
+      const breakdown = await get(app, `/api/v1/metrics/breakdown?group_by=channel&${query}`, key);
+      expectStatus(breakdown, 200);
+      expect(breakdown.body.data.groups).toEqual([{ channel: 'voice', ...summaryOfCalls(1) }]);
+      const durations = await get(app, `/api/v1/metrics/durations?${query}`, key);
+      expectStatus(durations, 200);
+      expect(durations.body.data.count).toBe(1);
+    }
+  });
+
   it('the default window: local today and the 30 local days before it', async () => {
     const fixed = testApp(db, { now: () => new Date('2031-06-15T22:30:00.000Z') }); // 16 June 00:30 in Madrid
     const { key } = await clinicWith([
