@@ -4,6 +4,7 @@ import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { GRAPHQL_NAMES, type ParameterNames } from '../interactions/filters.js';
 import { createLoaders, type Loaders } from '../interactions/nested-pages.js';
+import { createEntityLoaders, type EntityLoaders } from './entity-loaders.js';
 
 /**
  * How the caller names and sends the arguments the resolvers check (graphql/errors.ts `checked`):
@@ -35,11 +36,24 @@ export interface GraphQLContext {
   /** The clinics this key may see (`null`: all); applied in every query's WHERE. */
   visibleClinics: VisibleClinics;
   loaders: Loaders;
+  /** Clinics and campaigns by id, in batches (breakdown groups, metrics of clinics and campaigns). */
+  entities: EntityLoaders;
+  /** Batches of per-clinic and per-campaign metrics, one per distinct set of arguments (entity-metrics.ts). */
+  metricsBatches: Map<string, unknown>;
   now: Date;
   parameters: CallerParameters;
 }
 
 export function createGraphQLContext(db: Db, key: ApiKeyPrincipal, now = new Date(), parameters = GRAPHQL_CALLER): GraphQLContext {
   const visibleClinics = key.clinicIds && key.clinicIds.length > 0 ? key.clinicIds : null;
-  return { db, key, visibleClinics, loaders: createLoaders(db, visibleClinics), now, parameters };
+  return {
+    db,
+    key,
+    visibleClinics,
+    loaders: createLoaders(db, visibleClinics),
+    entities: createEntityLoaders(db, visibleClinics),
+    metricsBatches: new Map(),
+    now,
+    parameters,
+  };
 }

@@ -7,6 +7,8 @@ import './schema/interaction.js';
 import './schema/clinic.js';
 import './schema/campaign.js';
 import './schema/metrics.js';
+import './schema/metrics-dimensions.js';
+import './schema/entity-metrics.js';
 
 builder.queryType({ description: 'Read-only access to clinics, campaigns, interactions and their metrics.' });
 

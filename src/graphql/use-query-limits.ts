@@ -19,6 +19,8 @@ export const FIELD_RATE_LIMITS: readonly FieldRateLimit[] = [
   { type: 'Query', field: 'metricsSummary', max: 10, window: '1s' },
   { type: 'Query', field: 'metricsDaily', max: 10, window: '1s' },
   { type: 'Query', field: 'metricsOutcomes', max: 10, window: '1s' },
+  { type: 'Query', field: 'metricsBreakdown', max: 10, window: '1s' },
+  { type: 'Query', field: 'metricsDurations', max: 10, window: '1s' },
   { type: 'Query', field: 'interactions', max: 20, window: '1s' },
 ];
 

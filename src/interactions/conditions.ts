@@ -13,7 +13,7 @@ import type { Filters } from './filters.js';
  * filtered by these alone is counted from the rollups (count.ts) and its deep pages skip whole days
  * (deep-page.ts). A filter not listed here is counted from the raw table.
  */
-const ROLLUP_FILTERS: ReadonlySet<keyof Filters> = new Set(['from', 'to', 'clinicId', 'channel', 'type', 'outcomes']);
+const ROLLUP_FILTERS: ReadonlySet<keyof Filters> = new Set(['from', 'to', 'clinicId', 'campaignId', 'channel', 'type', 'outcomes']);
 
 /** Whether every filter given is a rollup dimension (or the window). */
 export function countableByRollups(filters: Filters): boolean {
@@ -22,7 +22,13 @@ export function countableByRollups(filters: Filters): boolean {
 
 /** The rollup dimensions of the filters with the key's clinic restriction folded in. */
 export function dimensionsOf(filters: Filters, visible: VisibleClinics): Dimensions & { clinicIds: ClinicScope } {
-  return { clinicIds: clinicScope(visible, filters.clinicId), channel: filters.channel, type: filters.type, outcomes: filters.outcomes };
+  return {
+    clinicIds: clinicScope(visible, filters.clinicId),
+    campaignId: filters.campaignId,
+    channel: filters.channel,
+    type: filters.type,
+    outcomes: filters.outcomes,
+  };
 }
 
 /**
@@ -47,6 +53,7 @@ export function interactionWhere(filters: Filters, visible: VisibleClinics): Pri
   return {
     ...clinicCondition(visible, filters.clinicId),
     ...(filters.from || filters.to ? { startedAt: { ...(filters.from ? { gte: filters.from } : {}), ...(filters.to ? { lte: filters.to } : {}) } } : {}),
+    ...(filters.campaignId ? { campaignId: filters.campaignId } : {}),
     ...(filters.channel ? { channel: filters.channel } : {}),
     ...(filters.type ? { type: filters.type } : {}),
     ...(filters.outcomes ? { outcome: { in: filters.outcomes } } : {}),

@@ -55,6 +55,6 @@ export async function deepPageIds(db: Db, filters: Filters, visibleClinics: Visi
 
 /** Whether the list is every interaction of its window (no restriction on a rollup dimension, nothing else). */
 function everyInteraction(filters: Filters, visibleClinics: VisibleClinics): boolean {
-  const { clinicIds, channel, type, outcomes } = dimensionsOf(filters, visibleClinics);
-  return countableByRollups(filters) && clinicIds === undefined && !channel && !type && !outcomes;
+  const { clinicIds, campaignId, channel, type, outcomes } = dimensionsOf(filters, visibleClinics);
+  return countableByRollups(filters) && clinicIds === undefined && !campaignId && !channel && !type && !outcomes;
 }

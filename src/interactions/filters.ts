@@ -7,6 +7,9 @@ import { CHANNELS, type ChannelValue, INTERACTION_TYPES, type InteractionTypeVal
 /** Longest accepted search string; phone numbers are far shorter. */
 export const MAX_SEARCH_LENGTH = 64;
 
+/** Longest campaign id: ids are strings chosen by whoever imports them (`cmp_...`), not UUIDs. */
+export const MAX_CAMPAIGN_ID_LENGTH = 255;
+
 export interface RawFilters {
   dateFrom?: string | null;
   dateTo?: string | null;
@@ -14,6 +17,7 @@ export interface RawFilters {
   type?: string | null;
   outcomes?: readonly string[] | null;
   clinicId?: string | null;
+  campaignId?: string | null;
   search?: string | null;
   status?: string | null;
 }
@@ -21,7 +25,7 @@ export interface RawFilters {
 export type FilterNames = { [K in keyof RawFilters]-?: string };
 
 /** What a caller calls each parameter, for the problems reported (GraphQL's argument names, or REST's). */
-export type ParameterNames = FilterNames & { page: string; limit: string; timezone: string; compare: string; granularity: string };
+export type ParameterNames = FilterNames & { page: string; limit: string; timezone: string; compare: string; granularity: string; groupBy: string };
 
 export const GRAPHQL_NAMES: ParameterNames = {
   page: 'page',
@@ -32,11 +36,13 @@ export const GRAPHQL_NAMES: ParameterNames = {
   type: 'type',
   outcomes: 'outcomes',
   clinicId: 'clinicId',
+  campaignId: 'campaignId',
   search: 'search',
   status: 'status',
   timezone: 'timezone',
   compare: 'compare',
   granularity: 'granularity',
+  groupBy: 'groupBy',
 };
 
 export interface Filters {
@@ -46,6 +52,7 @@ export interface Filters {
   type?: InteractionTypeValue;
   outcomes?: string[];
   clinicId?: string;
+  campaignId?: string;
   search?: string;
 }
 
@@ -89,6 +96,13 @@ export function checkFilters(raw: RawFilters, names: FilterNames, problems: Prob
   if (raw.clinicId != null) {
     if (isUuid(raw.clinicId)) filters.clinicId = raw.clinicId.toLowerCase();
     else problems[names.clinicId] = 'must be a UUID';
+  }
+  if (raw.campaignId != null) {
+    const id = raw.campaignId;
+    if (id.length === 0) problems[names.campaignId] = 'must not be empty';
+    else if ([...id].length > MAX_CAMPAIGN_ID_LENGTH) problems[names.campaignId] = `must be at most ${MAX_CAMPAIGN_ID_LENGTH} characters`;
+    else if (hasControlCharacter(id)) problems[names.campaignId] = 'must not contain control characters';
+    else filters.campaignId = id;
   }
   if (raw.search != null) {
     if (raw.search.length === 0) problems[names.search] = 'must not be empty';

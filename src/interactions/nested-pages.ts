@@ -26,6 +26,7 @@ export function interactionConditions(filters: Filters, visible: VisibleClinics)
   const conditions: Prisma.Sql[] = [];
   if (visible !== null) conditions.push(Prisma.sql`i.clinic_id = ANY(${[...visible]}::uuid[])`);
   if (filters.clinicId) conditions.push(Prisma.sql`i.clinic_id = ${filters.clinicId}::uuid`);
+  if (filters.campaignId) conditions.push(Prisma.sql`i.campaign_id = ${filters.campaignId}`);
   if (filters.from) conditions.push(Prisma.sql`i.started_at >= ${instant(filters.from, 'from')}`);
   if (filters.to) conditions.push(Prisma.sql`i.started_at <= ${instant(filters.to, 'to')}`);
   if (filters.channel) conditions.push(Prisma.sql`i.channel = ${filters.channel}::"Channel"`);

@@ -186,3 +186,48 @@ export const EXAMPLE_SUMMARY_CHANGE = {
   success_rate: 5.9,
   appointments_scheduled: null,
 };
+
+/** A breakdown by campaign and outcome: keys first, then the summary of the group. */
+export const EXAMPLE_BREAKDOWN = {
+  groups: [
+    {
+      campaign_id: EXAMPLE_CAMPAIGN.id,
+      campaign_name: EXAMPLE_CAMPAIGN.name,
+      outcome: 'APPOINTMENT_BOOKED',
+      total_interactions: 212,
+      total_calls: 212,
+      total_conversations: 0,
+      inbound_count: 0,
+      outbound_count: 212,
+      avg_duration_seconds: 241.5,
+      total_duration_seconds: 51_198,
+      success_rate: 100,
+      appointments_scheduled: 212,
+    },
+    {
+      campaign_id: null,
+      campaign_name: null,
+      outcome: 'NO_ANSWER',
+      total_interactions: 97,
+      total_calls: 97,
+      total_conversations: 0,
+      inbound_count: 12,
+      outbound_count: 85,
+      avg_duration_seconds: 31.04,
+      total_duration_seconds: 3011,
+      success_rate: 0,
+      appointments_scheduled: 0,
+    },
+  ],
+};
+
+export const EXAMPLE_DURATIONS = {
+  count: 902,
+  percentiles: { p50: 128.41, p75: 214.07, p90: 301.5, p95: 352.88, p99: 411.12 },
+  histogram: [
+    { from_seconds: 0, to_seconds: 10, count: 14 },
+    { from_seconds: 10, to_seconds: 20, count: 51 },
+    { from_seconds: 20, to_seconds: 30, count: 88 },
+  ],
+  precision_seconds: 10,
+};

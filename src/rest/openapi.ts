@@ -38,11 +38,13 @@ import { schema as graphqlSchema } from '../graphql/index.js';
 import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
 import { MAX_SEARCH_LENGTH } from '../interactions/filters.js';
 import {
+  EXAMPLE_BREAKDOWN,
   EXAMPLE_CAMPAIGN,
   EXAMPLE_CLINIC,
   EXAMPLE_CLINIC_ID,
   EXAMPLE_CONVERSATION,
   EXAMPLE_DAILY,
+  EXAMPLE_DURATIONS,
   EXAMPLE_OUTCOMES,
   EXAMPLE_REQUEST_ID,
   EXAMPLE_SERIES,
@@ -56,10 +58,14 @@ import {
 } from './openapi-examples.js';
 import { readQuery } from './query-params.js';
 import {
+  BREAKDOWN_GROUP_KEYS,
   CAMPAIGN,
   CAMPAIGN_SETTINGS_SCHEMA,
   CLINIC,
   DAILY_METRIC,
+  DURATION_BUCKET,
+  DURATION_PERCENTILES,
+  DURATIONS,
   fieldSchema,
   fieldsOf,
   INTERACTION,
@@ -273,8 +279,33 @@ function componentSchemas(): Record<string, Json> {
     [OUTCOME_BREAKDOWN.name]: withComparison(representationSchema(OUTCOME_BREAKDOWN, undefined, { examples: [EXAMPLE_OUTCOMES] }), {
       previous: { ...figuresOf(representationSchema(OUTCOME_BREAKDOWN, undefined)), description: COMPARED },
     }),
+    // A group's keys depend on `group_by`: they are optional here, the summary's figures are not.
+    BreakdownGroup: breakdownGroupSchema(),
+    MetricsBreakdown: object(
+      { groups: { type: 'array', items: ref('BreakdownGroup'), description: 'The groups on this page, largest first.' } },
+      { examples: [EXAMPLE_BREAKDOWN] },
+    ),
+    [DURATION_BUCKET.name]: representationSchema(DURATION_BUCKET, undefined, { examples: [EXAMPLE_DURATIONS.histogram[0]] }),
+    [DURATION_PERCENTILES.name]: representationSchema(DURATION_PERCENTILES, undefined, { examples: [EXAMPLE_DURATIONS.percentiles] }),
+    [DURATIONS.name]: representationSchema(DURATIONS, undefined, { examples: [EXAMPLE_DURATIONS] }),
     ...errorSchemas(),
   };
+}
+
+/** Every key a group may have (each only with its dimension in `group_by`), then the summary's figures. */
+function breakdownGroupSchema(): Json {
+  const keys = representationSchema(BREAKDOWN_GROUP_KEYS, ['clinic', 'campaign', 'channel', 'type', 'direction', 'outcome']);
+  const figures = representationSchema(SUMMARY_METRICS, undefined);
+  const keyProperties = keys.properties as Record<string, Json>;
+  return object(
+    { ...keyProperties, ...(figures.properties as Record<string, Json>) },
+    {
+      description:
+        'One group of a breakdown: the keys of the dimensions in `group_by` (only those: `clinic_id` and `clinic_name` for clinic, `campaign_id` and `campaign_name` for campaign, ...), then the summary metrics of its interactions.',
+      examples: [EXAMPLE_BREAKDOWN.groups[0]],
+    },
+    Object.keys(figures.properties as Record<string, Json>),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -443,6 +474,17 @@ function restRule(name: string, argument: GraphQLArgument, metrics: boolean): Re
       return {
         note: 'Not a UUID: 400. A well-formed id of a clinic that does not exist or that the key may not see gives empty results (zeros for metrics), not an error.',
         schema: { format: 'uuid' },
+      };
+    case 'campaign_id':
+      return {
+        note: 'Any id of 1 to 255 printable characters (campaign ids are not UUIDs). An id of a campaign that does not exist or belongs to a clinic the key may not see gives empty results (zeros for metrics), not an error.',
+        schema: { minLength: 1, maxLength: 255 },
+      };
+    case 'group_by':
+      return {
+        note: `Required. Comma-separated, one or two distinct of: ${list(enumValues(argument))} (e.g. \`campaign,outcome\`). Repeating a dimension, a third one or an unknown one is a 400.`,
+        schema: { maxItems: 2, uniqueItems: true },
+        extra: { required: true, style: 'form', explode: false, examples: { one: { value: ['campaign'] }, two: { value: ['campaign', 'outcome'] } } },
       };
     case 'search':
       return {

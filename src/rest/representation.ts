@@ -10,6 +10,8 @@ import type {
   RestClinicFieldsFragment,
   RestDailyFieldsFragment,
   RestInteractionFieldsFragment,
+  RestMetricsBreakdownQuery,
+  RestMetricsDurationsQuery,
   RestMetricsOutcomesQuery,
   RestMetricsSummaryQuery,
   RestPageInfoFragment,
@@ -382,3 +384,111 @@ export const OUTCOME_BREAKDOWN: Representation<OutcomeBreakdown> = {
     { name: 'total', from: 'total', schema: count },
   ],
 };
+
+// ---------------------------------------------------------------------------------------------
+// Breakdowns and durations
+
+type BreakdownGroupSource = Omit<NonNullable<RestMetricsBreakdownQuery['metricsBreakdown']>['groups'][number], 'metrics'>;
+
+/** A breakdown's groups have the keys of the dimensions grouped by (REST spelling), in the spec's order. */
+export type BreakdownVariant = readonly string[];
+
+const grouped = (dimension: string) => (variant: BreakdownVariant) => variant.includes(dimension);
+
+export const BREAKDOWN_GROUP_KEYS: Representation<BreakdownGroupSource, BreakdownVariant> = {
+  name: 'BreakdownGroupKeys',
+  graphqlType: 'MetricsGroup',
+  description: 'One group: the keys of the dimensions grouped by (only those), then the summary metrics of its interactions (the fields of SummaryMetrics).',
+  fields: [
+    { name: 'clinic_id', from: 'clinicId', schema: uuid, description: 'The clinic (with `group_by` clinic).', when: grouped('clinic') },
+    { name: 'clinic_name', from: 'clinicName', schema: string, description: "The clinic's name (with `group_by` clinic).", when: grouped('clinic') },
+    {
+      name: 'campaign_id',
+      from: 'campaignId',
+      schema: nullableString,
+      description: 'The campaign (with `group_by` campaign); null for the interactions without a campaign.',
+      when: grouped('campaign'),
+    },
+    {
+      name: 'campaign_name',
+      from: 'campaignName',
+      schema: nullableString,
+      description: "The campaign's name (with `group_by` campaign); null for the interactions without a campaign.",
+      when: grouped('campaign'),
+    },
+    { name: 'channel', from: 'channel', schema: { type: 'string', enum: ['voice', 'whatsapp'] }, convert: (v) => v?.toLowerCase(), when: grouped('channel') },
+    {
+      name: 'type',
+      from: 'type',
+      schema: { type: 'string', enum: [...TYPES_BY_CHANNEL.voice, ...TYPES_BY_CHANNEL.whatsapp].filter((t, i, all) => all.indexOf(t) === i) },
+      when: grouped('type'),
+    },
+    { name: 'direction', from: 'direction', schema: { type: 'string', enum: [...DIRECTIONS] }, convert: (v) => v?.toLowerCase(), when: grouped('direction') },
+    {
+      name: 'outcome',
+      from: 'outcome',
+      schema: nullableString,
+      description: `${OUTCOME_VALUES}; null for the interactions without an outcome (with \`group_by\` outcome).`,
+      when: grouped('outcome'),
+    },
+  ],
+};
+
+const breakdownShapers = new Map<string, (source: BreakdownGroupSource) => Record<string, unknown>>();
+
+/** A group of a breakdown by `groupBy` (REST spelling), as REST represents it: its keys, then its summary metrics. */
+export function toBreakdownGroup(
+  group: NonNullable<RestMetricsBreakdownQuery['metricsBreakdown']>['groups'][number],
+  groupBy: BreakdownVariant,
+): Record<string, unknown> {
+  const key = groupBy.join(',');
+  let shape = breakdownShapers.get(key);
+  if (!shape) {
+    shape = shaper(BREAKDOWN_GROUP_KEYS, groupBy);
+    breakdownShapers.set(key, shape);
+  }
+  const { metrics, ...keys } = group;
+  return { ...shape(keys), ...toSummaryMetrics(metrics) };
+}
+
+type Durations = NonNullable<RestMetricsDurationsQuery['metricsDurations']>;
+
+export const DURATION_BUCKET: Representation<Durations['histogram'][number]> = {
+  name: 'DurationBucket',
+  graphqlType: 'DurationBucket',
+  fields: [
+    { name: 'from_seconds', from: 'fromSeconds', schema: count },
+    { name: 'to_seconds', from: 'toSeconds', schema: { type: ['integer', 'null'], minimum: 1 } },
+    { name: 'count', from: 'count', schema: count },
+  ],
+};
+
+const toDurationBucket = shaper(DURATION_BUCKET, undefined);
+const percentile: JsonSchema = { type: ['number', 'null'], minimum: 0 };
+
+export const DURATION_PERCENTILES: Representation<Durations['percentiles']> = {
+  name: 'DurationPercentiles',
+  graphqlType: 'DurationPercentiles',
+  fields: [
+    { name: 'p50', from: 'p50', schema: percentile },
+    { name: 'p75', from: 'p75', schema: percentile },
+    { name: 'p90', from: 'p90', schema: percentile },
+    { name: 'p95', from: 'p95', schema: percentile },
+    { name: 'p99', from: 'p99', schema: percentile },
+  ],
+};
+
+const toPercentiles = shaper(DURATION_PERCENTILES, undefined);
+
+export const DURATIONS: Representation<Durations> = {
+  name: 'DurationMetrics',
+  graphqlType: 'MetricsDurations',
+  fields: [
+    { name: 'count', from: 'count', schema: count },
+    { name: 'percentiles', from: 'percentiles', schema: ref(DURATION_PERCENTILES.name), convert: toPercentiles },
+    { name: 'histogram', from: 'histogram', schema: arrayOf(DURATION_BUCKET.name), convert: (buckets) => buckets.map(toDurationBucket) },
+    { name: 'precision_seconds', from: 'precisionSeconds', schema: count },
+  ],
+};
+
+export const toDurations: (durations: Durations) => Record<string, unknown> = shaper(DURATIONS, undefined);

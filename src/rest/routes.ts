@@ -10,7 +10,9 @@ import {
   RestClinicsDocument,
   RestInteractionDocument,
   RestInteractionsDocument,
+  RestMetricsBreakdownDocument,
   RestMetricsDailyDocument,
+  RestMetricsDurationsDocument,
   RestMetricsOutcomesDocument,
   RestMetricsSeriesDocument,
   RestMetricsSummaryDocument,
@@ -20,7 +22,18 @@ import type { Scope } from '../domain/values.js';
 import type { ParameterNames } from '../interactions/filters.js';
 import { MAX_SERIES_BUCKETS } from '../zones/local-calendar.js';
 import type { PaginationMeta } from './envelope.js';
-import { toCampaign, toClinic, toDailyMetric, toInteraction, toMeta, toSeriesBucket, toSummaryChange, toSummaryMetrics } from './representation.js';
+import {
+  toBreakdownGroup,
+  toCampaign,
+  toClinic,
+  toDailyMetric,
+  toDurations,
+  toInteraction,
+  toMeta,
+  toSeriesBucket,
+  toSummaryChange,
+  toSummaryMetrics,
+} from './representation.js';
 
 /** The REST name of each GraphQL argument a parameter maps to (the names problems are reported under). */
 export const REST_NAMES: ParameterNames = {
@@ -32,11 +45,13 @@ export const REST_NAMES: ParameterNames = {
   type: 'type',
   outcomes: 'outcome',
   clinicId: 'clinic_id',
+  campaignId: 'campaign_id',
   search: 'search',
   status: 'status',
   timezone: 'timezone',
   compare: 'compare',
   granularity: 'granularity',
+  groupBy: 'group_by',
 };
 
 export interface RouteResult {
@@ -69,7 +84,7 @@ export const routes: readonly Route[] = [
     summary: 'List interactions',
     description: 'Voice calls and WhatsApp conversations, newest first (`started_at` descending, then `id` descending). Filters combine: all must hold.',
     scope: 'interactions:read',
-    params: ['page', 'limit', 'date_from', 'date_to', 'channel', 'type', 'outcome', 'clinic_id', 'search'],
+    params: ['page', 'limit', 'date_from', 'date_to', 'channel', 'type', 'outcome', 'clinic_id', 'search', 'campaign_id'],
     document: RestInteractionsDocument,
     dataSchema: 'InteractionList',
     shape: (data) =>
@@ -114,7 +129,7 @@ export const routes: readonly Route[] = [
     description:
       'Totals over a window of interactions (default: from the start of the day 30 days ago to the end of today, in UTC or in `timezone`). With `compare`, also the totals of the comparison window (`previous`) and the relative change of each figure (`change`).',
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'timezone', 'compare'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'campaign_id', 'timezone', 'compare'],
     document: RestMetricsSummaryDocument,
     dataSchema: 'SummaryMetrics',
     shape: ({ metricsSummary: summary }) =>
@@ -131,7 +146,7 @@ export const routes: readonly Route[] = [
     summary: 'Daily metrics',
     description: `One entry per day of the window (UTC days, or local days with \`timezone\`), zero-filled, sorted by date ascending (at most ${MAX_DAILY_DAYS} days). With \`compare\`, also the days of the comparison window (\`previous\`).`,
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'campaign_id', 'timezone', 'compare'],
     document: RestMetricsDailyDocument,
     dataSchema: 'DailyMetrics',
     shape: ({ metricsDailyReport: report }) =>
@@ -147,7 +162,7 @@ export const routes: readonly Route[] = [
     summary: 'Metrics series',
     description: `Totals per local hour, day, ISO week (from Monday), month, quarter or year of the window, in \`timezone\` (default UTC): every bucket, zero-filled, oldest first, the first and last cut to the window (at most ${MAX_SERIES_BUCKETS} buckets). Each bucket's \`start\` and \`end\` (exclusive) carry the zone's offset at that instant. With \`compare\`, also the buckets of the comparison window (\`previous\`).`,
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare', 'granularity'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'campaign_id', 'timezone', 'compare', 'granularity'],
     document: RestMetricsSeriesDocument,
     dataSchema: 'SeriesMetrics',
     shape: ({ metricsSeries: series }) =>
@@ -164,7 +179,7 @@ export const routes: readonly Route[] = [
     description:
       'Interactions per outcome, most frequent first (ties by outcome), with their share of the total. With `compare`, also the breakdown of the comparison window (`previous`).',
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'campaign_id', 'timezone', 'compare'],
     document: RestMetricsOutcomesDocument,
     dataSchema: 'OutcomeBreakdown',
     shape: ({ metricsOutcomes: outcomes }) =>
@@ -175,6 +190,32 @@ export const routes: readonly Route[] = [
           ...(outcomes.previous ? { previous: { outcomes: outcomes.previous.outcomes, total: outcomes.previous.total } } : {}),
         },
       },
+  }),
+  define({
+    path: '/api/v1/metrics/breakdown',
+    summary: 'Metrics by dimension',
+    description:
+      'The summary metrics per group of interactions, for one or two dimensions (`group_by`): e.g. per campaign, per campaign and outcome, per clinic and channel. Largest group first (`total_interactions` descending), then by the keys ascending (nulls last); groups without interactions are not listed. Paged like lists.',
+    scope: 'metrics:read',
+    params: ['date_from', 'date_to', 'clinic_id', 'campaign_id', 'channel', 'type', 'timezone', 'group_by', 'page', 'limit'],
+    document: RestMetricsBreakdownDocument,
+    dataSchema: 'MetricsBreakdown',
+    shape: ({ metricsBreakdown: breakdown }) => {
+      if (!breakdown) return null;
+      const groupBy = breakdown.groupBy.map((d) => d.toLowerCase());
+      return { data: { groups: breakdown.groups.map((group) => toBreakdownGroup(group, groupBy)) }, meta: toMeta(breakdown.pageInfo) };
+    },
+  }),
+  define({
+    path: '/api/v1/metrics/durations',
+    summary: 'Call durations',
+    description:
+      'How long voice calls last: the number of calls with a duration, their percentiles and a histogram. Percentiles are read from the histogram, each within `precision_seconds` of the exact value (0 when exact).',
+    scope: 'metrics:read',
+    params: ['date_from', 'date_to', 'clinic_id', 'campaign_id', 'channel', 'type', 'timezone'],
+    document: RestMetricsDurationsDocument,
+    dataSchema: 'DurationMetrics',
+    shape: ({ metricsDurations: durations }) => durations && { data: toDurations(durations) },
   }),
 ];
 

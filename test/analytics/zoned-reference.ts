@@ -20,6 +20,7 @@ export type Queryable = pg.Pool | pg.ClientBase;
 export interface Dims {
   /** undefined = every clinic (no condition); [] = none. */
   clinicIds?: readonly string[];
+  campaignId?: string;
   channel?: string;
   type?: string;
 }
@@ -219,6 +220,7 @@ function whereOf(w: Omit<ZonedWindow, 'zone'>, values: unknown[]): string {
   };
   const conditions = [`started_at >= ${param(iso(w.from))}::timestamptz`, `started_at <= ${param(iso(w.to))}::timestamptz`];
   if (w.clinicIds !== undefined) conditions.push(w.clinicIds.length === 0 ? 'FALSE' : `clinic_id = ANY(${param([...w.clinicIds])}::uuid[])`);
+  if (w.campaignId !== undefined) conditions.push(`campaign_id = ${param(w.campaignId)}`);
   if (w.channel !== undefined) conditions.push(`channel = ${param(w.channel)}::"Channel"`);
   if (w.type !== undefined) conditions.push(`type = ${param(w.type)}::"InteractionType"`);
   return conditions.join(' AND ');

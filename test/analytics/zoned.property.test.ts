@@ -21,7 +21,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { CHANNELS, directionOfType, INTERACTION_TYPES, type InteractionTypeValue, OUTCOMES, TYPES_BY_CHANNEL } from '../../src/domain/values.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { withFreshDatabase } from '../helpers/db.js';
-import { createClinic } from '../helpers/factories.js';
+import { createCampaign, createClinic } from '../helpers/factories.js';
 import { expectStatus, get } from '../rest/client.js';
 import {
   addDays,
@@ -127,6 +127,8 @@ const PAIRS = CHANNELS.flatMap((channel) => TYPES_BY_CHANNEL[channel].map((type)
 
 const rowArb = fc.record({
   clinic: fc.constantFrom(0, 0, 1, 1, 2),
+  /** Whether the row belongs to its clinic's campaign. */
+  campaign: fc.boolean(),
   pair: fc.constantFrom(...PAIRS),
   outcome: fc.option(fc.constantFrom<string>(...OUTCOMES, 'FOLLOW_UP'), { nil: null, freq: 4 }),
   duration: fc.option(fc.integer({ min: 0, max: 7_200 }), { nil: null, freq: 5 }),
@@ -147,6 +149,8 @@ const scenarioArb = fc.record({
   byClinic: fc.boolean(),
   channel: fc.option(fc.constantFrom(...CHANNELS), { nil: undefined, freq: 2 }),
   type: fc.option(fc.nat(), { nil: undefined, freq: 3 }),
+  /** campaign_id: the campaign of clinic 0, 1 or 2 (2: of a clinic the two-clinic key may not see). */
+  campaign: fc.option(fc.constantFrom(0, 1, 2), { nil: undefined, freq: 3 }),
   compare: fc.constantFrom<Compare | undefined>(undefined, undefined, 'previous_period', 'previous_year'),
 });
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
@@ -243,6 +247,8 @@ async function checkScenario(ctx: Context, s: Scenario): Promise<void> {
   // --- clinics, keys and what the request selects ---------------------------------------------------
   const clinics = await Promise.all([0, 1, 2].map(() => createClinic(ctx.db, { timezone: zone })));
   const [c0, c1, c2] = clinics.map((c) => c.id) as [string, string, string];
+  const campaigns = await Promise.all(clinics.map((c) => createCampaign(ctx.db, c.id)));
+  const campaignId = s.campaign === undefined ? undefined : campaigns[s.campaign]!.id;
   const twoClinicKey = await createKey(ctx.db, { clinicIds: [c0, c1] });
   const clinicId = { key: undefined, clinic: c0, all: undefined, allClinic: c1, invisible: c2 }[s.scope];
   const clinicIds = { key: [c0, c1], clinic: [c0], all: undefined, allClinic: [c1], invisible: [] }[s.scope];
@@ -282,6 +288,7 @@ async function checkScenario(ctx: Context, s: Scenario): Promise<void> {
       data: s.rows.map((r) => ({
         id: `int_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
         clinicId: clinics[r.clinic]!.id,
+        campaignId: r.campaign ? campaigns[r.clinic]!.id : null,
         channel: r.pair.channel,
         type: r.pair.type,
         direction: directionOfType(r.pair.type),
@@ -294,8 +301,8 @@ async function checkScenario(ctx: Context, s: Scenario): Promise<void> {
   }
 
   // --- requests and the reference -------------------------------------------------------------------
-  const common = { date_from: a.text, date_to: b.text, clinic_id: clinicId, channel: s.channel, timezone, compare: s.compare };
-  const w = { zone: effectiveZone, from: window.from, to: window.to, clinicIds, channel: s.channel };
+  const common = { date_from: a.text, date_to: b.text, clinic_id: clinicId, campaign_id: campaignId, channel: s.channel, timezone, compare: s.compare };
+  const w = { zone: effectiveZone, from: window.from, to: window.to, clinicIds, campaignId, channel: s.channel };
   const previous = s.compare ? await previousWindow(q, effectiveZone, window, s.compare) : undefined;
   const context = `zone ${zone}, window ${new Date(window.from).toISOString()}..${new Date(window.to).toISOString()}`;
   const fetch = async (path: string, params: Record<string, string | undefined>) => {

@@ -135,7 +135,7 @@ export const ENDPOINTS = [
     path: '/api/v1/interactions',
     scope: 'interactions:read',
     kind: 'list',
-    params: ['page', 'limit', 'date_from', 'date_to', 'channel', 'type', 'outcome', 'clinic_id', 'search'],
+    params: ['page', 'limit', 'date_from', 'date_to', 'channel', 'type', 'outcome', 'clinic_id', 'search', 'campaign_id'],
   },
   { name: 'interaction', path: '/api/v1/interactions/{id}', scope: 'interactions:read', kind: 'object', params: [] },
   { name: 'clinics', path: '/api/v1/clinics', scope: 'clinics:read', kind: 'list', params: ['page', 'limit'] },
@@ -145,21 +145,21 @@ export const ENDPOINTS = [
     path: '/api/v1/metrics/summary',
     scope: 'metrics:read',
     kind: 'object',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'timezone', 'compare'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'campaign_id', 'timezone', 'compare'],
   },
   {
     name: 'daily',
     path: '/api/v1/metrics/daily',
     scope: 'metrics:read',
     kind: 'object',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'campaign_id', 'timezone', 'compare'],
   },
   {
     name: 'series',
     path: '/api/v1/metrics/series',
     scope: 'metrics:read',
     kind: 'object',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare', 'granularity'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'campaign_id', 'timezone', 'compare', 'granularity'],
     // granularity is required: the path the generic tests call carries one
     base: 'granularity=day',
   },
@@ -168,7 +168,23 @@ export const ENDPOINTS = [
     path: '/api/v1/metrics/outcomes',
     scope: 'metrics:read',
     kind: 'object',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'timezone', 'compare'],
+    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'campaign_id', 'timezone', 'compare'],
+  },
+  {
+    name: 'breakdown',
+    path: '/api/v1/metrics/breakdown',
+    scope: 'metrics:read',
+    kind: 'list',
+    params: ['date_from', 'date_to', 'clinic_id', 'campaign_id', 'channel', 'type', 'timezone', 'group_by', 'page', 'limit'],
+    // group_by is required: the path the generic tests call carries one
+    base: 'group_by=campaign',
+  },
+  {
+    name: 'durations',
+    path: '/api/v1/metrics/durations',
+    scope: 'metrics:read',
+    kind: 'object',
+    params: ['date_from', 'date_to', 'clinic_id', 'campaign_id', 'channel', 'type', 'timezone'],
   },
 ] as const;
 

@@ -8,7 +8,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
-import { createClinic, createInteraction } from '../helpers/factories.js';
+import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
 import { type ServerProcess, startServer } from '../helpers/server-process.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
@@ -18,6 +18,7 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
   let server: ServerProcess;
   let browser: Browser;
   let key: string;
+  let campaignName: string;
 
   beforeAll(async () => {
     const db = testDb();
@@ -25,6 +26,17 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
     // 00:30 on 25 October in Madrid (+02:00), and 02:30 of the repeated hour (+01:00).
     await createInteraction(db, { clinicId: clinic.id, startedAt: new Date('2026-10-24T22:30:00.000Z') });
     await createInteraction(db, { clinicId: clinic.id, startedAt: new Date('2026-10-25T01:30:00.000Z') });
+    // A campaign with two booked calls, and a call without campaign, for the breakdown.
+    const campaign = await createCampaign(db, clinic.id, { name: 'Docs recall campaign' });
+    campaignName = campaign.name;
+    for (const minute of [0, 1]) {
+      await createInteraction(db, {
+        clinicId: clinic.id,
+        campaignId: campaign.id,
+        outcome: 'APPOINTMENT_BOOKED',
+        startedAt: new Date(`2026-10-20T10:0${minute}:00.000Z`),
+      });
+    }
     key = await createKey(db, { clinicIds: [clinic.id] });
     server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -35,6 +47,45 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
     server?.child.kill('SIGTERM');
     await server?.exited;
   });
+
+  const authorize = async (page: import('playwright-core').Page) => {
+    await page
+      .getByRole('button', { name: /authorize/i })
+      .first()
+      .click();
+    await page.locator('.auth-container input').first().fill(key);
+    await page.locator('.auth-btn-wrapper button.authorize').click();
+    await page.locator('.btn-done, button.close-modal').first().click();
+  };
+
+  it('shows /metrics/breakdown with group_by and campaign_id, and "Try it out" answers groups by campaign and outcome', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${server.baseUrl}/docs`);
+    await authorize(page);
+
+    const operation = page.locator('.opblock', { has: page.locator('[data-path="/api/v1/metrics/breakdown"]') });
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('tr[data-param-name="group_by"]').waitFor();
+    for (const name of ['group_by', 'campaign_id', 'timezone', 'page', 'limit']) {
+      await expect(operation.locator(`tr[data-param-name="${name}"]`).count()).resolves.toBe(1);
+    }
+    // (the row also has the select of the parameter's examples)
+    await operation.locator('tr[data-param-name="group_by"] select[multiple]').selectOption(['campaign', 'outcome']);
+    await operation.locator('tr[data-param-name="date_from"] input').fill('2026-10-01');
+    await operation.locator('tr[data-param-name="date_to"] input').fill('2026-10-31');
+    await operation.getByRole('button', { name: /execute/i }).click();
+
+    const body = operation.locator('.live-responses-table .response-col_description pre').first();
+    await body.waitFor();
+    const answer = JSON.parse((await body.textContent()) ?? '');
+    expect(answer.success).toBe(true);
+    // Two booked calls of the campaign, and two without one (a tie: the campaign first, nulls last).
+    expect(answer.data.groups[0]).toMatchObject({ campaign_name: campaignName, outcome: 'APPOINTMENT_BOOKED', total_interactions: 2 });
+    expect(answer.meta.total).toBe(answer.data.groups.length);
+    expect(errors).toEqual([]);
+  }, 60_000);
 
   it('shows /metrics/series with its parameters, and "Try it out" answers buckets in the zone', async () => {
     const page = await browser.newPage();

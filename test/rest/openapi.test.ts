@@ -409,6 +409,15 @@ describe('served responses match the document', () => {
     expect(series.data.series.length).toBeGreaterThan(0);
     expect(series.data.previous.series.length).toBeGreaterThan(0);
     await check('/api/v1/metrics/series', '?granularity=day', 200, bearer(key));
+    // Breakdowns: every dimension, alone and in pairs, with its keys as documented.
+    for (const groupBy of ['clinic', 'campaign', 'channel', 'type', 'direction', 'outcome', 'clinic,campaign', 'campaign,outcome', 'channel,direction']) {
+      const breakdown = await check('/api/v1/metrics/breakdown', `?group_by=${groupBy}&date_from=2020-01-01`, 200, bearer(key));
+      expect(breakdown.data.groups.length, groupBy).toBeGreaterThan(0);
+    }
+    await check('/api/v1/metrics/breakdown', '?group_by=campaign&page=99', 200, bearer(key));
+    const durations = await check('/api/v1/metrics/durations', '?date_from=2020-01-01', 200, bearer(key));
+    expect(durations.data.count).toBeGreaterThan(0);
+    await check('/api/v1/metrics/durations', '?channel=whatsapp', 200, bearer(key));
   });
 
   it('400, 401, 403 on every endpoint; 404 on the by-id one', async () => {

@@ -90,11 +90,16 @@ export interface ListArgs {
   outcomes?: readonly string[] | null;
   search?: string | null;
   clinicId?: string | number | null;
+  campaignId?: string | number | null;
 }
 
 /** The list's page and filters, checked (graphql/errors.ts) as the caller named them. */
 export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'parameters'>) {
-  return checked(context, { ...args, clinicId: args.clinicId == null ? args.clinicId : String(args.clinicId) }, checkList);
+  const ids = {
+    clinicId: args.clinicId == null ? args.clinicId : String(args.clinicId),
+    campaignId: args.campaignId == null ? args.campaignId : String(args.campaignId),
+  };
+  return checked(context, { ...args, ...ids }, checkList);
 }
 
 const InteractionPage = builder.objectRef<InteractionList>('InteractionPage').implement({
@@ -121,6 +126,9 @@ builder.queryFields((t) => ({
       ...pagingArgs,
       ...interactionFilterArgs,
       clinicId: t.arg.id({ description: 'Only this clinic (UUID).' }),
+      campaignId: t.arg.id({
+        description: 'Only this campaign (its id: any text of 1 to 255 printable characters). A campaign of a clinic the key may not see matches nothing.',
+      }),
     },
     resolve: (_root, args, context) => {
       const { page, limit, filters } = checkedList(args, context);

@@ -23,6 +23,7 @@ import {
   zonedSeries,
   zonedSummary,
 } from '../../analytics/zoned.js';
+import type { Problems } from '../../domain/parameters.js';
 import { SUCCESSFUL_OUTCOMES } from '../../domain/values.js';
 import type { ParameterNames } from '../../interactions/filters.js';
 import { MAX_SERIES_BUCKETS } from '../../zones/local-calendar.js';
@@ -34,13 +35,13 @@ import { ChannelEnum, GranularityEnum, InteractionTypeEnum, MetricsComparisonEnu
 import { type CheckedZoneArguments, checkZoneArguments, type ZoneArguments, zonedQuery } from './zone-arguments.js';
 
 /** An aggregate over a window costs like a page of rows (see builder.ts). */
-const METRICS_COST = 500;
+export const METRICS_COST = 500;
 
 const successNote = `Success means one of ${SUCCESSFUL_OUTCOMES.join(', ')}, over interactions that have an outcome.`;
 
 type SummaryResult = SummaryMetrics & { previous?: SummaryMetrics; change?: SummaryChange };
 
-const MetricsSummary = builder.objectRef<SummaryResult>('MetricsSummary');
+export const MetricsSummary = builder.objectRef<SummaryResult>('MetricsSummary');
 
 const MetricsChange = builder.objectRef<SummaryChange>('MetricsChange').implement({
   description:
@@ -171,7 +172,7 @@ const MetricsSeries = builder.objectRef<{ series: SeriesBucket[]; previous?: Ser
   }),
 });
 
-const windowArgs = builder.args((t) => ({
+export const windowArgs = builder.args((t) => ({
   dateFrom: t.string({
     description: 'Start of the window: `YYYY-MM-DD` (start of that day: UTC, or local with `timezone`) or an ISO 8601 date-time. Default: 30 days ago.',
   }),
@@ -179,10 +180,13 @@ const windowArgs = builder.args((t) => ({
     description: 'End of the window, inclusive: `YYYY-MM-DD` (end of that day: UTC, or local with `timezone`) or an ISO 8601 date-time. Default: today.',
   }),
   clinicId: t.id({ description: 'Only this clinic (UUID).' }),
+  campaignId: t.id({
+    description: 'Only this campaign (its id: any text of 1 to 255 printable characters). A campaign of a clinic the key may not see counts nothing.',
+  }),
   channel: t.field({ type: ChannelEnum, description: 'Only this channel.' }),
 }));
 
-const timezoneArg = builder.args((t) => ({
+export const timezoneArg = builder.args((t) => ({
   timezone: t.string({
     description:
       "Time zone of the window's dates and of the buckets: an IANA tz database name as spelled there (`Europe/Madrid`, `Asia/Kathmandu`), or `clinic` for the time zone of the clinic the request is restricted to (which it then must name). Default `UTC`.",
@@ -193,19 +197,20 @@ const compareArg = builder.args((t) => ({
   compare: t.field({ type: MetricsComparisonEnum, description: 'Also compute the figures of this earlier window (`previous`).' }),
 }));
 
-const typeArg = builder.args((t) => ({
+export const typeArg = builder.args((t) => ({
   type: t.field({ type: InteractionTypeEnum, description: 'Only this interaction type; must be valid for `channel` when both are given.' }),
 }));
 
-interface WindowArgs {
+export interface WindowArgs {
   dateFrom?: string | null;
   dateTo?: string | null;
   clinicId?: string | number | null;
+  campaignId?: string | number | null;
   channel?: string | null;
   type?: string | null;
 }
 
-interface MetricsRequest {
+export interface MetricsRequest {
   filter: MetricsFilter;
   zone: CheckedZoneArguments;
   sent: WindowArgs & ZoneArguments;
@@ -217,19 +222,35 @@ interface MetricsRequest {
  * that is only being checked (the REST facade with problems of its own, the OpenAPI examples) gets
  * its problems at once.
  */
-function checkMetrics(args: WindowArgs & ZoneArguments, context: GraphQLContext, options: { maxDays?: number; series?: boolean } = {}): MetricsRequest {
-  const raw = { ...args, clinicId: args.clinicId == null ? null : String(args.clinicId) };
+export function checkMetrics(args: WindowArgs & ZoneArguments, context: GraphQLContext, options: { maxDays?: number; series?: boolean } = {}): MetricsRequest {
+  return checkMetricsWith(args, context, options, () => undefined).request;
+}
+
+/**
+ * checkMetrics with the checks of a field's own further arguments (`more`), so that one
+ * VALIDATION_ERROR names every bad argument. `more` sees the arguments as sent.
+ */
+export function checkMetricsWith<A extends WindowArgs & ZoneArguments, T>(
+  args: A,
+  context: GraphQLContext,
+  options: { maxDays?: number; series?: boolean },
+  more: (values: A, names: ParameterNames, problems: Problems) => T,
+): { request: MetricsRequest; more: T } {
+  const raw = { ...args, clinicId: args.clinicId == null ? null : String(args.clinicId), campaignId: args.campaignId == null ? null : String(args.campaignId) };
   const { visibleClinics, now } = context;
   return checked(context, raw, (values, names, problems) => ({
-    filter: checkMetricsFilter(values, names, problems, {
-      visibleClinics,
-      now,
-      maxDays: options.maxDays,
-      inZone: values.timezone != null && values.timezone !== 'UTC',
-    }),
-    zone: checkZoneArguments(values, names, problems, { granularity: options.series ? 'required' : undefined, knownZones: knownZoneNames(context.db) }),
-    sent: values,
-    series: options.series ?? false,
+    request: {
+      filter: checkMetricsFilter(values, names, problems, {
+        visibleClinics,
+        now,
+        maxDays: options.maxDays,
+        inZone: values.timezone != null && values.timezone !== 'UTC',
+      }),
+      zone: checkZoneArguments(values, names, problems, { granularity: options.series ? 'required' : undefined, knownZones: knownZoneNames(context.db) }),
+      sent: values,
+      series: options.series ?? false,
+    },
+    more: more(values, names, problems),
   }));
 }
 
@@ -237,13 +258,13 @@ function checkMetrics(args: WindowArgs & ZoneArguments, context: GraphQLContext,
  * The zoned query of a checked request with a time zone other than UTC or a comparison (always for
  * a series); undefined for the others, which today's UTC code answers.
  */
-async function zonedQueryOf(request: MetricsRequest, context: GraphQLContext): Promise<ZonedQuery | undefined> {
+export async function zonedQueryOf(request: MetricsRequest, context: GraphQLContext): Promise<ZonedQuery | undefined> {
   const query = await zonedQuery(context, request.sent, request.filter, request.zone, request.series);
   return query && (request.series || query.zone !== 'UTC' || query.compare) ? query : undefined;
 }
 
 /** Turns the zoned code's refusals into the caller's VALIDATION_ERROR. */
-async function answering<T>(
+export async function answering<T>(
   context: GraphQLContext,
   query: ZonedQuery,
   work: () => Promise<T>,
@@ -263,7 +284,7 @@ async function answering<T>(
   }
 }
 
-const tooManyDays = (names: ParameterNames) => ({ [names.dateTo]: `the daily series covers at most ${MAX_DAILY_DAYS} days` });
+export const tooManyDays = (names: ParameterNames) => ({ [names.dateTo]: `the daily series covers at most ${MAX_DAILY_DAYS} days` });
 
 builder.queryFields((t) => ({
   metricsSummary: t.field({

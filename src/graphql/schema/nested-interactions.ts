@@ -6,7 +6,7 @@ import { checkedList, type ListArgs } from './interaction.js';
 export function interactionsOf(
   kind: 'clinic' | 'campaign',
   parentId: string,
-  args: Omit<ListArgs, 'clinicId'>,
+  args: Omit<ListArgs, 'clinicId' | 'campaignId'>,
   context: GraphQLContext,
 ): Promise<InteractionRow[]> {
   const page = checkedList(args, context);

@@ -100,7 +100,7 @@ export async function zonedQuery(
     zone,
     from: localBound(raw.dateFrom, filter.from, 'from'),
     to: localBound(raw.dateTo, filter.to, 'to'),
-    dims: { clinicIds: filter.clinicIds, channel: filter.channel, type: filter.type },
+    dims: { clinicIds: filter.clinicIds, campaignId: filter.campaignId, channel: filter.channel, type: filter.type },
     compare: checked.compare,
     now: context.now,
   };

@@ -1,0 +1,28 @@
+// Clinics and campaigns by id, loaded in batches: the group keys of a breakdown name their clinic
+// and campaign, and a page of groups must cost one statement per kind, not one per group.
+import DataLoader from 'dataloader';
+import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { Db } from '../db/client.js';
+import type { Campaign, Clinic } from '../generated/prisma/client.js';
+
+export interface EntityLoaders {
+  clinic: DataLoader<string, Clinic | null>;
+  campaign: DataLoader<string, Campaign | null>;
+}
+
+/** Loaders that never return a clinic the key may not see, nor a campaign of one. */
+export function createEntityLoaders(db: Db, visible: VisibleClinics): EntityLoaders {
+  const seen = (clinicId: string) => visible === null || visible.includes(clinicId);
+  return {
+    clinic: new DataLoader(async (ids) => {
+      const rows = await db.clinic.findMany({ where: { id: { in: [...ids] } } });
+      const byId = new Map(rows.filter((row) => seen(row.id)).map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    campaign: new DataLoader(async (ids) => {
+      const rows = await db.campaign.findMany({ where: { id: { in: [...ids] } } });
+      const byId = new Map(rows.filter((row) => seen(row.clinicId)).map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+  };
+}
