@@ -20,8 +20,11 @@ import { createPrismaClient } from '../src/db/client.js';
 import { useEmbeddedPostgres } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 
-/** Bump when the generated rows change: datasets of another version are rebuilt. */
-export const DATASET_VERSION = 1;
+/**
+ * Bump when the generated rows change: datasets of another version are rebuilt. 2: 10 campaigns
+ * per clinic (was 5), some of them running part of the time; a tail of long calls (10 minutes to 2 hours).
+ */
+export const DATASET_VERSION = 2;
 /** Days of history in every dataset; the last one is the day before the build (UTC). */
 export const DATASET_DAYS = 730;
 /** Rows per INSERT statement (and transaction): large, so statement-level triggers see big batches. */
@@ -96,7 +99,7 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
 }
 
 // ---------------------------------------------------------------------------------------------
-// The fixed part: 10 clinics in five countries, 5 campaigns each
+// The fixed part: 10 clinics in five countries, 10 campaigns each
 
 const uuidOf = (text: string) => {
   const h = createHash('md5').update(text).digest('hex');
@@ -188,8 +191,33 @@ const CLINICS: readonly ClinicSeed[] = [
 /** Relative traffic of each clinic (busiest first). */
 const CLINIC_VOLUMES = [1.6, 1.4, 1.3, 1.2, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5];
 
-/** Slot s of every clinic. Voice campaigns are slots 1 and 3, WhatsApp ones 2 and 4, reminders slot 0. */
-const CAMPAIGN_SLOTS = [
+/** The kinds of interactions that belong to a campaign (the rest, inbound and form calls, to none). */
+type CampaignKind = 'voice' | 'whatsapp' | 'reminders';
+
+interface CampaignSlot {
+  type: string;
+  channel: string;
+  status: string;
+  name: string;
+  settings: Record<string, unknown>;
+  /**
+   * The share (percent) of each kind's campaign interactions it takes: voice campaign calls
+   * (CAMPAIGN_OUTBOUND and CAMPAIGN_CALLBACK), WhatsApp campaign messages (CAMPAIGN_OUTBOUND),
+   * reminders (APPOINTMENT_REMINDER). The shares of a kind add up to 100.
+   */
+  shares: Partial<Record<CampaignKind, number>>;
+  /** Days of the dataset (0 = its first day) it ran in: from (inclusive) and until (exclusive). */
+  from?: number;
+  until?: number;
+}
+
+/**
+ * Slot s of every clinic: 10 campaigns, of uneven weight. A campaign's interactions fall on the
+ * days it ran; outside them its share goes to the first campaign of the kind (slot 1 for voice
+ * calls, 2 for WhatsApp messages, 0 for reminders). The completed recall ran in the first year
+ * only, so a window over the last year has 9 campaigns with interactions per clinic and one without.
+ */
+const CAMPAIGN_SLOTS: readonly CampaignSlot[] = [
   {
     type: 'appointment_reminder',
     channel: 'whatsapp',
@@ -201,6 +229,7 @@ const CAMPAIGN_SLOTS = [
       allow_cancel: true,
       message_template: 'Hi {name}, this is a reminder of your appointment on {date}.',
     },
+    shares: { reminders: 70 },
   },
   {
     type: 'no_show_recovery',
@@ -208,6 +237,7 @@ const CAMPAIGN_SLOTS = [
     status: 'active',
     name: 'Missed appointment recovery',
     settings: { max_attempts: 3, retry_interval_hours: 24, call_window_start: '09:00', call_window_end: '18:00' },
+    shares: { voice: 30 },
   },
   {
     type: 'follow_up',
@@ -215,6 +245,7 @@ const CAMPAIGN_SLOTS = [
     status: 'active',
     name: 'Post-visit follow-up',
     settings: { max_attempts: 2, message_template: 'Hi {name}, how are you feeling after your visit?' },
+    shares: { whatsapp: 35 },
   },
   {
     type: 'reactivation',
@@ -222,6 +253,9 @@ const CAMPAIGN_SLOTS = [
     status: 'paused',
     name: 'Patient reactivation',
     settings: { max_attempts: 2, retry_interval_hours: 48, call_window_start: '10:00', call_window_end: '17:30', inactivity_threshold_days: 365 },
+    shares: { voice: 15 },
+    // paused two months before the end
+    until: DATASET_DAYS - 60,
   },
   {
     type: 'recall',
@@ -229,8 +263,56 @@ const CAMPAIGN_SLOTS = [
     status: 'completed',
     name: 'Annual check-up recall',
     settings: { max_attempts: 3, retry_interval_hours: 72, call_window_start: '09:30', call_window_end: '19:00' },
+    shares: { voice: 15, whatsapp: 15 },
+    // the first year only
+    until: DATASET_DAYS - 365,
   },
-] as const;
+  {
+    type: 'custom',
+    channel: 'voice',
+    status: 'active',
+    name: 'New patient welcome calls',
+    settings: { max_attempts: 2, retry_interval_hours: 24, call_window_start: '10:00', call_window_end: '18:00' },
+    shares: { voice: 15 },
+    from: 200,
+  },
+  {
+    type: 'reactivation',
+    channel: 'whatsapp',
+    status: 'active',
+    name: 'Lapsed patient win-back',
+    settings: { max_attempts: 2, inactivity_threshold_days: 540, message_template: 'Hi {name}, it has been a while: shall we book your next visit?' },
+    shares: { whatsapp: 25 },
+    from: 300,
+  },
+  {
+    type: 'follow_up',
+    channel: 'voice',
+    status: 'active',
+    name: 'Post-treatment check-in calls',
+    settings: { max_attempts: 2, retry_interval_hours: 48, call_window_start: '09:00', call_window_end: '17:00' },
+    shares: { voice: 15 },
+  },
+  {
+    type: 'custom',
+    channel: 'multi',
+    status: 'active',
+    name: 'Seasonal vaccination drive',
+    settings: { max_attempts: 2, retry_interval_hours: 72, call_window_start: '09:30', call_window_end: '18:30' },
+    shares: { voice: 10, whatsapp: 25 },
+  },
+  {
+    type: 'appointment_reminder',
+    channel: 'whatsapp',
+    status: 'active',
+    name: 'Treatment plan reminders',
+    settings: { reminder_hours_before: 48, allow_reschedule: true, allow_cancel: false, message_template: 'Hi {name}, your next session is on {date}.' },
+    shares: { reminders: 30 },
+  },
+];
+
+/** The campaign slot an interaction of a kind goes to when the one drawn did not run that day. */
+const FALLBACK_SLOT: Record<CampaignKind, number> = { voice: 1, whatsapp: 2, reminders: 0 };
 
 export const CLINIC_IDS: readonly string[] = CLINICS.map((_, c) => uuidOf(`bench-clinic-${c}`));
 const CAMPAIGN_IDS: readonly string[] = CLINICS.flatMap((_, c) => CAMPAIGN_SLOTS.map((_, s) => uuidOf(`bench-campaign-${c}-${s}`)));
@@ -252,7 +334,10 @@ async function insertClinicsAndCampaigns(client: pg.Client, firstDay: Date): Pro
   );
   const campaigns = CLINICS.flatMap((clinic, c) =>
     CAMPAIGN_SLOTS.map((slot, s) => {
-      const created = new Date(firstDay.getTime() - (120 - 9 * s - c) * DAY_MS);
+      // Before the data, or, for a campaign that started later, a few days before its first interaction.
+      const created = new Date(firstDay.getTime() + (slot.from === undefined ? -(120 - 9 * s - c) : slot.from - 10 + c) * DAY_MS);
+      // A paused or completed campaign last changed when it stopped.
+      const updated = slot.until === undefined ? new Date(created.getTime() + 3 * DAY_MS) : new Date(firstDay.getTime() + slot.until * DAY_MS);
       return {
         id: CAMPAIGN_IDS[c * CAMPAIGN_SLOTS.length + s]!,
         name: `${slot.name} (${clinic.name.split(' ').slice(-1)[0]})`,
@@ -262,7 +347,7 @@ async function insertClinicsAndCampaigns(client: pg.Client, firstDay: Date): Pro
         status: slot.status,
         clinicId: CLINIC_IDS[c]!,
         createdAt: created.toISOString(),
-        updatedAt: new Date(created.getTime() + 3 * DAY_MS).toISOString(),
+        updatedAt: updated.toISOString(),
         settings: JSON.stringify(slot.settings),
       };
     }),
@@ -329,6 +414,14 @@ const CALL_SECONDS = [
   [20, 90],
   [4, 25],
 ];
+/**
+ * The long tail: this share (per mille) of the calls whose outcome is one of LONG_CALL_OUTCOMES
+ * (indexes in OUTCOMES: booked, modified, decision pending: a patient with questions) last from 10
+ * minutes to 2 hours instead, shorter ones more likely (600 + u^3 * 6,600 s): about 1.7% of the
+ * calls, a quarter of those an hour or more.
+ */
+const LONG_CALLS_PER_MILLE = 30;
+const LONG_CALL_OUTCOMES = [0, 1, 6];
 const SUMMARIES = [
   'The patient booked a new appointment.',
   'The patient moved an existing appointment to another day.',
@@ -385,7 +478,7 @@ END`;
 
 /**
  * Rows $1..$2 of a dataset of $3 rows whose first day starts at epoch second $4, with $5 patients
- * per clinic; $6 clinic ids, $7 campaign ids (clinic * 5 + slot). Interactions and the transcripts
+ * per clinic; $6 clinic ids, $7 campaign ids (clinic * 10 + slot). Interactions and the transcripts
  * of a share of them (80% of WhatsApp conversations, 30% of calls) in one statement.
  */
 function chunkSql(): string {
@@ -397,6 +490,18 @@ function chunkSql(): string {
   const volumeSum = CLINIC_VOLUMES.reduce((a, b) => a + b, 0);
   const clinicCumulative = cumulative(CLINIC_VOLUMES).map((v) => (v / volumeSum).toFixed(6));
   const entry = (role: string, content: string) => `jsonb_build_object('role', '${role}', 'content', ${content})`;
+  // The campaign slot of a kind's interaction: drawn by the slots' shares, then the kind's fallback
+  // slot when the one drawn did not run on the row's day.
+  const slotOf = (kind: CampaignKind) => {
+    const slots = CAMPAIGN_SLOTS.flatMap((slot, s) => (slot.shares[kind] ? [{ ...slot, s, share: slot.shares[kind]! }] : []));
+    const draws = slots.map((slot, i) => {
+      const ran = [slot.from === undefined ? '' : `x.day >= ${slot.from}`, slot.until === undefined ? '' : `x.day < ${slot.until}`].filter(Boolean);
+      return `WHEN ${i} THEN ${ran.length ? `CASE WHEN ${ran.join(' AND ')} THEN ${slot.s} ELSE ${FALLBACK_SLOT[kind]} END` : slot.s}`;
+    });
+    const bounds = cumulative(slots.map((slot) => slot.share));
+    return `CASE width_bucket((x.h10 % 10000) / 100.0, ARRAY[${bounds.join(', ')}]::numeric[]) ${draws.join(' ')} END`;
+  };
+  const slots = CAMPAIGN_SLOTS.length;
   const greeting = `'Hello, this is the virtual assistant of your clinic. How can I help you today?'`;
   return `
   WITH base AS (
@@ -411,16 +516,23 @@ function chunkSql(): string {
       md5('bench:' || g)::uuid::text AS id,
       CASE WHEN b.h11 % 100 = 0 THEN NULL ELSE CASE b.p ${outcomeCase} END END AS o,
       b.h9 % $5::bigint AS patient,
+      (g - 1) * ${DATASET_DAYS} / $3::bigint AS day,
       to_timestamp($4::float8 + ((g - 1) * ${DATASET_DAYS} / $3::bigint) * 86400
         + round((CASE WHEN b.u5 < 0.7 THEN 28800 + b.u6 * 39600 ELSE b.u6 * 86400 END)::numeric, 3)::float8) AS started
     FROM base AS b
   ), x AS (
     SELECT r.*,
       lpad(((hashint8extended(r.c * 100000000 + r.patient, 12) & 2147483647) % 1000000000)::text, 9, '0') AS d,
-      CASE WHEN r.p < 4 AND r.o IS NOT NULL
-        THEN round((ARRAY[${CALL_SECONDS.map((s) => s[0]).join(', ')}])[r.o + 1]
+      CASE WHEN r.p >= 4 OR r.o IS NULL THEN NULL
+        WHEN r.o IN (${LONG_CALL_OUTCOMES.join(', ')}) AND ${hk(13)} % 1000 < ${LONG_CALLS_PER_MILLE}
+        THEN 600 + floor(${u(14)} ^ 3 * 6600)::int
+        ELSE round((ARRAY[${CALL_SECONDS.map((s) => s[0]).join(', ')}])[r.o + 1]
           + ((ARRAY[${CALL_SECONDS.map(([lo, hi]) => hi! - lo!).join(', ')}])[r.o + 1]) * (r.u7 + r.u8) / 2)::int END AS duration
     FROM r
+  ), y AS (
+    SELECT x.*,
+      CASE WHEN x.p IN (2, 3) THEN ${slotOf('voice')} WHEN x.p = 5 THEN ${slotOf('whatsapp')} WHEN x.p = 6 THEN ${slotOf('reminders')} END AS slot
+    FROM x
   ), rows AS (
     SELECT x.id, x.p, x.o, x.u4,
       (CASE WHEN x.p < 4 THEN 'voice' ELSE 'whatsapp' END)::"Channel" AS channel,
@@ -428,9 +540,7 @@ function chunkSql(): string {
       (CASE WHEN x.p IN (0, 4) THEN 'inbound' ELSE 'outbound' END)::"Direction" AS direction,
       ${PHONE_SQL} AS phone_number,
       ($6::uuid[])[x.c + 1] AS clinic_id,
-      CASE WHEN x.p IN (2, 3) THEN ($7::text[])[x.c * 5 + 2 + 2 * (x.h10 % 2)::int]
-           WHEN x.p = 5 THEN ($7::text[])[x.c * 5 + 3 + 2 * (x.h10 % 2)::int]
-           WHEN x.p = 6 THEN ($7::text[])[x.c * 5 + 1] END AS campaign_id,
+      ($7::text[])[x.c * ${slots} + x.slot + 1] AS campaign_id,
       x.started AS started_at,
       CASE WHEN x.o IS NULL THEN NULL
            WHEN x.p < 4 THEN x.started + make_interval(secs => x.duration)
@@ -439,7 +549,7 @@ function chunkSql(): string {
       (${sqlText(OUTCOMES)})[x.o + 1] AS outcome,
       (${sqlText(SUMMARIES)})[x.o + 1] AS summary,
       CASE WHEN x.p < 4 AND x.o IS NOT NULL THEN 'https://recordings.example.com/calls/' || x.id || '.mp3' END AS recording_url
-    FROM x
+    FROM y AS x
   ), inserted AS (
     INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, campaign_id, started_at, ended_at, duration_seconds, outcome, summary, recording_url)
     SELECT id, channel, type, direction, phone_number, clinic_id, campaign_id, started_at, ended_at, duration_seconds, outcome, summary, recording_url

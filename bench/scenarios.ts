@@ -1,6 +1,6 @@
 // The bench scenarios: one request each, sent over and over at a fixed concurrency, and the check
 // that the service and the baseline answer them identically before anything is measured.
-import { GRAPHQL_DOCUMENT } from './baseline/handlers.js';
+import { campaignsDocument, GRAPHQL_DOCUMENT } from './baseline/handlers.js';
 import { CLINIC_IDS, type DatasetMeta } from './datasets.js';
 
 export type Group = 'interactions' | 'metrics' | 'graphql';
@@ -12,15 +12,15 @@ export interface Scenario {
   path: string;
   body?: string;
   /** Scenarios the targets speak of. */
-  target?: 'first-page' | 'search' | 'common-search' | 'deep-page' | 'metrics' | 'zoned-metrics';
-  /** For target 'zoned-metrics': what its p50 at 10m must meet (each limit given is checked). */
-  limits?: ZonedLimits;
+  target?: 'first-page' | 'search' | 'common-search' | 'deep-page' | 'metrics' | 'limits';
+  /** For target 'limits': what its p50 at 10m must meet (each limit given is checked). */
+  limits?: Limits;
   /** The scenario is about an empty answer (otherwise one means the dataset does not exercise it). */
   empty?: true;
 }
 
-/** The targets of metrics in local time zones, all judged on the p50 at 10m. */
-export interface ZonedLimits {
+/** Targets judged on the p50 at 10m (metrics in local time zones, breakdowns, durations, ...). */
+export interface Limits {
   /** At most this many milliseconds. */
   p50Ms?: number;
   /** At most this many times the same scenario's p50 at 100k. */
@@ -32,7 +32,8 @@ export interface ZonedLimits {
 const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 export function scenariosFor(meta: DatasetMeta): Scenario[] {
-  const year = `date_from=${addDays(meta.lastDay, -364)}&date_to=${meta.lastDay}`;
+  const yearFrom = addDays(meta.lastDay, -364);
+  const year = `date_from=${yearFrom}&date_to=${meta.lastDay}`;
   const get = (name: string, group: Group, path: string, target?: Scenario['target']): Scenario => ({ name, group, method: 'GET', path, target });
   const metrics = (['summary', 'daily', 'outcomes'] as const).flatMap((m) => [
     get(`metrics ${m} 30 days`, 'metrics', `/api/v1/metrics/${m}`, 'metrics'),
@@ -40,8 +41,8 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
   ]);
   // Metrics in local time zones (names say "tz": `--scenarios tz` selects them). The zones: +05:45
   // all year, two with DST (each year window holds a gap and a fold), and +05:30 for one clinic.
-  const zoned = (name: string, path: string, limits?: ZonedLimits): Scenario => ({
-    ...get(name, 'metrics', path, limits ? 'zoned-metrics' : undefined),
+  const zoned = (name: string, path: string, limits?: Limits): Scenario => ({
+    ...get(name, 'metrics', path, limits ? 'limits' : undefined),
     ...(limits ? { limits } : {}),
   });
   // A comparison reads a second window: at most twice the cost of the answer without it.
@@ -50,7 +51,7 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     zoned(`${scenario.name}, compare previous_year`, `${scenario.path}&compare=previous_year`, { versus: { scenario: scenario.name, factor: 2 } }),
   ];
   // A year of local days or weeks: p50 <= 15 ms, within 1.5x of 100k, within 2x of the UTC daily.
-  const zonedDaily: ZonedLimits = { p50Ms: 15, growth: 1.5, versus: { scenario: 'metrics daily 1 year', factor: 2 } };
+  const zonedDaily: Limits = { p50Ms: 15, growth: 1.5, versus: { scenario: 'metrics daily 1 year', factor: 2 } };
   const zonedMetrics = [
     ...withCompare(zoned('metrics daily 1 year, tz Asia/Kathmandu', `/api/v1/metrics/daily?${year}&timezone=Asia/Kathmandu`, zonedDaily)),
     ...withCompare(
@@ -66,6 +67,17 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     ),
     // The series in UTC: what the zoned series cost beyond the series itself.
     zoned('metrics series day 1 year', `/api/v1/metrics/series?granularity=day&${year}`),
+  ];
+  // Metrics by dimension over a year (`--scenarios breakdown` or `durations` selects them): the
+  // summary per group, the first page of 25 (by campaign: 90 campaigns with interactions that year
+  // and the group without one), and the distribution of call durations.
+  const breakdownLimits: Limits = { p50Ms: 20, growth: 1.5 };
+  const byDimension = [
+    zoned('metrics breakdown by campaign 1 year', `/api/v1/metrics/breakdown?group_by=campaign&${year}`, breakdownLimits),
+    zoned('metrics breakdown by campaign,outcome 1 year', `/api/v1/metrics/breakdown?group_by=campaign,outcome&${year}`, breakdownLimits),
+    zoned('metrics breakdown by clinic,channel 1 year', `/api/v1/metrics/breakdown?group_by=clinic,channel&${year}`, breakdownLimits),
+    zoned('metrics durations 1 year', `/api/v1/metrics/durations?${year}`, { p50Ms: 15 }),
+    zoned('metrics durations 1 year, one clinic', `/api/v1/metrics/durations?${year}&clinic_id=${CLINIC_IDS[0]}`),
   ];
   return [
     get('interactions first page', 'interactions', '/api/v1/interactions', 'first-page'),
@@ -93,12 +105,24 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     get('deep page (2000 x 25)', 'interactions', '/api/v1/interactions?page=2000&limit=25', 'deep-page'),
     ...metrics,
     ...zonedMetrics,
+    ...byDimension,
     {
       name: 'GraphQL interactions(limit: 50) + relations',
       group: 'graphql',
       method: 'POST',
       path: '/graphql',
       body: JSON.stringify({ query: GRAPHQL_DOCUMENT }),
+    },
+    // Every campaign of the dataset (10 per clinic) with the summary of its year, batched by the
+    // service into one breakdown by campaign for the page.
+    {
+      name: 'GraphQL campaigns(limit: 100) + metrics 1 year',
+      group: 'graphql',
+      method: 'POST',
+      path: '/graphql',
+      body: JSON.stringify({ query: campaignsDocument(yearFrom, meta.lastDay) }),
+      target: 'limits',
+      limits: { p50Ms: 30 },
     },
   ];
 }
@@ -160,8 +184,13 @@ export function checkAnswers(scenario: Scenario, ours: Answer, baseline: Answer 
   else {
     const data = body.data as Record<string, unknown> | undefined;
     const buckets = (data?.daily ?? data?.series) as Array<{ total: number }> | undefined;
+    const campaigns = (data?.campaigns as { nodes?: Array<{ metrics?: { totalInteractions?: number } }> } | undefined)?.nodes;
     const empty =
       (scenario.name.startsWith('interactions') && !(data?.interactions as unknown[] | undefined)?.length) ||
+      (scenario.name.includes('breakdown') && !(data?.groups as unknown[] | undefined)?.length) ||
+      (scenario.name.includes('durations') && !(data as { count?: number } | undefined)?.count) ||
+      // A page of campaigns without any interaction in the window.
+      (campaigns !== undefined && !campaigns.some((c) => c.metrics?.totalInteractions)) ||
       (scenario.name.startsWith('metrics summary') && !(data as { total_interactions?: number } | undefined)?.total_interactions) ||
       // A daily or series answer is all zero-filled entries when its window misses the dataset.
       (buckets !== undefined && !buckets.some((b) => b.total > 0));

@@ -1,12 +1,15 @@
-// What writers pay for the levels under the day (`node --import tsx bench/write-cost.ts [admin URL]`):
-// 2,000-row INSERT statements (the importer's batch size) and single-row inserts, with the
-// fine-level triggers enabled and disabled, alternating, on a scratch database `wc_scratch` that it
-// creates and drops on the server of the admin URL (default: the machine's PostgreSQL).
-// Results: bench/results/2026-11-24-zoned-levels-write-cost.md.
+// What writers pay for one family of rollup levels (`node --import tsx bench/write-cost.ts [admin URL]
+// [fine|dimension]`): 2,000-row INSERT statements (the importer's batch size) and single-row inserts,
+// with that family's triggers enabled and disabled, alternating, on a scratch database `wc_scratch`
+// that it creates and drops on the server of the admin URL (default: the machine's PostgreSQL).
+// `fine`: the levels under the day (bench/results/2026-11-24-zoned-levels-write-cost.md);
+// `dimension`: the campaign and duration levels (bench/results/2026-11-24-dimension-levels-write-cost.md).
 import pg from 'pg';
 import { migrate } from '../src/db/migrate.js';
 
 const admin = process.argv[2] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const family = process.argv[3] ?? 'fine';
+if (family !== 'fine' && family !== 'dimension') throw new Error(`unknown family of levels ${family}: fine or dimension`);
 const scratch = new URL(admin);
 scratch.pathname = '/wc_scratch';
 const url = scratch.toString();
@@ -21,17 +24,24 @@ await c.connect();
 await c.query(
   `INSERT INTO clinics (id, name, address, phone, email, timezone) SELECT ('00000000-0000-0000-0000-00000000000' || g)::uuid, 'c' || g, 'a', 'p', 'e', 'UTC' FROM generate_series(0, 9) g`,
 );
-const FINE = ['interaction_fine_levels_insert', 'interaction_fine_levels_update', 'interaction_fine_levels_delete'];
+// Five campaigns per clinic; two interactions in three belong to one.
+await c.query(
+  `INSERT INTO campaigns (id, name, description, type, channel, status, clinic_id)
+   SELECT 'cmp_' || g || '_' || k, 'c', 'd', 'recall', 'voice', 'active', ('00000000-0000-0000-0000-00000000000' || g)::uuid
+   FROM generate_series(0, 9) g, generate_series(0, 4) k`,
+);
+const TRIGGERS = ['insert', 'update', 'delete'].map((op) => `interaction_${family}_levels_${op}`);
 const setFine = async (on: boolean) => {
-  for (const t of FINE) await c.query(`ALTER TABLE interactions ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${t}`);
+  for (const t of TRIGGERS) await c.query(`ALTER TABLE interactions ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${t}`);
 };
 const rows = (start: number, n: number, order: 'chronological' | 'random') => `
-  INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, duration_seconds, outcome)
+  INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, campaign_id, started_at, duration_seconds, outcome)
   SELECT 'i' || g, CASE WHEN g % 3 = 0 THEN 'whatsapp' ELSE 'voice' END::"Channel",
          CASE WHEN g % 3 = 0 THEN 'APPOINTMENT_REMINDER' ELSE 'INBOUND' END::"InteractionType",
          CASE WHEN g % 3 = 0 THEN 'outbound' ELSE 'inbound' END::"Direction",
          '+34612' || lpad((hashint8extended(g, 1) & 999999)::text, 6, '0'),
          ('00000000-0000-0000-0000-00000000000' || (g % 10))::uuid,
+         CASE WHEN g % 3 <> 2 THEN 'cmp_' || (g % 10) || '_' || ((g / 10) % 5) END,
          ${
            order === 'chronological'
              ? `TIMESTAMPTZ '2024-01-01 00:00Z' + g * interval '315 seconds'`

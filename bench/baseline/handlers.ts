@@ -1,4 +1,4 @@
-// The baseline's endpoints: the bench scenarios' REST routes (and the one GraphQL document the bench
+// The baseline's endpoints: the bench scenarios' REST routes (and the GraphQL documents the bench
 // sends) answered with hand-written SQL over a pg Pool, in the same representations, ordering and
 // metric rules as the service (README "API behaviour", decisions sections 3-4). Independent of
 // src/ on purpose: the bench checks that both answer identically, so a rule drifting on either side
@@ -88,6 +88,7 @@ interface Filters {
   type?: string;
   outcomes?: string[];
   clinicId?: string;
+  campaignId?: string;
   search?: string;
 }
 
@@ -120,6 +121,13 @@ function filters(query: Query, problems: Problems): Filters {
     if (UUID.test(query.clinic_id)) f.clinicId = query.clinic_id.toLowerCase();
     else problems.clinic_id = 'must be a UUID';
   }
+  if (query.campaign_id !== undefined) {
+    // Any text of 1 to 255 characters without control characters (campaign ids are not UUIDs).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+    if (query.campaign_id.length === 0 || [...query.campaign_id].length > 255 || /[\u0000-\u001f\u007f]/.test(query.campaign_id))
+      problems.campaign_id = 'must be 1 to 255 characters without control characters';
+    else f.campaignId = query.campaign_id;
+  }
   if (query.search !== undefined) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
     if (query.search.length === 0 || query.search.length > 64 || /[\u0000-\u001f\u007f]/.test(query.search))
@@ -139,6 +147,7 @@ function where(f: Filters, visible: string[] | null): { sql: string; params: unk
   };
   if (visible) add((n) => `clinic_id = ANY(${n}::uuid[])`, visible);
   if (f.clinicId) add((n) => `clinic_id = ${n}::uuid`, f.clinicId);
+  if (f.campaignId) add((n) => `campaign_id = ${n}`, f.campaignId);
   if (f.from) add((n) => `started_at >= ${n}::timestamptz`, f.from.toISOString());
   if (f.to) add((n) => `started_at <= ${n}::timestamptz`, f.to.toISOString());
   if (f.channel) add((n) => `channel = ${n}::"Channel"`, f.channel);
@@ -310,7 +319,7 @@ async function metricsWindows(pool: pg.Pool, query: Query, allowed: string[], ke
     to,
     fromDay,
     toDay,
-    ...where({ from, to, channel: f.channel, type: f.type }, visible),
+    ...where({ from, to, channel: f.channel, type: f.type, campaignId: f.campaignId }, visible),
   });
   const check = (w: Window) => {
     if (!problems.date_from && !problems.date_to && w.from > w.to) problems.date_from = 'is later than date_to';
@@ -414,7 +423,11 @@ const bucketFigures = (r: Derived) => ({
 async function summaryOf(pool: pg.Pool, w: Window): Promise<Record<string, number>> {
   const a = aggregatesOf(w);
   const { rows } = await pool.query<Derived>(`SELECT ${derived} FROM (SELECT ${a.select} FROM interactions WHERE ${w.sql}) AS a`, a.params);
-  const r = rows[0]!;
+  return summaryFigures(rows[0]!);
+}
+
+/** The figures of a summary (and of a breakdown's group). */
+function summaryFigures(r: Derived): Record<string, number> {
   return {
     total_interactions: Number(r.total),
     total_calls: Number(r.calls),
@@ -566,6 +579,175 @@ export async function metricsSeries(pool: pg.Pool, query: Query, key: Principal)
   return { data: previous ? { series, previous: { series: previous } } : { series } };
 }
 
+// --- Breakdowns --------------------------------------------------------------------------------
+
+/** The dimensions of a breakdown: the column of each one's key, and how its keys are ordered. */
+const DIMENSIONS: Record<string, { column: string; order: (k: string) => string }> = {
+  clinic: { column: 'clinic_id', order: (k) => `${k} ASC` },
+  campaign: { column: 'campaign_id', order: (k) => `${k} COLLATE "C" ASC NULLS LAST` },
+  channel: { column: 'channel::text', order: (k) => `${k} COLLATE "C" ASC NULLS LAST` },
+  type: { column: 'type::text', order: (k) => `${k} COLLATE "C" ASC NULLS LAST` },
+  direction: { column: 'direction::text', order: (k) => `${k} COLLATE "C" ASC NULLS LAST` },
+  outcome: { column: 'outcome', order: (k) => `${k} COLLATE "C" ASC NULLS LAST` },
+};
+/** The order of a group's keys in the answer, whatever the order of group_by. */
+const KEY_ORDER = ['clinic', 'campaign', 'channel', 'type', 'direction', 'outcome'];
+
+function groupByOf(query: Query, problems: Problems): string[] {
+  const allowed = `one or two distinct of: ${KEY_ORDER.join(', ')} (comma-separated)`;
+  if (query.group_by === undefined || query.group_by === '') {
+    problems.group_by = `is required: ${allowed}`;
+    return [];
+  }
+  const list = query.group_by.split(',');
+  if (list.some((d) => !Object.hasOwn(DIMENSIONS, d)) || new Set(list).size !== list.length || list.length > 2) problems.group_by = `must be ${allowed}`;
+  return list;
+}
+
+export async function metricsBreakdown(pool: pg.Pool, query: Query, key: Principal): Promise<Result> {
+  const problems: Problems = {};
+  const groupBy = groupByOf(query, problems);
+  const page = integer(query, 'page', 1, 2_147_483_647, problems);
+  const limit = integer(query, 'limit', 25, 500, problems);
+  if (Object.keys(problems).length) throw new BadRequest(problems);
+  const m = await metricsWindows(pool, query, ['date_from', 'date_to', 'clinic_id', 'channel', 'type'], key);
+  const a = aggregatesOf(m.current);
+  const keys = groupBy.map((d, i) => `${DIMENSIONS[d]!.column} AS k${i}`).join(', ');
+  const grouped = groupBy.map((_, i) => String(i + 1)).join(', ');
+  const order = ['a.total DESC', ...groupBy.map((d, i) => DIMENSIONS[d]!.order(`a.k${i}`))].join(', ');
+  const clinicKey = groupBy.indexOf('clinic');
+  const campaignKey = groupBy.indexOf('campaign');
+  const take = bind(a.params, limit);
+  const skip = bind(a.params, (page - 1) * limit);
+  // Every group of the window (the GROUP BY lists only those with rows), largest first, its names
+  // joined once the page is cut.
+  const { rows } = await pool.query<
+    Derived & { k0: string | null; k1: string | null; clinic_name: string | null; campaign_name: string | null; groups: string }
+  >(
+    `SELECT p.*, ${clinicKey < 0 ? 'NULL' : 'c.name'} AS clinic_name, ${campaignKey < 0 ? 'NULL' : 'k.name'} AS campaign_name
+     FROM (
+       SELECT a.k0${groupBy.length > 1 ? ', a.k1' : ', NULL AS k1'}, ${derived}, count(*) OVER () AS groups
+       FROM (SELECT ${keys}, ${a.select} FROM interactions WHERE ${m.current.sql} GROUP BY ${grouped}) AS a
+       ORDER BY ${order}
+       LIMIT ${take} OFFSET ${skip}
+     ) AS p
+     ${clinicKey < 0 ? '' : `LEFT JOIN clinics c ON c.id = p.k${clinicKey}::uuid`}
+     ${campaignKey < 0 ? '' : `LEFT JOIN campaigns k ON k.id = p.k${campaignKey}`}
+     ORDER BY ${order.replace(/\ba\./g, 'p.')}`,
+    a.params,
+  );
+  let total = rows.length ? Number(rows[0]!.groups) : 0;
+  if (!rows.length && page > 1) {
+    // A page past the last: count the groups on their own.
+    const { rows: counted } = await pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM interactions WHERE ${m.current.sql} GROUP BY ${groupBy.map((d) => DIMENSIONS[d]!.column).join(', ')}) AS g`,
+      m.current.params,
+    );
+    total = Number(counted[0]!.n);
+  }
+  const groups = rows.map((r) => {
+    const value = (d: string) => {
+      const i = groupBy.indexOf(d);
+      return i === 0 ? r.k0 : r.k1;
+    };
+    const group: Record<string, unknown> = {};
+    for (const d of KEY_ORDER) {
+      if (!groupBy.includes(d)) continue;
+      if (d === 'clinic') Object.assign(group, { clinic_id: value(d), clinic_name: r.clinic_name });
+      else if (d === 'campaign') Object.assign(group, { campaign_id: value(d), campaign_name: r.campaign_name });
+      else group[d] = value(d);
+    }
+    return { ...group, ...summaryFigures(r) };
+  });
+  const totalPages = Math.ceil(total / limit);
+  return { data: { groups }, meta: { page, limit, total, total_pages: totalPages, has_more: page < totalPages } };
+}
+
+// --- Call durations ----------------------------------------------------------------------------
+
+/**
+ * The histogram's lower bounds after the first bucket: every 10 s up to 600 s, every 60 s up to
+ * 3,600 s. width_bucket(seconds, BOUNDS) is then the bucket's number: 0-59 the 10-second buckets,
+ * 60-109 the minute buckets, 110 the open one from an hour.
+ */
+const BOUNDS = [...Array.from({ length: 60 }, (_, i) => 10 * (i + 1)), ...Array.from({ length: 50 }, (_, i) => 660 + 60 * i)];
+const OPEN = BOUNDS.length;
+const bucketStart = (b: number) => (b === 0 ? 0 : BOUNDS[b - 1]!);
+const bucketEnd = (b: number) => (b < OPEN ? BOUNDS[b]! : null);
+const FRACTIONS = [
+  ['p50', 0.5],
+  ['p75', 0.75],
+  ['p90', 0.9],
+  ['p95', 0.95],
+  ['p99', 0.99],
+] as const;
+
+export async function metricsDurations(pool: pg.Pool, query: Query, key: Principal): Promise<Result> {
+  const m = await metricsWindows(pool, query, ['date_from', 'date_to', 'clinic_id', 'channel', 'type'], key);
+  const w = m.current;
+  const calls = `${w.sql} AND channel = 'voice' AND duration_seconds IS NOT NULL`;
+  const params = [...w.params];
+  const bounds = bind(params, BOUNDS);
+  const { rows } = await pool.query<{ bucket: number; calls: string }>(
+    `SELECT width_bucket(duration_seconds, ${bounds}::int4[]) AS bucket, count(*) AS calls FROM interactions WHERE ${calls} GROUP BY 1 ORDER BY 1`,
+    params,
+  );
+  const counts = rows.map((r) => ({ bucket: r.bucket, calls: Number(r.calls) }));
+  const n = counts.reduce((sum, r) => sum + r.calls, 0);
+  const below = counts.reduce((sum, r) => sum + (r.bucket < OPEN ? r.calls : 0), 0);
+  // The ranks each percentile interpolates between; those among the calls of an hour or more are
+  // read exactly (the k-th longest of them), in one statement.
+  const ranks = n === 0 ? [] : FRACTIONS.flatMap(([, p]) => [Math.floor(p * (n - 1)), Math.floor(p * (n - 1)) + 1]).filter((k) => k < n);
+  const long = [...new Set(ranks.filter((k) => k >= below))];
+  const exact = new Map<number, number>();
+  if (long.length) {
+    const longParams = [...w.params];
+    const offsets = bind(
+      longParams,
+      long.map((k) => k - below),
+    );
+    const { rows: found } = await pool.query<{ k: string; seconds: number }>(
+      `SELECT o.k, (SELECT duration_seconds FROM interactions WHERE ${w.sql} AND channel = 'voice' AND duration_seconds >= 3600
+                    ORDER BY duration_seconds OFFSET o.k LIMIT 1) AS seconds
+       FROM unnest(${offsets}::int8[]) AS o(k)`,
+      longParams,
+    );
+    for (const r of found) exact.set(Number(r.k) + below, r.seconds);
+  }
+  let precision = 0;
+  const orderStatistic = (k: number): { value: number; exact: boolean } => {
+    if (k >= below) return { value: exact.get(k)!, exact: true };
+    let before = 0;
+    for (const { bucket, calls: c } of counts) {
+      if (k < before + c) {
+        const a = bucketStart(bucket);
+        const width = bucketEnd(bucket)! - a;
+        precision = Math.max(precision, width);
+        return { value: a + ((width - 1) * (k - before + 0.5)) / c, exact: false };
+      }
+      before += c;
+    }
+    throw new Error(`no call of rank ${k}`);
+  };
+  const percentiles: Record<string, number | null> = {};
+  for (const [name, p] of FRACTIONS) {
+    if (n === 0) {
+      percentiles[name] = null;
+      continue;
+    }
+    const h = p * (n - 1);
+    const lo = Math.floor(h);
+    const x0 = orderStatistic(lo);
+    const x1 = h > lo ? orderStatistic(lo + 1) : x0;
+    const value = x0.value + (h - lo) * (x1.value - x0.value);
+    percentiles[name] = x0.exact && x1.exact ? value : Math.round(value * 100) / 100;
+  }
+  const byBucket = new Map(counts.map((r) => [r.bucket, r.calls]));
+  const last = counts.length ? counts[counts.length - 1]!.bucket : -1;
+  const histogram = Array.from({ length: last + 1 }, (_, b) => ({ from_seconds: bucketStart(b), to_seconds: bucketEnd(b), count: byBucket.get(b) ?? 0 }));
+  return { data: { count: n, percentiles, histogram, precision_seconds: precision } };
+}
+
 // --- The bench's GraphQL document --------------------------------------------------------------
 
 /** The one document the baseline answers at /graphql (whitespace-insensitive). */
@@ -600,6 +782,70 @@ export async function graphqlInteractions(pool: pg.Pool, key: Principal): Promis
           campaign: r.campaign === null ? null : { name: r.campaign },
         })),
         pageInfo: { total: Number(count.rows[0]!.total) },
+      },
+    },
+  };
+}
+
+/** The bench's second document: a page of 100 campaigns with the summary of each over a window (dates as YYYY-MM-DD). */
+export const campaignsDocument = (from: string, to: string) =>
+  `{ campaigns(limit: 100) { nodes { id name metrics(dateFrom: "${from}", dateTo: "${to}") { totalInteractions totalCalls successRate avgDurationSeconds appointmentsScheduled } } } }`;
+
+export interface GraphqlOperation {
+  /** The scopes the document's fields need. */
+  scopes: string[];
+  answer(pool: pg.Pool, key: Principal): Promise<unknown>;
+}
+
+/** What the baseline answers for a document: one of the bench's (whitespace-insensitive), or undefined. */
+export function graphqlOperation(document: string): GraphqlOperation | undefined {
+  const text = normalizeDocument(document);
+  if (text === normalizeDocument(GRAPHQL_DOCUMENT)) return { scopes: ['interactions:read'], answer: graphqlInteractions };
+  const dates: string[] = [];
+  const shape = text.replace(/"(\d{4}-\d{2}-\d{2})"/g, (_, day: string) => {
+    dates.push(day);
+    return '"DAY"';
+  });
+  if (shape === normalizeDocument(campaignsDocument('DAY', 'DAY'))) {
+    const from = dateBound(dates[0]!, 'from');
+    const to = dateBound(dates[1]!, 'to');
+    if (!from || !to || from > to) return undefined;
+    return { scopes: ['campaigns:read', 'metrics:read'], answer: (pool, key) => graphqlCampaigns(pool, key, from, to) };
+  }
+  return undefined;
+}
+
+/** The page of campaigns (newest first) and, for each, the summary of its interactions in [from, to]. */
+async function graphqlCampaigns(pool: pg.Pool, key: Principal, from: Date, to: Date): Promise<unknown> {
+  const w = where({ from, to }, key.clinicIds);
+  const params = [...w.params];
+  const select = aggregates(bind(params, SUCCESSFUL), bind(params, 'APPOINTMENT_BOOKED'));
+  const visible = key.clinicIds ? `WHERE clinic_id = ANY(${bind(params, key.clinicIds)}::uuid[])` : '';
+  const { rows } = await pool.query<Derived & { id: string; name: string }>(
+    `WITH page AS (SELECT id, name, created_at FROM campaigns ${visible} ORDER BY created_at DESC, id DESC LIMIT 100)
+     SELECT p.id, p.name, ${derived}
+     FROM page AS p
+     LEFT JOIN (
+       SELECT campaign_id, ${select} FROM interactions
+       WHERE ${w.sql} AND campaign_id IN (SELECT id FROM page) GROUP BY campaign_id
+     ) AS a ON a.campaign_id = p.id
+     ORDER BY p.created_at DESC, p.id DESC`,
+    params,
+  );
+  return {
+    data: {
+      campaigns: {
+        nodes: rows.map((r) => ({
+          id: r.id,
+          name: r.name,
+          metrics: {
+            totalInteractions: Number(r.total),
+            totalCalls: Number(r.calls),
+            successRate: r.success_rate,
+            avgDurationSeconds: r.avg_duration_seconds,
+            appointmentsScheduled: Number(r.appointments_scheduled),
+          },
+        })),
       },
     },
   };

@@ -15,14 +15,14 @@ import http from 'node:http';
 import pg from 'pg';
 import {
   BadRequest,
-  GRAPHQL_DOCUMENT,
-  graphqlInteractions,
+  graphqlOperation,
   listInteractions,
+  metricsBreakdown,
   metricsDaily,
+  metricsDurations,
   metricsOutcomes,
   metricsSeries,
   metricsSummary,
-  normalizeDocument,
   type Principal,
   type Query,
   type Result,
@@ -53,6 +53,12 @@ const ROUTES: Record<string, Route> = {
   '/api/v1/metrics/daily': { scope: 'metrics:read', params: [...ZONED, 'type'], handle: metricsDaily },
   '/api/v1/metrics/outcomes': { scope: 'metrics:read', params: [...ZONED, 'type'], handle: metricsOutcomes },
   '/api/v1/metrics/series': { scope: 'metrics:read', params: [...ZONED, 'type', 'granularity'], handle: metricsSeries },
+  '/api/v1/metrics/breakdown': {
+    scope: 'metrics:read',
+    params: ['group_by', ...FILTERS, 'campaign_id', 'type', 'timezone', 'page', 'limit'],
+    handle: metricsBreakdown,
+  },
+  '/api/v1/metrics/durations': { scope: 'metrics:read', params: [...FILTERS, 'campaign_id', 'type', 'timezone'], handle: metricsDurations },
 };
 
 const WELL_FORMED = /^svc_(live|test)_[0-9A-Za-z]{40}$/;
@@ -147,11 +153,10 @@ function start(): void {
         try {
           document = String((JSON.parse(body) as { query?: unknown }).query ?? '');
         } catch {}
-        if (normalizeDocument(document) !== normalizeDocument(GRAPHQL_DOCUMENT)) {
-          return fail(res, 400, 'VALIDATION_ERROR', 'The baseline answers only the bench document', requestId);
-        }
-        if (!auth.key.scopes.includes('interactions:read')) return fail(res, 403, 'INSUFFICIENT_SCOPE', 'Insufficient scope', requestId);
-        const result = JSON.stringify(await graphqlInteractions(pool, auth.key));
+        const operation = graphqlOperation(document);
+        if (!operation) return fail(res, 400, 'VALIDATION_ERROR', "The baseline answers only the bench's documents", requestId);
+        if (!operation.scopes.every((scope) => auth.key.scopes.includes(scope))) return fail(res, 403, 'INSUFFICIENT_SCOPE', 'Insufficient scope', requestId);
+        const result = JSON.stringify(await operation.answer(pool, auth.key));
         res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
         return void res.end(result);
       }
