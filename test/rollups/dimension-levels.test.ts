@@ -100,6 +100,12 @@ interface Measures {
   timed_calls: number;
   duration_sum: number;
 }
+/** A row of the campaign totals levels (the outcome folded into counts). */
+interface TotalsMeasures extends Measures {
+  with_outcome: number;
+  successful: number;
+  booked: number;
+}
 /** A level's rows by key: `day|clinic|campaign|channel|type|direction|outcome` (measures) or `day|clinic|campaign|type|bucket` (calls). */
 type Level<T> = Record<string, T>;
 interface Levels {
@@ -109,6 +115,8 @@ interface Levels {
   durationMonths: Level<number>;
   durationDaysAll: Level<number>;
   durationMonthsAll: Level<number>;
+  campaignDayTotals: Level<TotalsMeasures>;
+  campaignMonthTotals: Level<TotalsMeasures>;
 }
 const LEVEL_NAMES: Record<keyof Levels, string> = {
   campaignDays: 'interaction_campaign_days',
@@ -117,11 +125,16 @@ const LEVEL_NAMES: Record<keyof Levels, string> = {
   durationMonths: 'interaction_duration_months',
   durationDaysAll: 'interaction_duration_days_all_clinics',
   durationMonthsAll: 'interaction_duration_months_all_clinics',
+  campaignDayTotals: 'interaction_campaign_day_totals',
+  campaignMonthTotals: 'interaction_campaign_month_totals',
 };
 
 const m = (interactions: number, timed_calls = 0, duration_sum = 0): Measures => ({ interactions, timed_calls, duration_sum });
 
 const date = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
+
+const STORED_TOTALS = 'interactions, with_outcome, successful, booked, timed_calls, duration_sum';
+const TOTALS_NONZERO = 'interactions <> 0 OR with_outcome <> 0 OR successful <> 0 OR booked <> 0 OR timed_calls <> 0 OR duration_sum <> 0';
 
 /** The stored rows, without those whose measures are all 0 (kept by design). */
 const STORED: Record<keyof Levels, string> = {
@@ -133,6 +146,10 @@ const STORED: Record<keyof Levels, string> = {
   durationMonths: `SELECT concat_ws('|', ${date('month')}, clinic_id, campaign_id, type, bucket) AS key, calls FROM interaction_duration_months WHERE calls <> 0`,
   durationDaysAll: `SELECT concat_ws('|', ${date('day')}, type, bucket) AS key, calls FROM interaction_duration_days_all_clinics WHERE calls <> 0`,
   durationMonthsAll: `SELECT concat_ws('|', ${date('month')}, type, bucket) AS key, calls FROM interaction_duration_months_all_clinics WHERE calls <> 0`,
+  campaignDayTotals: `SELECT concat_ws('|', ${date('day')}, clinic_id, campaign_id, channel, type, direction) AS key, ${STORED_TOTALS}
+                      FROM interaction_campaign_day_totals WHERE ${TOTALS_NONZERO}`,
+  campaignMonthTotals: `SELECT concat_ws('|', ${date('month')}, clinic_id, campaign_id, channel, type, direction) AS key, ${STORED_TOTALS}
+                        FROM interaction_campaign_month_totals WHERE ${TOTALS_NONZERO}`,
 };
 
 /** What the levels must hold: GROUP BYs over the raw table (UTC days and months, '' for no campaign or outcome). */
@@ -143,6 +160,10 @@ const RAW = `(SELECT *, (started_at AT TIME ZONE 'UTC')::date AS d, date_trunc('
               FROM interactions) AS raw`;
 const MEASURES = `count(*) AS interactions, count(duration_seconds) FILTER (WHERE channel = 'voice') AS timed_calls,
                   coalesce(sum(duration_seconds) FILTER (WHERE channel = 'voice'), 0) AS duration_sum`;
+// (the metrics' definitions spelled out again, as a reference: successful = booked, modified or cancelled)
+const OUTCOME_COUNTS = `count(outcome) AS with_outcome,
+                        count(*) FILTER (WHERE outcome IN ('APPOINTMENT_BOOKED', 'APPOINTMENT_MODIFIED', 'APPOINTMENT_CANCELLED')) AS successful,
+                        count(*) FILTER (WHERE outcome = 'APPOINTMENT_BOOKED') AS booked`;
 const CALLS = `FROM ${RAW} WHERE channel = 'voice' AND duration_seconds IS NOT NULL`;
 const GROUPED: Record<keyof Levels, string> = {
   campaignDays: `SELECT concat_ws('|', ${date('d')}, clinic_id, cmp, channel, type, direction, oc) AS key, ${MEASURES}
@@ -153,14 +174,23 @@ const GROUPED: Record<keyof Levels, string> = {
   durationMonths: `SELECT concat_ws('|', ${date('mo')}, clinic_id, cmp, type, b) AS key, count(*) AS calls ${CALLS} GROUP BY mo, clinic_id, cmp, type, b`,
   durationDaysAll: `SELECT concat_ws('|', ${date('d')}, type, b) AS key, count(*) AS calls ${CALLS} GROUP BY d, type, b`,
   durationMonthsAll: `SELECT concat_ws('|', ${date('mo')}, type, b) AS key, count(*) AS calls ${CALLS} GROUP BY mo, type, b`,
+  campaignDayTotals: `SELECT concat_ws('|', ${date('d')}, clinic_id, cmp, channel, type, direction) AS key, ${MEASURES}, ${OUTCOME_COUNTS}
+                      FROM ${RAW} GROUP BY d, clinic_id, cmp, channel, type, direction`,
+  campaignMonthTotals: `SELECT concat_ws('|', ${date('mo')}, clinic_id, cmp, channel, type, direction) AS key, ${MEASURES}, ${OUTCOME_COUNTS}
+                        FROM ${RAW} GROUP BY mo, clinic_id, cmp, channel, type, direction`,
 };
 
 const LEVEL_KEYS = Object.keys(LEVEL_NAMES) as Array<keyof Levels>;
 
-function toLevel(rows: Record<string, unknown>[], measures: boolean): Level<Measures> | Level<number> {
-  const level: Record<string, Measures | number> = {};
+function toLevel(rows: Record<string, unknown>[], measures: boolean, totals: boolean): Level<Measures> | Level<TotalsMeasures> | Level<number> {
+  const level: Record<string, Measures | TotalsMeasures | number> = {};
   for (const r of rows) {
-    level[r.key as string] = measures ? m(Number(r.interactions), Number(r.timed_calls), Number(r.duration_sum)) : Number(r.calls);
+    const measured = m(Number(r.interactions), Number(r.timed_calls), Number(r.duration_sum));
+    level[r.key as string] = totals
+      ? { ...measured, with_outcome: Number(r.with_outcome), successful: Number(r.successful), booked: Number(r.booked) }
+      : measures
+        ? measured
+        : Number(r.calls);
   }
   return level as Level<Measures> | Level<number>;
 }
@@ -177,8 +207,9 @@ async function readLevels(q: pg.Pool | pg.ClientBase, inTransaction = false): Pr
     const grouped = {} as Record<keyof Levels, unknown>;
     for (const level of LEVEL_KEYS) {
       const measures = level.startsWith('campaign');
-      stored[level] = toLevel((await client.query(STORED[level])).rows, measures);
-      grouped[level] = toLevel((await client.query(GROUPED[level])).rows, measures);
+      const totals = level.endsWith('Totals');
+      stored[level] = toLevel((await client.query(STORED[level])).rows, measures, totals);
+      grouped[level] = toLevel((await client.query(GROUPED[level])).rows, measures, totals);
     }
     if (!inTransaction) await client.query('COMMIT');
     return { stored: stored as unknown as Levels, grouped: grouped as unknown as Levels };
@@ -198,12 +229,28 @@ async function expectExact(q: pg.Pool | pg.ClientBase, step = '', inTransaction 
 }
 
 /** The rows of `levels` whose key starts with one of `prefixes` (a test's own days or months). */
-function within(levels: Levels, ...prefixes: string[]): Levels {
+/**
+ * The rows of the levels whose key starts with one of `prefixes`. The hand-worked expectations are
+ * of the outcome grain and the histograms; the campaign totals (a later migration) are checked
+ * against their GROUP BY by expectExact, and hand-worked once, in the backfill test.
+ */
+type HandWorked = Omit<Levels, 'campaignDayTotals' | 'campaignMonthTotals'>;
+function within(levels: Levels, ...prefixes: string[]): HandWorked {
   const pick = <T>(level: Level<T>) => Object.fromEntries(Object.entries(level).filter(([key]) => prefixes.some((p) => key.startsWith(p))));
-  return Object.fromEntries(LEVEL_KEYS.map((k) => [k, pick(levels[k] as Level<unknown>)])) as unknown as Levels;
+  const { campaignDayTotals: _days, campaignMonthTotals: _months, ...handWorked } = levels;
+  return Object.fromEntries(Object.entries(handWorked).map(([k, level]) => [k, pick(level as Level<unknown>)])) as unknown as HandWorked;
 }
 
-const EMPTY: Levels = { campaignDays: {}, campaignMonths: {}, durationDays: {}, durationMonths: {}, durationDaysAll: {}, durationMonthsAll: {} };
+const EMPTY: Levels = {
+  campaignDays: {},
+  campaignMonths: {},
+  durationDays: {},
+  durationMonths: {},
+  durationDaysAll: {},
+  durationMonthsAll: {},
+  campaignDayTotals: {},
+  campaignMonthTotals: {},
+};
 
 /** The versions (xmin) of every row of the six levels, to see which rows a statement wrote. */
 async function versions(q: pg.Pool): Promise<string[]> {
@@ -314,6 +361,30 @@ describe('the campaign and duration levels, maintained by triggers', () => {
       durationDaysAll: { '2024-12-31|INBOUND|0': 1, '2025-01-01|CAMPAIGN_OUTBOUND|110': 1, '2025-01-01|CAMPAIGN_CALLBACK|59': 1 },
       durationMonthsAll: { '2024-12-01|INBOUND|0': 1, '2025-01-01|CAMPAIGN_OUTBOUND|110': 1, '2025-01-01|CAMPAIGN_CALLBACK|59': 1 },
     });
+    // The campaign totals (the next migration's backfill): the outcome folded into counts.
+    const totals = (level: Level<TotalsMeasures>, ...prefixes: string[]) =>
+      Object.fromEntries(Object.entries(level).filter(([key]) => prefixes.some((p) => key.startsWith(p))));
+    const t = (interactions: number, timed: number, duration: number, withOutcome: number, successful: number, booked: number): TotalsMeasures => ({
+      ...m(interactions, timed, duration),
+      with_outcome: withOutcome,
+      successful,
+      booked,
+    });
+    expect(totals(levels.campaignDayTotals, '2024-12', '2025-01')).toEqual({
+      [`2024-12-31|${a}|${ca1}|voice|INBOUND|inbound`]: t(1, 1, 0, 1, 1, 1),
+      [`2025-01-01|${a}||voice|CAMPAIGN_OUTBOUND|outbound`]: t(1, 1, 3600, 0, 0, 0),
+      [`2025-01-01|${b}|${cb1}|whatsapp|APPOINTMENT_REMINDER|outbound`]: t(1, 0, 0, 1, 0, 0),
+      [`2025-01-01|${a}|${ca2}|voice|CAMPAIGN_CALLBACK|outbound`]: t(1, 1, 599, 1, 1, 1),
+    });
+    expect(totals(levels.campaignMonthTotals, '2024-12', '2025-01')).toEqual({
+      [`2024-12-01|${a}|${ca1}|voice|INBOUND|inbound`]: t(1, 1, 0, 1, 1, 1),
+      [`2025-01-01|${a}||voice|CAMPAIGN_OUTBOUND|outbound`]: t(1, 1, 3600, 0, 0, 0),
+      [`2025-01-01|${b}|${cb1}|whatsapp|APPOINTMENT_REMINDER|outbound`]: t(1, 0, 0, 1, 0, 0),
+      [`2025-01-01|${a}|${ca2}|voice|CAMPAIGN_CALLBACK|outbound`]: t(1, 1, 599, 1, 1, 1),
+    });
+    const november = totals(levels.campaignMonthTotals, '2024-11');
+    expect(Object.values(november).reduce((sum, x) => sum + x.interactions, 0)).toBe(300);
+    expect(Object.values(november).reduce((sum, x) => sum + x.successful, 0)).toBe(150); // i % 4 in {2, 3}: APPOINTMENT_MODIFIED
     // The other levels, after this migration's backfill, too.
     await expectRollupExact(pool, backfilled.clinics);
   });
@@ -442,7 +513,7 @@ describe('the campaign and duration levels, maintained by triggers', () => {
       await pool.query(text, values);
       await expectExact(pool, `after update ${i}: ${text}`);
     }
-    const expected: Levels = {
+    const expected: HandWorked = {
       campaignDays: {
         [`2025-06-30|${a}|${ca2}|whatsapp|APPOINTMENT_REMINDER|outbound|`]: m(1),
         [`2025-06-16|${b}|${cb}|voice|INBOUND|inbound|APPOINTMENT_CANCELLED`]: m(1, 1, 0),
@@ -531,7 +602,8 @@ describe('the campaign and duration levels, maintained by triggers', () => {
       durationMonthsAll: { '2025-09-01|INBOUND|0': 1 },
     });
     await pool.query('DELETE FROM interactions WHERE clinic_id = ANY($1::uuid[])', [[a, b]]);
-    expect(within(await expectExact(pool), '2025-09', '2025-10')).toEqual(EMPTY);
+    const { campaignDayTotals: _days, campaignMonthTotals: _months, ...emptyHandWorked } = EMPTY;
+    expect(within(await expectExact(pool), '2025-09', '2025-10')).toEqual(emptyHandWorked);
   });
 
   it('net to nothing for a row inserted, changed and deleted in one transaction, and keep nothing of a rolled-back one', async () => {
@@ -699,7 +771,7 @@ describe('the CHECKs on interactions that the levels rely on', () => {
     const { rows } = await pool.query('SELECT campaign_id, duration_seconds FROM interactions WHERE clinic_id = $1', [a]);
     expect(rows).toEqual([{ campaign_id: null, duration_seconds: 0 }]);
     expect(within(await expectExact(pool), '2026-04').durationDays).toEqual({ [`2026-04-01|${a}||INBOUND|0`]: 1 });
-    expect(await levelRowCount(pool)).toBe(levelsBefore + 6);
+    expect(await levelRowCount(pool)).toBe(levelsBefore + 8);
   });
 });
 
@@ -718,7 +790,7 @@ describe('interaction_duration_bucket()', () => {
 });
 
 describe('the levels after TRUNCATE and writes without triggers', () => {
-  it('are emptied by TRUNCATE, left behind by writes in replica mode, and recomputed by interaction_dimension_levels_rebuild() and interaction_rollups_rebuild()', async () => {
+  it('are emptied by TRUNCATE, left behind by writes in replica mode, and recomputed by interaction_dimension_levels_rebuild(), interaction_campaign_totals_rebuild() and interaction_rollups_rebuild()', async () => {
     await pool.query('TRUNCATE interactions CASCADE');
     expect(await levelRowCount(pool)).toBe(0);
 
@@ -752,9 +824,11 @@ describe('the levels after TRUNCATE and writes without triggers', () => {
     // In a session whose TimeZone is not UTC (days and months must not depend on it).
     const rebuilder = await session('-c TimeZone=America/St_Johns');
     try {
-      const { rows: rebuilt } = await rebuilder.query<{ n: string }>('SELECT interaction_dimension_levels_rebuild()::text AS n');
+      const { rows: rebuilt } = await rebuilder.query<{ n: string }>(
+        'SELECT (interaction_dimension_levels_rebuild() + interaction_campaign_totals_rebuild())::text AS n',
+      );
       expect(Number(rebuilt[0]?.n)).toBe(await levelRowCount(rebuilder));
-      await expectExact(rebuilder, 'after interaction_dimension_levels_rebuild()');
+      await expectExact(rebuilder, 'after interaction_dimension_levels_rebuild() and interaction_campaign_totals_rebuild()');
       // Written behind again (across the month's end), then the rebuild of every level.
       await rebuilder.query('SET session_replication_role = replica');
       await rebuilder.query(`UPDATE interactions SET started_at = started_at - interval '1 day', duration_seconds = 3600 WHERE clinic_id = $1`, [clinics[0]]);
