@@ -90,16 +90,26 @@ function dayNumber(day: string): number {
   return Date.parse(`${day}T00:00:00.000Z`) / DAY_MS;
 }
 
+/**
+ * Day number of the first day of a month (`month` may run past 11 into the next year). Not
+ * Date.UTC, which reads years 0 to 99 as 1900 to 1999 (a window may start in year 1).
+ */
+function firstOfMonth(year: number, month: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, 1);
+  return date.getTime() / DAY_MS;
+}
+
 /** Day number of the first day of the month after the one containing `day`. */
 function nextMonthStart(day: number): number {
   const date = new Date(day * DAY_MS);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / DAY_MS;
+  return firstOfMonth(date.getUTCFullYear(), date.getUTCMonth() + 1);
 }
 
 /** Day number of the first day of the month containing `day`. */
 function monthStart(day: number): number {
   const date = new Date(day * DAY_MS);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) / DAY_MS;
+  return firstOfMonth(date.getUTCFullYear(), date.getUTCMonth());
 }
 
 /**
@@ -126,4 +136,58 @@ export function splitDays(range: DayRange): DaySplit {
     },
     days,
   };
+}
+
+export interface ComplementedSplit extends DaySplit {
+  /** Days to subtract: each lies in a month of `months` that the range holds only part of. */
+  minus: DayRange[];
+}
+
+/**
+ * splitDays, but a month the range holds most of is read as the whole month minus the days it
+ * does not hold, where that reads fewer daily keys: a year to yesterday reads this month's row and
+ * subtracts the days still to come (none of which has rows), not up to 30 days of rows. Exact
+ * because a month's row is the sum of its days (the triggers keep both in the same transaction).
+ * The months stay one range: a month read this way touches the range's whole months, or is the
+ * range's only month.
+ */
+export function splitDaysWithComplement(range: DayRange): ComplementedSplit {
+  const first = range.first === undefined ? -Infinity : dayNumber(range.first);
+  const last = range.last === undefined ? Infinity : dayNumber(range.last);
+  /** A month the range holds part of: its first and last days and the range's days in it. */
+  const partialAt = (day: number) => {
+    const start = monthStart(day);
+    const end = nextMonthStart(day) - 1;
+    return { start, end, from: Math.max(first, start), to: Math.min(last, end) };
+  };
+  const head = Number.isFinite(first) && monthStart(first) !== first ? partialAt(first) : undefined;
+  const tail = Number.isFinite(last) && nextMonthStart(last) !== last + 1 ? partialAt(last) : undefined;
+  // The whole months between them (open where the range is); empty when from > until.
+  let monthsFrom = head ? head.end + 1 : first;
+  let monthsUntil = tail ? tail.start - 1 : last;
+  const partials = head && tail && head.start === tail.start ? [head] : [head, tail].filter((p) => p !== undefined);
+  const days: DayRange[] = [];
+  const minus: DayRange[] = [];
+  const daysOf = (from: number, to: number): DayRange => ({ first: utcDate(from), last: utcDate(to) });
+  for (const partial of partials) {
+    const inside = partial.to - partial.from + 1;
+    const outside = partial.end - partial.start + 1 - inside;
+    // (a month's rows cost about what one day's rows cost)
+    if (1 + outside < inside) {
+      if (partial.from > partial.start) minus.push(daysOf(partial.start, partial.from - 1));
+      if (partial.to < partial.end) minus.push(daysOf(partial.to + 1, partial.end));
+      monthsFrom = Math.min(monthsFrom, partial.start);
+      monthsUntil = Math.max(monthsUntil, partial.end);
+    } else {
+      days.push(daysOf(partial.from, partial.to));
+    }
+  }
+  const months =
+    monthsFrom <= monthsUntil
+      ? {
+          ...(Number.isFinite(monthsFrom) ? { first: utcDate(monthsFrom) } : {}),
+          ...(Number.isFinite(monthsUntil) ? { last: utcDate(monthStart(monthsUntil)) } : {}),
+        }
+      : null;
+  return { months, days, minus };
 }

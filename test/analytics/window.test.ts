@@ -1,7 +1,7 @@
 // Which parts of a window the metrics read from the rollups (full UTC days, whole months) and which from the
 // raw table (the partial days at its edges).
 import { describe, expect, it } from 'vitest';
-import { splitDays, splitWindow } from '../../src/rollups/window.js';
+import { splitDays, splitDaysWithComplement, splitWindow } from '../../src/rollups/window.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -82,5 +82,87 @@ describe('splitDays', () => {
     expect(splitDays({ first: '2025-02-15' })).toEqual({ months: { first: '2025-03-01' }, days: [{ first: '2025-02-15', last: '2025-02-28' }] });
     // The last day a date parameter can name: the next month is in year 10000, written as PostgreSQL reads it.
     expect(splitDays({ first: '9999-12-31' })).toEqual({ months: { first: '10000-01-01' }, days: [{ first: '9999-12-31', last: '9999-12-31' }] });
+    // Years 1 to 99 are not 1901 to 1999.
+    expect(splitDays({ first: '0001-01-02', last: '0099-12-31' })).toEqual({
+      months: { first: '0001-02-01', last: '0099-12-01' },
+      days: [{ first: '0001-01-02', last: '0001-01-31' }],
+    });
+  });
+});
+
+describe('splitDaysWithComplement', () => {
+  it('reads a month the range holds most of whole, less the days it does not hold', () => {
+    // A year to yesterday: the current month less the days still to come; the first partial month
+    // (7 of 30 days) as days.
+    expect(splitDaysWithComplement({ first: '2025-11-24', last: '2026-11-23' })).toEqual({
+      months: { first: '2025-12-01', last: '2026-11-01' },
+      days: [{ first: '2025-11-24', last: '2025-11-30' }],
+      minus: [{ first: '2026-11-24', last: '2026-11-30' }],
+    });
+    // Inside one month, on both sides.
+    expect(splitDaysWithComplement({ first: '2025-11-03', last: '2025-11-28' })).toEqual({
+      months: { first: '2025-11-01', last: '2025-11-01' },
+      days: [],
+      minus: [
+        { first: '2025-11-01', last: '2025-11-02' },
+        { first: '2025-11-29', last: '2025-11-30' },
+      ],
+    });
+    // Two partial months next to each other, both read whole.
+    expect(splitDaysWithComplement({ first: '2025-11-05', last: '2025-12-27' })).toEqual({
+      months: { first: '2025-11-01', last: '2025-12-01' },
+      days: [],
+      minus: [
+        { first: '2025-11-01', last: '2025-11-04' },
+        { first: '2025-12-28', last: '2025-12-31' },
+      ],
+    });
+    // Open on one side; a leap February.
+    expect(splitDaysWithComplement({ first: '2024-02-02' })).toEqual({
+      months: { first: '2024-02-01' },
+      days: [],
+      minus: [{ first: '2024-02-01', last: '2024-02-01' }],
+    });
+    expect(splitDaysWithComplement({ last: '2024-02-27' })).toEqual({
+      months: { last: '2024-02-01' },
+      days: [],
+      minus: [{ first: '2024-02-28', last: '2024-02-29' }],
+    });
+  });
+
+  it('reads days where they are fewer than the month and its other days, and as splitDays where no month is partial', () => {
+    // 16 of 31 days: 1 + 15 is not fewer than 16.
+    expect(splitDaysWithComplement({ first: '2025-03-16', last: '2025-03-31' })).toEqual({
+      months: null,
+      days: [{ first: '2025-03-16', last: '2025-03-31' }],
+      minus: [],
+    });
+    // 17 of 31: the month less 14 days.
+    expect(splitDaysWithComplement({ first: '2025-03-15', last: '2025-03-31' })).toEqual({
+      months: { first: '2025-03-01', last: '2025-03-01' },
+      days: [],
+      minus: [{ first: '2025-03-01', last: '2025-03-14' }],
+    });
+    expect(splitDaysWithComplement({ first: '2025-03-10', last: '2025-03-20' })).toEqual({
+      months: null,
+      days: [{ first: '2025-03-10', last: '2025-03-20' }],
+      minus: [],
+    });
+    expect(splitDaysWithComplement({ first: '2025-03-01', last: '2025-03-31' })).toEqual({
+      months: { first: '2025-03-01', last: '2025-03-01' },
+      days: [],
+      minus: [],
+    });
+    expect(splitDaysWithComplement({})).toEqual({ months: {}, days: [], minus: [] });
+    expect(splitDaysWithComplement({ first: '9999-12-31' })).toEqual({
+      months: { first: '10000-01-01' },
+      days: [{ first: '9999-12-31', last: '9999-12-31' }],
+      minus: [],
+    });
+    expect(splitDaysWithComplement({ first: '0001-01-02', last: '0001-01-31' })).toEqual({
+      months: { first: '0001-01-01', last: '0001-01-01' },
+      days: [],
+      minus: [{ first: '0001-01-01', last: '0001-01-01' }],
+    });
   });
 });

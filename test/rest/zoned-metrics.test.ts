@@ -768,6 +768,16 @@ describe('the window in the zone', () => {
     }
   });
 
+  it('windows in years 1 to 99 read their own months (not those of 1901 to 1999)', async () => {
+    const { key } = await clinicWith(['0050-06-15T12:00:00.000Z', '1950-06-15T12:00:00.000Z']);
+    for (const path of ['summary', 'breakdown?group_by=channel', 'durations']) {
+      const response = await get(app, `/api/v1/metrics/${path}${path.includes('?') ? '&' : '?'}date_from=0001-01-02&date_to=0099-12-31`, key);
+      expectStatus(response, 200);
+      const data = response.body.data;
+      expect(data.total_interactions ?? data.groups?.[0]?.total_interactions ?? data.count, path).toBe(1);
+    }
+  });
+
   it('the default window: local today and the 30 local days before it', async () => {
     const fixed = testApp(db, { now: () => new Date('2031-06-15T22:30:00.000Z') }); // 16 June 00:30 in Madrid
     const { key } = await clinicWith([
