@@ -2,24 +2,27 @@
 // type, direction, outcome), one group per combination that has interactions, in one statement.
 //
 // Sources, as for every metric (rollups/counted.ts): whole months and other full UTC days from the
-// rollup levels, the partial days at the window's edges raw. Which levels: a breakdown by campaign
-// or outcome, or one filtered by a campaign, reads the campaign levels (the only ones whose keys hold
-// both the campaign and the outcome with durations); the others read the totals levels, which are
-// narrower (the outcome folded into counts), summed over every clinic when the key sees every
-// clinic and the clinic is not a group key.
+// rollup levels (a month the window holds most of read whole, less the days it does not hold), the
+// partial days at the window's edges raw. Which levels, narrowest first: a breakdown by outcome
+// reads the outcome grain with the campaign as a key (the only one holding the outcome with
+// durations); one by campaign, or filtered by a campaign, the totals grain with the campaign as a
+// key; the others the totals levels, summed over every clinic when the key sees every clinic and
+// the clinic is not a group key.
 import type { Db } from '../db/client.js';
 import { and, num, prepared, queryRows } from '../db/sql.js';
 import type { ChannelValue, DirectionValue, InteractionTypeValue } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import {
-  CAMPAIGN_COUNTED_TOTALS,
+  CAMPAIGN_TOTALS,
   CAMPAIGNS,
+  campaignCountedTotals,
   dimensionConditions,
   RAW_COUNTED_TOTALS,
   type RollupLevels,
   rawRangeConditions,
   rollupParts,
   TOTALS,
+  totalsColumns,
   UTC_DAY,
 } from '../rollups/counted.js';
 import { splitWindow } from '../rollups/window.js';
@@ -65,25 +68,28 @@ const KEY: Record<Dimension, string> = {
 /**
  * The interactions of the filter as COUNTED DIMENSION rows `(day, clinic_id, campaign_id, type,
  * outcome, ...COUNTED TOTALS columns)`, campaign and outcome '' for none; from levels without a
- * column the groups do not need, that column is a constant.
+ * column the groups do not need, that column is a constant. Rows subtracted from a month read whole
+ * carry negated measures (rollupParts): only sums are taken of them.
  */
 function countedDimensions(filter: MetricsFilter, groupBy: readonly Dimension[]): Prisma.Sql {
-  const byCampaignLevels = groupBy.includes('campaign') || groupBy.includes('outcome') || filter.campaignId !== undefined;
   let levels: RollupLevels;
-  let columns: Prisma.Sql;
-  if (byCampaignLevels) {
+  let columns: (sign: 1 | -1) => Prisma.Sql;
+  if (groupBy.includes('outcome')) {
     levels = CAMPAIGNS;
-    columns = Prisma.sql`clinic_id, campaign_id, type, outcome, ${CAMPAIGN_COUNTED_TOTALS}`;
+    columns = (sign) => Prisma.sql`clinic_id, campaign_id, type, outcome, ${campaignCountedTotals(sign)}`;
+  } else if (groupBy.includes('campaign') || filter.campaignId !== undefined) {
+    levels = CAMPAIGN_TOTALS;
+    columns = (sign) => Prisma.sql`clinic_id, campaign_id, type, ''::text AS outcome, ${totalsColumns(sign)}`;
   } else if (groupBy.includes('clinic') || filter.clinicIds !== undefined) {
     // (per clinic even for a key that sees every clinic: the clinic is a group key)
     levels = { ...TOTALS, dayAllClinics: TOTALS.day, monthAllClinics: TOTALS.month };
-    columns = Prisma.sql`clinic_id, ''::text AS campaign_id, type, ''::text AS outcome, channel, direction, interactions AS n, with_outcome, successful, booked, timed_calls, duration_sum`;
+    columns = (sign) => Prisma.sql`clinic_id, ''::text AS campaign_id, type, ''::text AS outcome, ${totalsColumns(sign)}`;
   } else {
     levels = TOTALS;
-    columns = Prisma.sql`NULL::uuid AS clinic_id, ''::text AS campaign_id, type, ''::text AS outcome, channel, direction, interactions AS n, with_outcome, successful, booked, timed_calls, duration_sum`;
+    columns = (sign) => Prisma.sql`NULL::uuid AS clinic_id, ''::text AS campaign_id, type, ''::text AS outcome, ${totalsColumns(sign)}`;
   }
   const split = splitWindow(filter.from, filter.to);
-  const parts = split.days ? rollupParts(split.days, levels, columns, filter, true) : [];
+  const parts = split.days ? rollupParts(split.days, levels, columns(1), filter, { negated: columns(-1) }) : [];
   const dimensions = dimensionConditions(filter);
   for (const range of split.raw) {
     parts.push(Prisma.sql`

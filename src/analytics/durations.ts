@@ -2,8 +2,8 @@
 // percentiles (as PostgreSQL's percentile_cont computes them) and a histogram, in one statement.
 //
 // Read from the duration histogram levels (prisma/migrations/*_campaign_and_duration_levels): whole
-// months and other full UTC days from them, partial days at the window's edges raw, like every
-// metric (rollups/counted.ts). A percentile is interpolated between two order statistics; one that
+// months (one the window holds most of read whole, less the days it does not hold) and other full
+// UTC days from them, partial days at the window's edges raw, like every metric (rollups/counted.ts). A percentile is interpolated between two order statistics; one that
 // falls in a bucket of the histogram is estimated inside the bucket (its calls spread evenly over
 // the bucket's whole seconds), so it is within the bucket's width of the exact value, and
 // `precisionSeconds` says the largest width used. Calls of an hour or more share one open bucket:
@@ -78,7 +78,7 @@ export function durationsQuery(filter: MetricsFilter): Prisma.Sql {
   const dims = { clinicIds: filter.clinicIds, campaignId: filter.campaignId, type: filter.type };
   const levels = filter.clinicIds === undefined && filter.campaignId === undefined ? ALL_CLINICS : PER_CLINIC;
   const split = splitWindow(filter.from, filter.to);
-  const parts = split.days ? rollupParts(split.days, levels, Prisma.sql`bucket, calls`, dims, true) : [];
+  const parts = split.days ? rollupParts(split.days, levels, Prisma.sql`bucket, calls`, dims, { negated: Prisma.sql`bucket, -calls AS calls` }) : [];
   for (const range of split.raw) {
     parts.push(Prisma.sql`
       SELECT ${UTC_DAY} AS day, interaction_duration_bucket(duration_seconds) AS bucket, 1::bigint AS calls

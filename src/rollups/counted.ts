@@ -8,8 +8,9 @@
 // the raw `interactions` table (window.ts). Two grains: TOTALS (day, clinic, channel, type,
 // direction, with the outcome folded into counts; about 70 rows a day at most) for summaries, daily
 // series and counts, and OUTCOMES (the same plus the outcome) for breakdowns and counts filtered by
-// outcome. A third grain, CAMPAIGNS (the outcome grain with the campaign as one more key), serves
-// every read filtered by a campaign and breakdowns by campaign or outcome (analytics/breakdown.ts).
+// outcome. Each has a twin with the campaign as one more key: CAMPAIGN_TOTALS serves reads filtered
+// by a campaign and breakdowns by campaign, CAMPAIGNS (the outcome grain) breakdowns by outcome and
+// outcome counts filtered by a campaign (analytics/breakdown.ts).
 // Everything is read, in one statement and so one snapshot, as COUNTED rows: the rollup's
 // rows as they are, and each raw row as a row counting 1. (One more level, `interaction_days`, is
 // already split into a daily metric's sums; only the daily series of everything reads it: daily.ts.)
@@ -21,7 +22,7 @@
 import { and, instant } from '../db/sql.js';
 import { type ChannelValue, type InteractionTypeValue, SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { type DayRange, type RawRange, splitDays, splitWindow } from './window.js';
+import { type DayRange, type RawRange, splitDays, splitDaysWithComplement, splitWindow } from './window.js';
 
 /** The UTC calendar day of an interaction (the rollup's `day`). */
 export const UTC_DAY = Prisma.sql`(started_at AT TIME ZONE 'UTC')::date`;
@@ -116,21 +117,58 @@ export const CAMPAIGNS: RollupLevels = {
   monthAllClinics: Prisma.sql`interaction_campaign_months`,
 };
 
+/**
+ * The totals grain with the campaign as a key, outcome folded into counts (campaign '' for none):
+ * every read filtered by a campaign and breakdowns by campaign without the outcome. No all-clinics
+ * twin: a campaign belongs to one clinic.
+ */
+export const CAMPAIGN_TOTALS: RollupLevels = {
+  day: Prisma.sql`interaction_campaign_day_totals`,
+  dayAllClinics: Prisma.sql`interaction_campaign_day_totals`,
+  month: Prisma.sql`interaction_campaign_month_totals`,
+  monthAllClinics: Prisma.sql`interaction_campaign_month_totals`,
+};
+
+/** Minus signs for subtracted rows (rollupParts' `negated`): the measures of a select list times `sign`. */
+type Sign = 1 | -1;
+const signed = (sign: Sign, column: string) => (sign === 1 ? column : `-${column}`);
+
+/** The COUNTED TOTALS columns (after `day`) of a row of a totals-grain level (TOTALS, CAMPAIGN_TOTALS). */
+export function totalsColumns(sign: Sign): Prisma.Sql {
+  const m = (column: string) => signed(sign, column);
+  return Prisma.raw(
+    `channel, direction, ${m('interactions')} AS n, ${m('with_outcome')} AS with_outcome, ${m('successful')} AS successful, ` +
+      `${m('booked')} AS booked, ${m('timed_calls')} AS timed_calls, ${m('duration_sum')} AS duration_sum`,
+  );
+}
+
 /** The COUNTED TOTALS columns (after `day`) of a row of the campaign levels, whose outcome is a key. */
-export const CAMPAIGN_COUNTED_TOTALS = Prisma.sql`channel, direction, interactions AS n,
-             CASE WHEN outcome <> '' THEN interactions ELSE 0 END AS with_outcome,
-             CASE WHEN outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[]) THEN interactions ELSE 0 END AS successful,
-             CASE WHEN outcome = ${SCHEDULED_OUTCOME}::text THEN interactions ELSE 0 END AS booked,
-             timed_calls, duration_sum`;
+export function campaignCountedTotals(sign: Sign): Prisma.Sql {
+  const n = signed(sign, 'interactions');
+  return Prisma.sql`channel, direction, ${Prisma.raw(n)} AS n,
+             CASE WHEN outcome <> '' THEN ${Prisma.raw(n)} ELSE 0 END AS with_outcome,
+             CASE WHEN outcome = ANY(${[...SUCCESSFUL_OUTCOMES]}::text[]) THEN ${Prisma.raw(n)} ELSE 0 END AS successful,
+             CASE WHEN outcome = ${SCHEDULED_OUTCOME}::text THEN ${Prisma.raw(n)} ELSE 0 END AS booked,
+             ${Prisma.raw(signed(sign, 'timed_calls'))} AS timed_calls, ${Prisma.raw(signed(sign, 'duration_sum'))} AS duration_sum`;
+}
 
 /**
  * The SELECTs reading a window's full days from the rollup levels: whole calendar months from the
  * monthly table when `months` is true (their rows carry the month's first day as `day`), the other
  * full days from the daily table; each from its all-clinics sum when there is no clinic restriction.
- * `columns` is the select list after `day`.
+ * `columns` is the select list after `day`. With `months: { negated }` (the same select list with
+ * every summed column negated), a month the window holds most of is read whole and the days it
+ * does not hold are subtracted (window.ts splitDaysWithComplement): for readers that only sum.
  */
-export function rollupParts(days: DayRange, levels: RollupLevels, columns: Prisma.Sql, dimensions: Dimensions, months: boolean): Prisma.Sql[] {
-  const split = months ? splitDays(days) : { months: null, days: [days] };
+export function rollupParts(
+  days: DayRange,
+  levels: RollupLevels,
+  columns: Prisma.Sql,
+  dimensions: Dimensions,
+  months: boolean | { negated: Prisma.Sql },
+): Prisma.Sql[] {
+  const split =
+    months === false ? { months: null, days: [days], minus: [] } : months === true ? { ...splitDays(days), minus: [] } : splitDaysWithComplement(days);
   const conditions = dimensionConditions(dimensions);
   const allClinics = dimensions.clinicIds === undefined;
   const dayTable = allClinics ? levels.dayAllClinics : levels.day;
@@ -145,6 +183,13 @@ export function rollupParts(days: DayRange, levels: RollupLevels, columns: Prism
     parts.push(Prisma.sql`
       SELECT day, ${columns} FROM ${dayTable}
       WHERE ${and([...rangeConditions(Prisma.sql`day`, range), ...conditions])}`);
+  }
+  if (typeof months === 'object') {
+    for (const range of split.minus) {
+      parts.push(Prisma.sql`
+      SELECT day, ${months.negated} FROM ${dayTable}
+      WHERE ${and([...rangeConditions(Prisma.sql`day`, range), ...conditions])}`);
+    }
   }
   return parts;
 }
@@ -167,15 +212,7 @@ export function countedTotals(filter: Omit<CountedWindow, 'outcomes'>, options: 
   const split = splitWindow(filter.from, filter.to);
   const dimensions = dimensionConditions(filter);
   const byCampaign = filter.campaignId !== undefined;
-  const parts = split.days
-    ? rollupParts(
-        split.days,
-        byCampaign ? CAMPAIGNS : TOTALS,
-        byCampaign ? CAMPAIGN_COUNTED_TOTALS : Prisma.sql`channel, direction, interactions AS n, with_outcome, successful, booked, timed_calls, duration_sum`,
-        filter,
-        options.months,
-      )
-    : [];
+  const parts = split.days ? rollupParts(split.days, byCampaign ? CAMPAIGN_TOTALS : TOTALS, totalsColumns(1), filter, options.months) : [];
   parts.push(...rawCountedTotals(split.raw, dimensions));
   return Prisma.join(parts, '\n      UNION ALL');
 }

@@ -27,7 +27,7 @@ import type { Db } from '../db/client.js';
 import { and, prepared, queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { CAMPAIGN_COUNTED_TOTALS, type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS } from './counted.js';
+import { type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS, totalsColumns } from './counted.js';
 
 const QUARTER = 900_000;
 const HOUR = 3_600_000;
@@ -94,7 +94,7 @@ function planOf(dims: Dimensions, hourly: boolean): Plan {
     // raw (the (campaign_id, started_at) index); no finer level is kept per campaign.
     return {
       kind: 'anchored',
-      from: Prisma.sql`(SELECT day AS unit, clinic_id, campaign_id, type, ${CAMPAIGN_COUNTED_TOTALS} FROM interaction_campaign_days) AS t`,
+      from: Prisma.sql`(SELECT day AS unit, clinic_id, campaign_id, type, ${totalsColumns(1)} FROM interaction_campaign_day_totals) AS t`,
       sums: SUM_VALUES,
       unit: DAY,
       levels: [],

@@ -430,6 +430,15 @@ export const WINDOWS = {
     from: '2025-02-27T13:17:05.123Z',
     to: '2025-04-02T08:00:00.000Z',
   },
+  /**
+   * Most of March (the 3rd to the 29th, partial days raw on the 2nd and 30th): read as the whole
+   * month less its other days, which hold interactions that must not count.
+   */
+  monthLessDays: {
+    query: 'date_from=2025-03-02T10:00:00Z&date_to=2025-03-30T12:00:00Z',
+    from: '2025-03-02T10:00:00.000Z',
+    to: '2025-03-30T12:00:00.000Z',
+  },
   /** Within one day. */
   inDay: { query: 'date_from=2025-03-14T02:00:00Z&date_to=2025-03-14T21:30:00Z', from: '2025-03-14T02:00:00.000Z', to: '2025-03-14T21:30:00.000Z' },
   /** All of the span. */
