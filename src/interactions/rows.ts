@@ -117,6 +117,16 @@ const CLINICS_BY_ID = (ids: string[]) =>
 const CAMPAIGNS_BY_ID = (ids: string[]) =>
   prepared('campaigns_by_id', Prisma.sql`SELECT ${selectList(CAMPAIGN_COLUMN_OF)} FROM campaigns WHERE id = ANY(${ids}::text[])`);
 
+/** Clinics by id as whole rows, shaped as Prisma's model (also the group keys of breakdowns: graphql/entity-loaders.ts). */
+export function clinicsById(db: Db, ids: string[]): Promise<Clinic[]> {
+  return queryRows<Clinic>(db, CLINICS_BY_ID(ids));
+}
+
+/** Campaigns by id as whole rows, shaped as Prisma's model. */
+export function campaignsById(db: Db, ids: string[]): Promise<Campaign[]> {
+  return queryRows<Campaign>(db, CAMPAIGNS_BY_ID(ids));
+}
+
 /**
  * Whether a relation's arguments ask for nothing but the model's own columns (`true`, or a select of
  * scalar fields): the whole row read by hand serves them (Pothos reads the fields it selected).
