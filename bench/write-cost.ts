@@ -3,13 +3,17 @@
 // with that family's triggers enabled and disabled, alternating, on a scratch database `wc_scratch`
 // that it creates and drops on the server of the admin URL (default: the machine's PostgreSQL).
 // `fine`: the levels under the day (bench/results/2026-11-24-zoned-levels-write-cost.md);
-// `dimension`: the campaign and duration levels (bench/results/2026-11-24-dimension-levels-write-cost.md).
+// `dimension`: the levels of campaigns and dimensions (the campaign outcome grain, the duration
+// histograms and the campaign totals: bench/results/2026-11-25-dimension-levels-write-cost.md);
+// `campaign-totals`: the campaign totals alone (the same report).
 import pg from 'pg';
 import { migrate } from '../src/db/migrate.js';
 
 const admin = process.argv[2] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const family = process.argv[3] ?? 'fine';
-if (family !== 'fine' && family !== 'dimension') throw new Error(`unknown family of levels ${family}: fine or dimension`);
+if (family !== 'fine' && family !== 'dimension' && family !== 'campaign-totals') {
+  throw new Error(`unknown family of levels ${family}: fine, dimension or campaign-totals`);
+}
 const scratch = new URL(admin);
 scratch.pathname = '/wc_scratch';
 const url = scratch.toString();
@@ -30,7 +34,13 @@ await c.query(
    SELECT 'cmp_' || g || '_' || k, 'c', 'd', 'recall', 'voice', 'active', ('00000000-0000-0000-0000-00000000000' || g)::uuid
    FROM generate_series(0, 9) g, generate_series(0, 4) k`,
 );
-const TRIGGERS = ['insert', 'update', 'delete'].map((op) => `interaction_${family}_levels_${op}`);
+const TRIGGERS = ['insert', 'update', 'delete'].flatMap((op) =>
+  family === 'fine'
+    ? [`interaction_fine_levels_${op}`]
+    : family === 'campaign-totals'
+      ? [`interaction_campaign_totals_${op}`]
+      : [`interaction_dimension_levels_${op}`, `interaction_campaign_totals_${op}`],
+);
 const setFine = async (on: boolean) => {
   for (const t of TRIGGERS) await c.query(`ALTER TABLE interactions ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${t}`);
 };
