@@ -179,18 +179,11 @@ export function rollupParts(
       SELECT month AS day, ${columns} FROM ${monthTable}
       WHERE ${and([...rangeConditions(Prisma.sql`month`, split.months), ...conditions])}`);
   }
-  for (const range of split.days) {
-    parts.push(Prisma.sql`
-      SELECT day, ${columns} FROM ${dayTable}
-      WHERE ${and([...rangeConditions(Prisma.sql`day`, range), ...conditions])}`);
-  }
-  if (typeof months === 'object') {
-    for (const range of split.minus) {
-      parts.push(Prisma.sql`
-      SELECT day, ${months.negated} FROM ${dayTable}
-      WHERE ${and([...rangeConditions(Prisma.sql`day`, range), ...conditions])}`);
-    }
-  }
+  const daysPart = (select: Prisma.Sql, range: DayRange) => Prisma.sql`
+      SELECT day, ${select} FROM ${dayTable}
+      WHERE ${and([...rangeConditions(Prisma.sql`day`, range), ...conditions])}`;
+  for (const range of split.days) parts.push(daysPart(columns, range));
+  if (typeof months === 'object') for (const range of split.minus) parts.push(daysPart(months.negated, range));
   return parts;
 }
 

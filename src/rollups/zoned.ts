@@ -11,7 +11,7 @@
 //     15 minutes: local mean time). A year of local days in Asia/Kathmandu (+05:45) reads 366 day
 //     rows and one quarter row per day; a year of hours in Europe/Madrid reads 366 day rows, whatever
 //     the table's size;
-//   one campaign: as below, from interaction_campaign_days, the rest raw (no finer campaign level);
+//   one campaign: as below, from interaction_campaign_day_totals, the rest raw (no finer campaign level);
 //   restricted to clinics, a channel or a type: each edge anchored at the nearest UTC midnight, C of
 //     the anchors from interaction_day_totals, whole UTC hours from interaction_hour_totals, the rest
 //     raw (an hourly series: anchored at UTC hours, all from interaction_hour_totals);
