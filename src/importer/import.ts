@@ -6,6 +6,7 @@
 // Imports into one database run one at a time (session.ts: an advisory lock held over both passes).
 import fs from 'node:fs/promises';
 import type pg from 'pg';
+import { CLAIM_TRANSACTION_ID } from '../interactions/change-feed.js';
 import { IdIndex } from './id-index.js';
 import { createProgress, type Progress } from './progress.js';
 import { DEFAULT_MAX_LINE_BYTES, type NumberedLine, readLines } from './read-ndjson.js';
@@ -169,6 +170,7 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
 
     await client.query('BEGIN');
     try {
+      await client.query(CLAIM_TRANSACTION_ID);
       for (const { resource, path } of files) {
         const stats = report.resources[resource]!;
         if (stats.valid === 0) continue;

@@ -146,6 +146,9 @@ export const interactionRecord = z.strictObject({
   transcript: z.array(transcriptEntry).nullish(),
   summary: z.string().nullish(),
   recording_url: z.string().nullish(),
+  // Accepted so that an export or a change-feed page imports as it is, and ignored: the database
+  // sets updated_at when the row changes (the change feed depends on it being the server's clock).
+  updated_at: timestamp.optional(),
 });
 export type InteractionRecord = z.infer<typeof interactionRecord>;
 

@@ -77,11 +77,16 @@ function upsertSql<R>(table: Table<R>): string {
   const names = table.columns.map((c) => q(c.name));
   const params = table.columns.map((c, i) => `$${i + 1}::${c.type}[]`);
   const updated = table.columns.filter((c) => c.name !== 'id').map((c) => q(c.name));
+  // An interaction's updated_at moves only when the row changes (the WHERE leaves identical rows
+  // alone): the change feed must not list a re-import that changed nothing. RETURNING names the
+  // rows written, so a transcript-only change can move updated_at afterwards (Batch.execute).
+  const feed = table.name === 'interactions';
   return [
-    `INSERT INTO ${q(table.name)} (${names.join(', ')})`,
-    `SELECT * FROM unnest(${params.join(', ')})`,
-    `ON CONFLICT ("id") DO UPDATE SET ${updated.map((n) => `${n} = EXCLUDED.${n}`).join(', ')}`,
+    `INSERT INTO ${q(table.name)} (${names.join(', ')}${feed ? ', "updated_at"' : ''})`,
+    `SELECT *${feed ? ', statement_timestamp()' : ''} FROM unnest(${params.join(', ')})`,
+    `ON CONFLICT ("id") DO UPDATE SET ${updated.map((n) => `${n} = EXCLUDED.${n}`).join(', ')}${feed ? ', "updated_at" = EXCLUDED."updated_at"' : ''}`,
     `WHERE (${updated.map((n) => `${q(table.name)}.${n}`).join(', ')}) IS DISTINCT FROM (${updated.map((n) => `EXCLUDED.${n}`).join(', ')})`,
+    ...(feed ? ['RETURNING "id"'] : []),
   ].join('\n');
 }
 
@@ -97,8 +102,11 @@ const SQL: Record<Resource, string> = {
 const UPSERT_TRANSCRIPTS = `INSERT INTO "interaction_transcripts" ("interaction_id", "entries")
 SELECT * FROM unnest($1::text[], $2::jsonb[])
 ON CONFLICT ("interaction_id") DO UPDATE SET "entries" = EXCLUDED."entries"
-WHERE "interaction_transcripts"."entries" IS DISTINCT FROM EXCLUDED."entries"`;
-const DELETE_TRANSCRIPTS = `DELETE FROM "interaction_transcripts" WHERE "interaction_id" = ANY($1::text[])`;
+WHERE "interaction_transcripts"."entries" IS DISTINCT FROM EXCLUDED."entries"
+RETURNING "interaction_id" AS "id"`;
+const DELETE_TRANSCRIPTS = `DELETE FROM "interaction_transcripts" WHERE "interaction_id" = ANY($1::text[]) RETURNING "interaction_id" AS "id"`;
+/** The interactions whose transcript alone changed: their representation changed, so the feed lists them. */
+const TOUCH_INTERACTIONS = `UPDATE "interactions" SET "updated_at" = statement_timestamp() WHERE "id" = ANY($1::text[])`;
 
 /** The parameters of one batch, column by column: records are converted as they arrive and then dropped. */
 class Batch<R extends Resource> {
@@ -202,7 +210,18 @@ export class BatchWriter<R extends Resource> {
 
   /** One statement at a time: node-postgres runs one query per client. */
   private async execute(batch: Batch<R>): Promise<void> {
-    for (const query of batch.statements()) await this.client.query(query);
+    const written = new Set<string>();
+    const changedTranscripts: string[] = [];
+    for (const [i, query] of batch.statements().entries()) {
+      const result = await this.client.query<{ id: string }>(query);
+      if (this.resource !== 'interactions') continue;
+      for (const row of result.rows) {
+        if (i === 0) written.add(row.id);
+        else changedTranscripts.push(row.id);
+      }
+    }
+    const touched = changedTranscripts.filter((id) => !written.has(id));
+    if (touched.length) await this.client.query({ name: 'import-touch', text: TOUCH_INTERACTIONS, values: [touched] });
   }
 
   private check(): void {

@@ -25,7 +25,20 @@ export interface RawFilters {
 export type FilterNames = { [K in keyof RawFilters]-?: string };
 
 /** What a caller calls each parameter, for the problems reported (GraphQL's argument names, or REST's). */
-export type ParameterNames = FilterNames & { page: string; limit: string; timezone: string; compare: string; granularity: string; groupBy: string };
+export type ParameterNames = FilterNames & {
+  page: string;
+  limit: string;
+  timezone: string;
+  compare: string;
+  granularity: string;
+  groupBy: string;
+  /** Cursor paging (interactionsConnection / REST `cursor`, `order`, `include_total`, `updated_since`). */
+  first: string;
+  after: string;
+  order: string;
+  includeTotal: string;
+  updatedSince: string;
+};
 
 export const GRAPHQL_NAMES: ParameterNames = {
   page: 'page',
@@ -43,6 +56,11 @@ export const GRAPHQL_NAMES: ParameterNames = {
   compare: 'compare',
   granularity: 'granularity',
   groupBy: 'groupBy',
+  first: 'first',
+  after: 'after',
+  order: 'order',
+  includeTotal: 'includeTotal',
+  updatedSince: 'updatedSince',
 };
 
 export interface Filters {
@@ -120,4 +138,68 @@ export function checkList(
   problems: Problems,
 ): Paging & { filters: Filters } {
   return { ...checkPaging(raw, names, problems), filters: checkFilters(raw, names, problems) };
+}
+
+/** The orders of an interaction list: by `started_at`, newest (default) or oldest first, then by id the same way. */
+export const LIST_ORDERS = ['desc', 'asc'] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
+
+/** `order` and `includeTotal`, which pages and cursors share. */
+function checkOrderAndTotal(raw: { order?: unknown; includeTotal?: unknown }, names: ParameterNames, problems: Problems) {
+  let order: ListOrder = 'desc';
+  if (raw.order != null) {
+    if ((LIST_ORDERS as readonly unknown[]).includes(raw.order)) order = raw.order as ListOrder;
+    else problems[names.order] = `must be one of: ${LIST_ORDERS.join(', ')}`;
+  }
+  let includeTotal = true;
+  if (raw.includeTotal != null) {
+    if (typeof raw.includeTotal === 'boolean') includeTotal = raw.includeTotal;
+    else problems[names.includeTotal] = 'must be true or false';
+  }
+  return { order, includeTotal };
+}
+
+export interface PageListArgs extends RawFilters {
+  page?: number | null;
+  limit?: number | null;
+  order?: unknown;
+  includeTotal?: unknown;
+}
+
+/** A page of a list with its order and whether to count (`interactions`). */
+export function checkPageList(raw: PageListArgs, names: ParameterNames, problems: Problems) {
+  return { ...checkList(raw, names, problems), ...checkOrderAndTotal(raw, names, problems) };
+}
+
+export interface CursorListArgs extends RawFilters {
+  first?: number | null;
+  after?: string | null;
+  order?: unknown;
+  includeTotal?: unknown;
+  updatedSince?: string | null;
+}
+
+export interface CheckedCursorList {
+  limit: number;
+  /** The cursor sent; null or empty starts at the first item. */
+  after: string | null;
+  order: ListOrder;
+  includeTotal: boolean;
+  /** The change feed's start; when given, the list is ordered by updated_at then id, ascending. */
+  updatedSince?: Date;
+  filters: Filters;
+}
+
+/** A cursor list's arguments (`interactionsConnection`, REST `cursor`/`updated_since`). */
+export function checkCursorList(raw: CursorListArgs, names: ParameterNames, problems: Problems): CheckedCursorList {
+  const { limit } = checkPaging({ limit: raw.first }, { page: names.page, limit: names.first }, problems);
+  const { order, includeTotal } = checkOrderAndTotal(raw, names, problems);
+  let updatedSince: Date | undefined;
+  if (raw.updatedSince != null) {
+    updatedSince = parseDateBound(raw.updatedSince, 'from');
+    if (!updatedSince) problems[names.updatedSince] = 'must be an ISO 8601 date-time with Z or an offset (or a date, meaning the start of that UTC day)';
+    if (raw.order != null) problems[names.order] = `cannot be combined with ${names.updatedSince}: the change feed is ordered by updated_at, then id, ascending`;
+  }
+  if (raw.after != null && hasControlCharacter(raw.after)) problems[names.after] = 'is not a valid cursor';
+  return { limit, after: raw.after || null, order, includeTotal, updatedSince, filters: checkFilters(raw, names, problems) };
 }

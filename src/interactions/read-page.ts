@@ -10,17 +10,19 @@
 //     its rows read by id;
 //   - day skipping: from DAY_SKIPPING_FROM on, whole days are skipped by their counts (deep-page.ts);
 // and rows with relations (clinic, campaign) are the same rows with their relations read by id in
-// one statement each (rows.ts). Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
+// one statement each (rows.ts). Oldest-first pages (`order=asc`) take the plain path
+// (`oldestFirst`), and cursor pages are read by cursor-page.ts. Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { lazy } from '../domain/lazy.js';
-import type { Prisma } from '../generated/prisma/client.js';
+import { and, queryRows } from '../db/sql.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions, interactionWhere } from './conditions.js';
-import { countInteractions } from './count.js';
+import { countInteractions, countQuery } from './count.js';
 import { deepPageIds } from './deep-page.js';
-import type { Filters } from './filters.js';
+import type { Filters, ListOrder } from './filters.js';
 import { isShortSearch, phoneSearchPaging } from './phone-search.js';
-import { type InteractionRow, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
+import { type InteractionRow, inIdOrder, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
 import { foundRows, type MatchesPage, matchesPage } from './search-page.js';
 
 /** From this offset on, a page's ids are found first and its rows read by id. */
@@ -32,12 +34,17 @@ export const SEARCH_MATCHES_MAX = 10_000;
 
 /** The interactions a list selects, in list order (`started_at` descending, then `id` descending). */
 export const ORDER_INTERACTIONS: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'desc' }, { id: 'desc' }];
+const ORDER_OLDEST_FIRST: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'asc' }, { id: 'asc' }];
 
 export interface ListRequest {
   filters: Filters;
   visibleClinics: VisibleClinics;
   page: number;
   limit: number;
+  /** Default `desc` (newest first). */
+  order?: ListOrder;
+  /** False: whether a further page exists is found without counting every match when counting costs more. */
+  includeTotal?: boolean;
 }
 
 export interface InteractionList {
@@ -45,13 +52,18 @@ export interface InteractionList {
   limit: number;
   /** Exact number of matches; counted once, when first asked. */
   total(): Promise<number>;
+  /** Whether a page follows this one. */
+  hasMore(): Promise<boolean>;
   /** The page's rows with what Pothos asks for (its `query` of the `nodes` field). */
   rows(query: PothosQuery): Promise<InteractionRow[]>;
 }
 
-export function listInteractions(db: Db, { filters, visibleClinics, page, limit }: ListRequest): InteractionList {
+export function listInteractions(db: Db, request: ListRequest): InteractionList {
+  const { filters, visibleClinics, page, limit } = request;
   const skip = (page - 1) * limit;
   const take = limit;
+  if (request.order === 'asc') return oldestFirst(db, request);
+  const probeInsteadOfCount = request.includeTotal === false && countQuery(filters, visibleClinics) === null;
   let known: () => Promise<MatchesPage | null>;
   let total: () => Promise<number>;
   if (filters.search !== undefined) {
@@ -111,5 +123,56 @@ export function listInteractions(db: Db, { filters, visibleClinics, page, limit 
     return byIds(ids.map((row) => row.id));
   }
 
-  return { page, limit, total, rows };
+  return {
+    page,
+    limit,
+    total,
+    // Without a total, a list the rollups cannot count (a phone search) asks only whether one
+    // match lies beyond the page; otherwise the count is as cheap as the question.
+    hasMore: probeInsteadOfCount
+      ? () => matchBeyond(db, filters, visibleClinics, skip + take, false)
+      : async () => page < Math.ceil((await total()) / limit),
+    rows,
+  };
+}
+
+/** Whether a match lies at offset `offset` or beyond. */
+async function matchBeyond(db: Db, filters: Filters, visibleClinics: VisibleClinics, offset: number, ascending: boolean): Promise<boolean> {
+  const order = ascending ? Prisma.sql`ORDER BY started_at, id` : Prisma.sql`ORDER BY started_at DESC, id DESC`;
+  const rows = await queryRows<{ id: string }>(
+    db,
+    Prisma.sql`SELECT id FROM interactions WHERE ${and(interactionConditions(filters, visibleClinics))} ${order} LIMIT 1 OFFSET ${offset}`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * A page of the list oldest first (`order=asc`): the same rows in the other direction, read by
+ * plain LIMIT/OFFSET (ids first for deep pages). The shortcuts of the newest-first path (searches
+ * read with their totals, days skipped by their counts) are built for that direction; a client
+ * walking far in this order is better served by cursors (cursor-page.ts).
+ */
+function oldestFirst(db: Db, { filters, visibleClinics, page, limit, includeTotal }: ListRequest): InteractionList {
+  const skip = (page - 1) * limit;
+  const total = lazy(() => countInteractions(db, filters, visibleClinics));
+  const probe = includeTotal === false && countQuery(filters, visibleClinics) === null;
+  const paged = { where: interactionWhere(filters, visibleClinics), orderBy: ORDER_OLDEST_FIRST, skip, take: limit };
+  async function rows(query: PothosQuery): Promise<InteractionRow[]> {
+    const selection = rowsSelection(query);
+    if (skip < IDS_FIRST_FROM && selection) {
+      const found = await pageRows(db, interactionConditions(filters, visibleClinics), skip, limit, selection.transcript, true);
+      return withRelations(db, found, selection.relations);
+    }
+    if (skip < IDS_FIRST_FROM) return db.interaction.findMany({ ...query, ...paged });
+    const ids = (await db.interaction.findMany({ ...paged, select: { id: true } })).map((row) => row.id);
+    if (selection) return inIdOrder(ids, await withRelations(db, await rowsById(db, ids, selection.transcript), selection.relations));
+    return ids.length === 0 ? [] : inIdOrder(ids, await db.interaction.findMany({ ...query, where: { id: { in: ids } } }));
+  }
+  return {
+    page,
+    limit,
+    total,
+    hasMore: probe ? () => matchBeyond(db, filters, visibleClinics, skip + limit, true) : async () => page < Math.ceil((await total()) / limit),
+    rows,
+  };
 }

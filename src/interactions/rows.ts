@@ -40,6 +40,7 @@ const COLUMN_OF: { readonly [Field in keyof Interaction]-?: string } = {
   outcome: 'i.outcome',
   summary: 'i.summary',
   recordingUrl: 'i.recording_url',
+  updatedAt: 'i.updated_at',
 };
 
 /** The interaction's own columns, named as Prisma's model names them (the select list of every hand-written page). */
@@ -206,6 +207,7 @@ function isEntriesSelection(value: unknown): boolean {
 /** The transcript of alias `t` as the text of its JSON (parsed once, by `sqlRows`). */
 export const TRANSCRIPT_TEXT = Prisma.sql`t.entries::text AS "transcriptText"`;
 const ORDER = Prisma.sql`ORDER BY i.started_at DESC, i.id DESC`;
+const ORDER_ASC = Prisma.sql`ORDER BY i.started_at, i.id`;
 
 /** A row as hand-written SQL reads it: the transcript (when read) as the text of its JSON. */
 export type RawRow = Interaction & { transcriptText?: string | null };
@@ -224,14 +226,22 @@ export function sqlRows(rows: RawRow[], transcript: boolean): InteractionRow[] {
  * (planned for its values on every run): a generic plan could not see the LIMIT and OFFSET or how
  * rare a filtered value is. The transcripts are joined to the page's rows only, after the offset.
  */
-export async function pageRows(db: Db, conditions: Prisma.Sql[], skip: number, take: number, transcript: boolean): Promise<InteractionRow[]> {
-  const page = Prisma.sql`SELECT * FROM interactions i WHERE ${and(conditions)} ${ORDER} LIMIT ${take} OFFSET ${skip}`;
+export async function pageRows(
+  db: Db,
+  conditions: Prisma.Sql[],
+  skip: number,
+  take: number,
+  transcript: boolean,
+  ascending = false,
+): Promise<InteractionRow[]> {
+  const order = ascending ? ORDER_ASC : ORDER;
+  const page = Prisma.sql`SELECT * FROM interactions i WHERE ${and(conditions)} ${order} LIMIT ${take} OFFSET ${skip}`;
   const rows = await queryRows<RawRow>(
     db,
     transcript
       ? Prisma.sql`SELECT ${INTERACTION_COLUMNS}, ${TRANSCRIPT_TEXT} FROM (${page}) AS i
-          LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id ${ORDER}`
-      : Prisma.sql`SELECT ${INTERACTION_COLUMNS} FROM (${page}) AS i ${ORDER}`,
+          LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id ${order}`
+      : Prisma.sql`SELECT ${INTERACTION_COLUMNS} FROM (${page}) AS i ${order}`,
   );
   return sqlRows(rows, transcript);
 }
@@ -251,4 +261,10 @@ export async function rowsById(db: Db, ids: readonly string[], transcript: boole
     ),
   );
   return sqlRows(rows, transcript);
+}
+
+/** The rows in the order of `ids` (rows read by id come newest first; a row deleted meanwhile is left out). */
+export function inIdOrder<T extends { id: string }>(ids: readonly string[], rows: readonly T[]): T[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }

@@ -16,6 +16,7 @@ import {
   RestMetricsOutcomesDocument,
   RestMetricsSeriesDocument,
   RestMetricsSummaryDocument,
+  RestMeDocument,
 } from '../documents/graphql.js';
 import { hasControlCharacter } from '../domain/parameters.js';
 import type { Scope } from '../domain/values.js';
@@ -33,6 +34,7 @@ import {
   toSeriesBucket,
   toSummaryChange,
   toSummaryMetrics,
+  toViewer,
 } from './representation.js';
 
 /** The REST name of each GraphQL argument a parameter maps to (the names problems are reported under). */
@@ -52,6 +54,11 @@ export const REST_NAMES: ParameterNames = {
   compare: 'compare',
   granularity: 'granularity',
   groupBy: 'group_by',
+  first: 'limit',
+  after: 'cursor',
+  order: 'order',
+  includeTotal: 'include_total',
+  updatedSince: 'updated_since',
 };
 
 export interface RouteResult {
@@ -64,7 +71,8 @@ export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
   path: string;
   summary: string;
   description: string;
-  scope: Scope;
+  /** Absent: any valid key may call it (`GET /api/v1/me`: a key may always see itself). */
+  scope?: Scope;
   /** Query parameters of the endpoint, in the spec's order. */
   params: readonly string[];
   document: TypedDocumentNode<TData, TVariables>;
@@ -216,6 +224,16 @@ export const routes: readonly Route[] = [
     document: RestMetricsDurationsDocument,
     dataSchema: 'DurationMetrics',
     shape: ({ metricsDurations: durations }) => durations && { data: toDurations(durations) },
+  }),
+  define({
+    path: '/api/v1/me',
+    summary: 'The calling API key',
+    description:
+      'The API key that made the request: its id, name, display prefix (never the key itself), environment, scopes, clinic restriction, tier and expiry, and its quotas as this request left them (the figures of its rate-limit headers; this request counts like any other). Needs no scope.',
+    params: [],
+    document: RestMeDocument,
+    dataSchema: 'CurrentApiKey',
+    shape: ({ viewer }) => ({ data: toViewer(viewer) }),
   }),
 ];
 

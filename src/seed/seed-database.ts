@@ -2,7 +2,9 @@
 // `INSERT ... SELECT FROM unnest(...)` statements of a few thousand rows, upserting by id so that
 // re-running the same seed is idempotent (unchanged rows are not even rewritten). Interactions are
 // generated while the previous batch is being written, and at most two batches exist at a time.
+
 import pg from 'pg';
+import { CLAIM_TRANSACTION_ID } from '../interactions/change-feed.js';
 import { type DemoData, generateDemoData, type SeedCampaign, type SeedClinic, type SeedInteraction, type SeedOptions } from './generate.js';
 
 export interface SeedDatabaseOptions extends SeedOptions {
@@ -18,9 +20,9 @@ export interface SeedCounts {
 
 const BATCH_SIZE = 2_000;
 
-/** `SET col = EXCLUDED.col, ... WHERE (t.col, ...) IS DISTINCT FROM (EXCLUDED.col, ...)` */
-function upsertColumns(table: string, columns: readonly string[]): string {
-  const set = columns.map((c) => `${c} = EXCLUDED.${c}`).join(', ');
+/** `SET col = EXCLUDED.col, ... WHERE (t.col, ...) IS DISTINCT FROM (EXCLUDED.col, ...)`; `touched` adds to the SET (not to the comparison). */
+function upsertColumns(table: string, columns: readonly string[], touched = ''): string {
+  const set = columns.map((c) => `${c} = EXCLUDED.${c}`).join(', ') + touched;
   const current = columns.map((c) => `${table}.${c}`).join(', ');
   const incoming = columns.map((c) => `EXCLUDED.${c}`).join(', ');
   return `DO UPDATE SET ${set} WHERE (${current}) IS DISTINCT FROM (${incoming})`;
@@ -65,7 +67,7 @@ const INTERACTIONS_SQL = `
   ), interaction_rows AS (
     INSERT INTO interactions (id, ${INTERACTION_COLUMNS.join(', ')})
     SELECT id, ${INTERACTION_COLUMNS.join(', ')} FROM input
-    ON CONFLICT (id) ${upsertColumns('interactions', INTERACTION_COLUMNS)}
+    ON CONFLICT (id) ${upsertColumns('interactions', INTERACTION_COLUMNS, ', updated_at = statement_timestamp()')}
   )
   INSERT INTO interaction_transcripts (interaction_id, entries)
   SELECT id, entries FROM input
@@ -188,6 +190,7 @@ export async function seedDemoData(url: string, options: SeedDatabaseOptions = {
   try {
     await client.query('BEGIN');
     try {
+      await client.query(CLAIM_TRANSACTION_ID);
       const counts = await writeDemoData(client, data, onProgress);
       await client.query('COMMIT');
       // The phone numbers' changes folded into the fragment counts at once (interactions/phone-fragments.ts).

@@ -1,0 +1,117 @@
+// Reading a page of interactions after a cursor (keyset paging): the rows after the last one a
+// client saw, in (started_at, id) order either way or, for the change feed, in (updated_at, id)
+// order. A row inserted between two pages is neither skipped nor repeated, and every page costs an
+// index range walk whatever its depth. The page's ids and sort keys are read first (take + 1, to
+// know exactly whether more follow without counting), then its rows by id (rows.ts), so the rows,
+// the next cursor and `has_more` come from one read.
+import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { Db } from '../db/client.js';
+import { and, instant, queryRows } from '../db/sql.js';
+import { lazy } from '../domain/lazy.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { feedHorizon } from './change-feed.js';
+import { interactionConditions } from './conditions.js';
+import { countInteractions } from './count.js';
+import { type CursorList, type CursorOrder, cursorCodec, type Position } from './cursor.js';
+import type { Filters } from './filters.js';
+import { type InteractionRow, inIdOrder, type PothosQuery, rowsById, rowsSelection, withRelations } from './rows.js';
+
+export interface CursorListRequest {
+  filters: Filters;
+  visibleClinics: VisibleClinics;
+  order: CursorOrder;
+  /** The change feed's start (order `feed`): rows with updated_at at or after it. */
+  updatedSince?: Date;
+  /** Where the previous page ended; null for the first page. */
+  after: Position | null;
+  limit: number;
+  /** False: `total()` answers null without counting. */
+  includeTotal: boolean;
+}
+
+export interface CursorPage {
+  limit: number;
+  total(): Promise<number | null>;
+  hasMore(): Promise<boolean>;
+  /** The cursor of the page's last row when more follow, else null. */
+  nextCursor(): Promise<string | null>;
+  rows(query: PothosQuery): Promise<InteractionRow[]>;
+}
+
+const KEY_COLUMN: Record<CursorOrder, Prisma.Sql> = {
+  desc: Prisma.sql`started_at`,
+  asc: Prisma.sql`started_at`,
+  feed: Prisma.sql`updated_at`,
+};
+
+function positionCondition(order: CursorOrder, after: Position | null): Prisma.Sql[] {
+  if (!after) return [];
+  const key = KEY_COLUMN[order];
+  const at = instant(new Date(after.at), 'cursor position');
+  // A row comparison: PostgreSQL walks the (key, id) index from the position.
+  return order === 'desc' ? [Prisma.sql`(${key}, id) < (${at}, ${after.id})`] : [Prisma.sql`(${key}, id) > (${at}, ${after.id})`];
+}
+
+function orderBy(order: CursorOrder): Prisma.Sql {
+  return order === 'desc' ? Prisma.sql`ORDER BY started_at DESC, id DESC` : Prisma.sql`ORDER BY ${KEY_COLUMN[order]}, id`;
+}
+
+export function listInteractionsAfter(db: Db, request: CursorListRequest): CursorPage {
+  const { filters, visibleClinics, order, updatedSince, after, limit, includeTotal } = request;
+  const list: CursorList = { filters, order, updatedSince };
+  // The feed's window: from updated_since to the horizon (change-feed.ts), read once so that the
+  // page and its total agree.
+  const feedWindow = lazy(async (): Promise<Prisma.Sql[]> => {
+    if (order !== 'feed') return [];
+    const horizon = await feedHorizon(db);
+    return [
+      ...(updatedSince ? [Prisma.sql`updated_at >= ${instant(updatedSince, 'updated_since')}`] : []),
+      Prisma.sql`updated_at < ${instant(horizon, 'horizon')}`,
+    ];
+  });
+  const conditions = lazy(async () => [...interactionConditions(filters, visibleClinics), ...(await feedWindow())]);
+
+  const positions = lazy(async () => {
+    const key = KEY_COLUMN[order];
+    const found = await queryRows<{ id: string; at: Date }>(
+      db,
+      Prisma.sql`SELECT id, ${key} AS at FROM interactions
+        WHERE ${and([...(await conditions()), ...positionCondition(order, after)])}
+        ${orderBy(order)} LIMIT ${limit + 1}`,
+    );
+    return { page: found.slice(0, limit), more: found.length > limit };
+  });
+
+  const total = lazy(async (): Promise<number | null> => {
+    if (!includeTotal) return null;
+    if (order !== 'feed') return countInteractions(db, filters, visibleClinics);
+    const [row] = await queryRows<{ n: bigint }>(db, Prisma.sql`SELECT count(*) AS n FROM interactions WHERE ${and(await conditions())}`);
+    return Number(row?.n ?? 0);
+  });
+
+  async function rows(query: PothosQuery): Promise<InteractionRow[]> {
+    const ids = (await positions()).page.map((p) => p.id);
+    const selection = rowsSelection(query);
+    let found: InteractionRow[];
+    if (ids.length === 0) {
+      // Built also for an empty page: reading `query` tells Pothos the selection was honoured.
+      return selection ? [] : db.interaction.findMany({ ...query, where: { id: { in: [] } } });
+    }
+    if (selection) found = await withRelations(db, await rowsById(db, ids, selection.transcript), selection.relations);
+    else found = await db.interaction.findMany({ ...query, where: { id: { in: ids } } });
+    return inIdOrder(ids, found);
+  }
+
+  return {
+    limit,
+    total,
+    hasMore: async () => (await positions()).more,
+    nextCursor: async () => {
+      const { page, more } = await positions();
+      const last = page.at(-1);
+      if (!more || !last) return null;
+      return (await cursorCodec(db)).encode(list, { at: last.at.getTime(), id: last.id });
+    },
+    rows,
+  };
+}
