@@ -4,11 +4,13 @@ import './schema/scalars.js';
 import './schema/enums.js';
 import './schema/paging.js';
 import './schema/interaction.js';
+import './schema/interaction-connection.js';
 import './schema/clinic.js';
 import './schema/campaign.js';
 import './schema/metrics.js';
 import './schema/metrics-dimensions.js';
 import './schema/entity-metrics.js';
+import './schema/viewer.js';
 
 builder.queryType({ description: 'Read-only access to clinics, campaigns, interactions and their metrics.' });
 

@@ -10,9 +10,18 @@ import { stateOf } from '../http/request-state.js';
 export interface PaginationMeta {
   page: number;
   limit: number;
-  total: number;
-  total_pages: number;
+  /** Null with `include_total=false`. */
+  total: number | null;
+  total_pages: number | null;
   has_more: boolean;
+}
+
+/** The `meta` of a list read by cursor. */
+export interface CursorMeta {
+  limit: number;
+  total: number | null;
+  has_more: boolean;
+  next_cursor: string | null;
 }
 
 export interface ApiError {
@@ -60,7 +69,7 @@ function respond(request: Request, status: number, body: Record<string, unknown>
   });
 }
 
-export function success(request: Request, data: unknown, meta?: PaginationMeta, headers: Record<string, string> = {}): Response {
+export function success(request: Request, data: unknown, meta?: PaginationMeta | CursorMeta, headers: Record<string, string> = {}): Response {
   return respond(request, 200, meta ? { success: true, data, meta } : { success: true, data }, headers);
 }
 

@@ -10,6 +10,7 @@ import type {
   RestClinicFieldsFragment,
   RestDailyFieldsFragment,
   RestInteractionFieldsFragment,
+  RestMeQuery,
   RestMetricsBreakdownQuery,
   RestMetricsDurationsQuery,
   RestMetricsOutcomesQuery,
@@ -24,11 +25,14 @@ import {
   CAMPAIGN_TYPES,
   type ChannelValue,
   DIRECTIONS,
+  KEY_PREFIXES,
+  KEY_TIERS,
   MAX_PAGE_SIZE,
   OUTCOMES,
+  SCOPES,
   TYPES_BY_CHANNEL,
 } from '../domain/values.js';
-import type { PaginationMeta } from './envelope.js';
+import type { CursorMeta, PaginationMeta } from './envelope.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -122,12 +126,15 @@ const OUTCOME_VALUES = `UPPERCASE outcome, usually one of ${list(OUTCOMES)}. Out
 // Interactions
 
 type TranscriptEntry = { role: string; content: string };
-type InteractionSource = RestInteractionFieldsFragment & { transcript?: TranscriptEntry[] | null };
+type InteractionSource = RestInteractionFieldsFragment & { transcript?: TranscriptEntry[] | null; updatedAt?: string };
 
-/** Interactions have three shapes: by channel, and for calls, listed (no transcript) or read by id. */
+/**
+ * Interactions have several shapes: by channel, and for calls, listed (no transcript) or read by id;
+ * the change feed (`updated_since`) lists them with their `updated_at`.
+ */
 export interface InteractionVariant {
   channel: ChannelValue;
-  view: 'list' | 'detail';
+  view: 'list' | 'detail' | 'feed';
 }
 
 export const TRANSCRIPT_ENTRY: Representation<TranscriptEntry> = {
@@ -185,14 +192,27 @@ export const INTERACTION: Representation<InteractionSource, InteractionVariant> 
       description: 'Location of the call recording; null when there is none.',
       when: voice,
     },
+    {
+      name: 'updated_at',
+      from: 'updatedAt',
+      schema: timestampSchema,
+      description:
+        'When the interaction was stored or last changed by an import (its transcript included). Only in change-feed responses (`updated_since`) and exports.',
+      when: (variant) => variant.view === 'feed',
+    },
   ],
 };
 
 const interactionShapers = {
-  voice: { list: shaper(INTERACTION, { channel: 'voice', view: 'list' }), detail: shaper(INTERACTION, { channel: 'voice', view: 'detail' }) },
+  voice: {
+    list: shaper(INTERACTION, { channel: 'voice', view: 'list' }),
+    detail: shaper(INTERACTION, { channel: 'voice', view: 'detail' }),
+    feed: shaper(INTERACTION, { channel: 'voice', view: 'feed' }),
+  },
   whatsapp: {
     list: shaper(INTERACTION, { channel: 'whatsapp', view: 'list' }),
     detail: shaper(INTERACTION, { channel: 'whatsapp', view: 'detail' }),
+    feed: shaper(INTERACTION, { channel: 'whatsapp', view: 'feed' }),
   },
 };
 
@@ -253,24 +273,64 @@ export const toCampaign: (node: RestCampaignFieldsFragment) => Record<string, un
 // ---------------------------------------------------------------------------------------------
 // Pagination
 
-export const PAGINATION_META: Representation<RestPageInfoFragment> = {
+/** A page's position as the REST documents read it (`total` and `totalPages` are not read with `include_total=false`). */
+type PageInfoSource = Omit<RestPageInfoFragment, 'total' | 'totalPages'> & { total?: number | null; totalPages?: number | null };
+
+const nullableCount: JsonSchema = { type: ['integer', 'null'], minimum: 0 };
+
+export const PAGINATION_META: Representation<PageInfoSource> = {
   name: 'PaginationMeta',
   graphqlType: 'PageInfo',
   description: 'Pagination of a list. A page beyond the last is a 200 with an empty list and `has_more: false`.',
   fields: [
     { name: 'page', from: 'page', schema: { type: 'integer', minimum: 1 } },
     { name: 'limit', from: 'limit', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE } },
-    { name: 'total', from: 'total', schema: count },
-    { name: 'total_pages', from: 'totalPages', schema: count },
-    { name: 'has_more', from: 'hasMore', schema: { type: 'boolean' } },
+    { name: 'total', from: 'total', schema: nullableCount, description: 'Total items matching the filters; null with `include_total=false` (interactions).' },
+    {
+      name: 'total_pages',
+      from: 'totalPages',
+      schema: nullableCount,
+      description: 'Number of pages (0 when nothing matches); null with `include_total=false` (interactions).',
+    },
+    { name: 'has_more', from: 'hasMore', schema: { type: 'boolean' }, description: 'True when a further page exists (exact, also without a total).' },
   ],
 };
 
 const shapeMeta = shaper(PAGINATION_META, undefined);
 
-export function toMeta(pageInfo: RestPageInfoFragment): PaginationMeta {
+export function toMeta(pageInfo: PageInfoSource): PaginationMeta {
   // The table has exactly the five fields of PaginationMeta (a test checks the served meta against it).
   return shapeMeta(pageInfo) as unknown as PaginationMeta;
+}
+
+type CursorPageInfoSource = { limit: number; total?: number | null; hasMore: boolean; nextCursor?: string | null };
+
+export const CURSOR_META: Representation<CursorPageInfoSource> = {
+  name: 'CursorMeta',
+  graphqlType: 'CursorPageInfo',
+  description: 'Position in a list read by cursor (`cursor`, `updated_since`).',
+  fields: [
+    { name: 'limit', from: 'limit', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE } },
+    {
+      name: 'total',
+      from: 'total',
+      schema: nullableCount,
+      description: 'Total items matching the filters (the whole list, not what is left); null with `include_total=false`.',
+    },
+    { name: 'has_more', from: 'hasMore', schema: { type: 'boolean' }, description: 'True when more items follow this page.' },
+    {
+      name: 'next_cursor',
+      from: 'nextCursor',
+      schema: nullableString,
+      description: 'Pass as `cursor` (with the same other parameters) to read the next page; null on the last page. Opaque.',
+    },
+  ],
+};
+
+const shapeCursorMeta = shaper(CURSOR_META, undefined);
+
+export function toCursorMeta(pageInfo: CursorPageInfoSource): CursorMeta {
+  return shapeCursorMeta(pageInfo) as unknown as CursorMeta;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -492,3 +552,56 @@ export const DURATIONS: Representation<Durations> = {
 };
 
 export const toDurations: (durations: Durations) => Record<string, unknown> = shaper(DURATIONS, undefined);
+
+// ---------------------------------------------------------------------------------------------
+// The calling API key (GET /api/v1/me)
+
+type Viewer = RestMeQuery['viewer'];
+type QuotaWindow = Viewer['quota']['minute'];
+
+/** Null for Unlimited-tier keys, which have no quotas. */
+const quotaFigure: JsonSchema = { type: ['integer', 'null'], minimum: 0 };
+
+export const QUOTA_WINDOW: Representation<QuotaWindow> = {
+  name: 'QuotaWindow',
+  graphqlType: 'QuotaWindow',
+  fields: [
+    { name: 'limit', from: 'limit', schema: { ...quotaFigure, minimum: 1 } },
+    { name: 'remaining', from: 'remaining', schema: quotaFigure },
+    { name: 'reset_seconds', from: 'resetSeconds', schema: { type: ['integer', 'null'], minimum: 1, maximum: 86_400 } },
+  ],
+};
+
+const toQuotaWindow = shaper(QUOTA_WINDOW, undefined);
+
+export const VIEWER_QUOTA: Representation<Viewer['quota']> = {
+  name: 'Quota',
+  graphqlType: 'ViewerQuota',
+  fields: [
+    { name: 'minute', from: 'minute', schema: ref(QUOTA_WINDOW.name), convert: toQuotaWindow },
+    { name: 'hour', from: 'hour', schema: ref(QUOTA_WINDOW.name), convert: toQuotaWindow },
+    { name: 'day', from: 'day', schema: ref(QUOTA_WINDOW.name), convert: toQuotaWindow },
+  ],
+};
+
+const toViewerQuota = shaper(VIEWER_QUOTA, undefined);
+
+export const VIEWER: Representation<Viewer> = {
+  name: 'CurrentApiKey',
+  graphqlType: 'Viewer',
+  fields: [
+    { name: 'id', from: 'id', schema: uuid },
+    { name: 'name', from: 'name', schema: string },
+    { name: 'prefix', from: 'prefix', schema: { type: 'string', examples: [`${KEY_PREFIXES.live}AbCd`] } },
+    { name: 'environment', from: 'environment', schema: { type: 'string', enum: Object.keys(KEY_PREFIXES) }, convert: lowercase },
+    { name: 'scopes', from: 'scopes', schema: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...SCOPES] } } },
+    { name: 'clinic_ids', from: 'clinicIds', schema: { type: ['array', 'null'], minItems: 1, items: uuid } },
+    { name: 'tier', from: 'tier', schema: { type: 'string', enum: [...KEY_TIERS] }, convert: lowercase },
+    { name: 'quota', from: 'quota', schema: ref(VIEWER_QUOTA.name), convert: toViewerQuota },
+    { name: 'expires_at', from: 'expiresAt', schema: nullableTimestamp },
+    { name: 'created_at', from: 'createdAt', schema: timestampSchema },
+    { name: 'last_used_at', from: 'lastUsedAt', schema: nullableTimestamp },
+  ],
+};
+
+export const toViewer: (viewer: Viewer) => Record<string, unknown> = shaper(VIEWER, undefined);

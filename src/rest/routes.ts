@@ -9,24 +9,27 @@ import {
   RestCampaignsDocument,
   RestClinicsDocument,
   RestInteractionDocument,
+  RestInteractionsByCursorDocument,
   RestInteractionsDocument,
+  RestMeDocument,
   RestMetricsBreakdownDocument,
   RestMetricsDailyDocument,
   RestMetricsDurationsDocument,
   RestMetricsOutcomesDocument,
   RestMetricsSeriesDocument,
   RestMetricsSummaryDocument,
-  RestMeDocument,
 } from '../documents/graphql.js';
 import { hasControlCharacter } from '../domain/parameters.js';
 import type { Scope } from '../domain/values.js';
 import type { ParameterNames } from '../interactions/filters.js';
 import { MAX_SERIES_BUCKETS } from '../zones/local-calendar.js';
-import type { PaginationMeta } from './envelope.js';
+import type { CursorMeta, PaginationMeta } from './envelope.js';
+import type { QueryValues } from './query-params.js';
 import {
   toBreakdownGroup,
   toCampaign,
   toClinic,
+  toCursorMeta,
   toDailyMetric,
   toDurations,
   toInteraction,
@@ -63,7 +66,20 @@ export const REST_NAMES: ParameterNames = {
 
 export interface RouteResult {
   data: unknown;
-  meta?: PaginationMeta;
+  meta?: PaginationMeta | CursorMeta;
+}
+
+/**
+ * Requests of a route's path that another document answers (the cursor list of /interactions):
+ * chosen by the query, with parameters of the route that cannot be combined with it.
+ */
+export interface RouteAlternative<TData = unknown, TVariables = Record<string, unknown>> {
+  /** Whether the request is one for this alternative. */
+  when(query: QueryValues): boolean;
+  /** Parameters of the route refused in this alternative, and why (the 400's message for each). */
+  refuses: Readonly<Record<string, string>>;
+  document: TypedDocumentNode<TData, TVariables>;
+  shape(data: TData, query: QueryValues): RouteResult | null;
 }
 
 export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
@@ -79,20 +95,41 @@ export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
   /** The document's variables are the parameters under their GraphQL names (variables.ts maps them). */
   readonly variables?: TVariables;
   /** The envelope's `data` (and `meta`), or null for 404. */
-  shape(data: TData): RouteResult | null;
+  shape(data: TData, query: QueryValues): RouteResult | null;
   /** Name of the OpenAPI schema of `data`. */
   dataSchema: string;
+  alternative?: RouteAlternative;
 }
 
 const define = <TData, TVariables>(route: Route<TData, TVariables>) => route as unknown as Route;
+const alternative = <TData, TVariables>(alt: RouteAlternative<TData, TVariables>) => alt as unknown as RouteAlternative;
+
+/** Parameters of /interactions, in the order the OpenAPI document lists them. */
+const INTERACTION_LIST_PARAMS = [
+  'page',
+  'limit',
+  'date_from',
+  'date_to',
+  'channel',
+  'type',
+  'outcome',
+  'clinic_id',
+  'search',
+  'campaign_id',
+  'order',
+  'include_total',
+  'cursor',
+  'updated_since',
+] as const;
 
 export const routes: readonly Route[] = [
   define({
     path: '/api/v1/interactions',
     summary: 'List interactions',
-    description: 'Voice calls and WhatsApp conversations, newest first (`started_at` descending, then `id` descending). Filters combine: all must hold.',
+    description:
+      'Voice calls and WhatsApp conversations, newest first (`started_at` descending, then `id` descending; `order=asc` for oldest first). Filters combine: all must hold. Paged by `page`, or by `cursor` (start with an empty `cursor`, continue with `meta.next_cursor`; `meta` is then the cursor meta). With `updated_since`, the change feed: interactions stored or changed since then, each with its `updated_at`, ordered by `updated_at` then `id`, cursor-paged.',
     scope: 'interactions:read',
-    params: ['page', 'limit', 'date_from', 'date_to', 'channel', 'type', 'outcome', 'clinic_id', 'search', 'campaign_id'],
+    params: INTERACTION_LIST_PARAMS,
     document: RestInteractionsDocument,
     dataSchema: 'InteractionList',
     shape: (data) =>
@@ -100,6 +137,17 @@ export const routes: readonly Route[] = [
         data: { interactions: data.interactions.nodes.map((node) => toInteraction(node, 'list')) },
         meta: toMeta(data.interactions.pageInfo),
       },
+    alternative: alternative({
+      when: (query) => query.cursor !== undefined || query.updated_since !== undefined,
+      refuses: { page: 'cannot be combined with cursor or updated_since (a cursor list continues from its cursor; omit page)' },
+      document: RestInteractionsByCursorDocument,
+      shape: (data, query) => {
+        const list = data.interactionsConnection;
+        if (!list) return null;
+        const view = query.updated_since === undefined ? 'list' : 'feed';
+        return { data: { interactions: list.nodes.map((node) => toInteraction(node, view)) }, meta: toCursorMeta(list.pageInfo) };
+      },
+    }),
   }),
   define({
     path: '/api/v1/interactions/{id}',

@@ -13,7 +13,7 @@ import { routeOf } from '../http/app-routes.js';
 import type { ErrorCode } from '../http/error-catalogue.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
 import { failure, success } from './envelope.js';
-import { readQuery } from './query-params.js';
+import { readQuery, report } from './query-params.js';
 import { REST_NAMES, type Route, routes } from './routes.js';
 import { restVariables } from './variables.js';
 
@@ -49,8 +49,10 @@ export function useRest(options: RestOptions): Plugin {
       typeSchema = schema;
       yoga = instance as unknown as YogaServerInstance<Record<string, never>, GraphQLContext>;
       for (const route of routes) {
-        const errors = validate(schema, route.document);
-        if (errors.length) throw new Error(`REST document for ${route.path} is invalid: ${errors.map((e) => e.message).join('; ')}`);
+        for (const document of [route.document, ...(route.alternative ? [route.alternative.document] : [])]) {
+          const errors = validate(schema, document);
+          if (errors.length) throw new Error(`REST document for ${route.path} is invalid: ${errors.map((e) => e.message).join('; ')}`);
+        }
       }
     },
     // Unknown paths and methods other than GET and HEAD were answered by http/use-routes.ts.
@@ -73,7 +75,7 @@ export function useRest(options: RestOptions): Plugin {
       return failure(request, code, { message, retryAfterSeconds, headers });
     }
     const auth = admission;
-    if (!auth.key.scopes.includes(route.scope)) {
+    if (route.scope && !auth.key.scopes.includes(route.scope)) {
       return failure(request, 'INSUFFICIENT_SCOPE', {
         message: `This API key lacks the scope ${route.scope} needed for this endpoint`,
         details: { required_scope: route.scope },
@@ -85,7 +87,12 @@ export function useRest(options: RestOptions): Plugin {
     // the query string already has problems, only check (graphql/errors.ts).
     const problems: Problems = {};
     const query = readQuery(url, route.params, problems);
-    const { variables, unconverted } = restVariables(typeSchema!, route.document, REST_NAMES, { query, pathParams }, problems);
+    // The cursor list of /interactions is another document on the same path (routes.ts).
+    const chosen = route.alternative?.when(query) ? route.alternative : route;
+    if (chosen !== route) {
+      for (const [name, message] of Object.entries(route.alternative!.refuses)) if (query[name] !== undefined) report(problems, name, message);
+    }
+    const { variables, unconverted } = restVariables(typeSchema!, chosen.document, REST_NAMES, { query, pathParams }, problems);
     const caller: CallerParameters = { names: REST_NAMES, unconverted, checkOnly: Object.keys(problems).length > 0 };
 
     const initialContext = {
@@ -98,7 +105,7 @@ export function useRest(options: RestOptions): Plugin {
     const { execute, contextFactory, schema } = yoga!.getEnveloped(initialContext);
     const result = (await execute({
       schema,
-      document: route.document,
+      document: chosen.document,
       variableValues: variables,
       contextValue: await contextFactory(),
     })) as ExecutionResult<Record<string, unknown>>;
@@ -111,7 +118,7 @@ export function useRest(options: RestOptions): Plugin {
       if (!result.errors) throw new Error('unreachable');
       return failure(request, executionFailure(result.errors));
     }
-    const shaped = route.shape(result.data as never);
+    const shaped = chosen.shape(result.data as never, query);
     if (!shaped) return failure(request, 'NOT_FOUND', { message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });
     return success(request, shaped.data, shaped.meta);
   }

@@ -2,7 +2,8 @@
 // types are mapped here - the rules every value must follow are the resolvers' (graphql/errors.ts
 // `checked`), judged once for REST and GraphQL alike:
 //   - each variable is read from the parameter of its REST name (REST_NAMES), or from the path;
-//   - an `Int` must be written in decimal digits (a query string has no numbers, only text);
+//   - an `Int` must be written in decimal digits (a query string has no numbers, only text), a
+//     `Boolean` as `true` or `false`;
 //   - an enum value is its REST spelling, the value the schema's enum maps it to (`voice` for
 //     `VOICE`); a list is comma-separated. A text that is no value of the enum is left for the
 //     resolver to judge and name as sent (`unconverted`), with the variable null, and so is a
@@ -58,7 +59,8 @@ export function restVariables(
     const text = input.pathParams[restName] ?? input.query[restName];
     const type = getNullableType(typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined);
     if (text === undefined || type === undefined) {
-      variables[name] = null;
+      // A variable with a default takes it (a directive's `if` cannot be null).
+      if (!definition.defaultValue) variables[name] = null;
       continue;
     }
     if (isListType(type)) {
@@ -80,6 +82,14 @@ export function restVariables(
       const fits = value !== undefined && value <= GRAPHQL_INT_MAX;
       variables[name] = fits ? value : null;
       if (value !== undefined && !fits) unconverted[name] = value;
+    } else if (type.name === 'Boolean') {
+      // `true` or `false`, as written; anything else is the resolver's to name (the default, if
+      // any, stands in meanwhile so that the document still executes).
+      if (text === 'true' || text === 'false') variables[name] = text === 'true';
+      else {
+        if (!definition.defaultValue) variables[name] = null;
+        unconverted[name] = text;
+      }
     } else variables[name] = text;
   }
   return { variables, unconverted };

@@ -84,3 +84,11 @@ export const GranularityEnum = builder.enumType('Granularity', {
         : `Local calendar ${g}s (REST \`${g}\`).`,
   ),
 });
+
+export const SortOrderEnum = builder.enumType('SortOrder', {
+  description: 'Direction of a list ordered by time (`startedAt`, then `id` the same way).',
+  values: {
+    DESC: { value: 'desc', description: 'Newest first (REST `desc`, the default).' },
+    ASC: { value: 'asc', description: 'Oldest first (REST `asc`).' },
+  } as const,
+});

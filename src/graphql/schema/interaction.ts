@@ -1,12 +1,12 @@
 // Interactions: calls and WhatsApp conversations, their root fields and filters.
 import { clinicCondition } from '../../auth/clinic-scope.js';
 import { hasControlCharacter } from '../../domain/parameters.js';
-import { checkList } from '../../interactions/filters.js';
+import { checkList, checkPageList } from '../../interactions/filters.js';
 import { type InteractionList, listInteractions } from '../../interactions/read-page.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
-import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
+import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum, SortOrderEnum } from './enums.js';
 import { COST_COUNTED_BY_PARENT, costByLimit, PageInfo, pagingArgs } from './paging.js';
 
 /**
@@ -48,6 +48,11 @@ export const Interaction = builder.prismaObject('Interaction', {
     }),
     summary: t.exposeString('summary', { nullable: true, description: 'AI-generated summary.' }),
     recordingUrl: t.exposeString('recordingUrl', { nullable: true, description: 'Call recording; null for WhatsApp conversations.' }),
+    updatedAt: t.expose('updatedAt', {
+      type: 'DateTime',
+      description:
+        'When the interaction was stored or last changed by an import (its transcript included); an import that changes nothing leaves it alone. The order of the change feed (`interactionsConnection(updatedSince:)`).',
+    }),
     transcript: t.field({
       complexity: TRANSCRIPT_COST,
       type: [TranscriptEntry],
@@ -102,7 +107,7 @@ export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'param
   return checked(context, { ...args, ...ids }, checkList);
 }
 
-const InteractionPage = builder.objectRef<InteractionList>('InteractionPage').implement({
+export const InteractionPage = builder.objectRef<InteractionList>('InteractionPage').implement({
   description: 'A page of interactions, newest first (`startedAt` descending, then `id` descending).',
   fields: (t) => ({
     nodes: t.prismaField({
@@ -129,10 +134,19 @@ builder.queryFields((t) => ({
       campaignId: t.arg.id({
         description: 'Only this campaign (its id: any text of 1 to 255 printable characters). A campaign of a clinic the key may not see matches nothing.',
       }),
+      order: t.arg({ type: SortOrderEnum, description: 'Newest first (`DESC`, the default) or oldest first (`ASC`), by `startedAt` then `id`.' }),
+      includeTotal: t.arg.boolean({
+        description:
+          'False: `hasMore` is found without counting every match where counting costs more (a phone search); ask for `total` and it is counted all the same. REST `include_total=false` leaves `total` and `total_pages` null.',
+      }),
     },
     resolve: (_root, args, context) => {
-      const { page, limit, filters } = checkedList(args, context);
-      return listInteractions(context.db, { filters, visibleClinics: context.visibleClinics, page, limit });
+      const ids = {
+        clinicId: args.clinicId == null ? args.clinicId : String(args.clinicId),
+        campaignId: args.campaignId == null ? args.campaignId : String(args.campaignId),
+      };
+      const { page, limit, filters, order, includeTotal } = checked(context, { ...args, ...ids }, checkPageList);
+      return listInteractions(context.db, { filters, visibleClinics: context.visibleClinics, page, limit, order, includeTotal });
     },
   }),
   interaction: t.prismaField({

@@ -10,6 +10,8 @@ export interface PageInfoShape {
   limit: number;
   /** Counted only when a client asks for a total. */
   total: () => Promise<number>;
+  /** Whether a page follows, when the list can tell without counting; else derived from `total`. */
+  hasMore?: () => Promise<boolean>;
 }
 
 export const PageInfo = builder.objectRef<PageInfoShape>('PageInfo').implement({
@@ -21,7 +23,7 @@ export const PageInfo = builder.objectRef<PageInfoShape>('PageInfo').implement({
     totalPages: t.int({ description: 'Number of pages (0 when nothing matches).', resolve: async (p) => Math.ceil((await p.total()) / p.limit) }),
     hasMore: t.boolean({
       description: 'True when a further page exists.',
-      resolve: async (p) => p.page < Math.ceil((await p.total()) / p.limit),
+      resolve: async (p) => (p.hasMore ? p.hasMore() : p.page < Math.ceil((await p.total()) / p.limit)),
     }),
   }),
 });
