@@ -10,8 +10,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { queryRows } from '../db/sql.js';
-import { Prisma } from '../generated/prisma/client.js';
 import { EARLIEST_INSTANT, hasControlCharacter, LATEST_INSTANT } from '../domain/parameters.js';
+import { Prisma } from '../generated/prisma/client.js';
 import type { Filters } from './filters.js';
 
 /** How a cursor list is ordered: by started_at (newest or oldest first) or, for the change feed, by updated_at. */
@@ -93,7 +93,9 @@ export class CursorCodec {
     }
     const payload = parsePayload(Buffer.from(body, 'base64url').toString('utf8'));
     if (payload.l !== listDigest(list) || payload.o !== ORDER_CODES[list.order]) {
-      throw new CursorError('belongs to a list with other filters or another order; send the same parameters as the request that returned it, or start again with an empty cursor');
+      throw new CursorError(
+        'belongs to a list with other filters or another order; send the same parameters as the request that returned it, or start again with an empty cursor',
+      );
     }
     return { at: payload.t, id: payload.i };
   }

@@ -198,7 +198,8 @@ export function checkCursorList(raw: CursorListArgs, names: ParameterNames, prob
   if (raw.updatedSince != null) {
     updatedSince = parseDateBound(raw.updatedSince, 'from');
     if (!updatedSince) problems[names.updatedSince] = 'must be an ISO 8601 date-time with Z or an offset (or a date, meaning the start of that UTC day)';
-    if (raw.order != null) problems[names.order] = `cannot be combined with ${names.updatedSince}: the change feed is ordered by updated_at, then id, ascending`;
+    if (raw.order != null)
+      problems[names.order] = `cannot be combined with ${names.updatedSince}: the change feed is ordered by updated_at, then id, ascending`;
   }
   if (raw.after != null && hasControlCharacter(raw.after)) problems[names.after] = 'is not a valid cursor';
   return { limit, after: raw.after || null, order, includeTotal, updatedSince, filters: checkFilters(raw, names, problems) };

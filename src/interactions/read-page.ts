@@ -14,8 +14,8 @@
 // (`oldestFirst`), and cursor pages are read by cursor-page.ts. Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
-import { lazy } from '../domain/lazy.js';
 import { and, queryRows } from '../db/sql.js';
+import { lazy } from '../domain/lazy.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions, interactionWhere } from './conditions.js';
 import { countInteractions, countQuery } from './count.js';
@@ -129,9 +129,7 @@ export function listInteractions(db: Db, request: ListRequest): InteractionList 
     total,
     // Without a total, a list the rollups cannot count (a phone search) asks only whether one
     // match lies beyond the page; otherwise the count is as cheap as the question.
-    hasMore: probeInsteadOfCount
-      ? () => matchBeyond(db, filters, visibleClinics, skip + take, false)
-      : async () => page < Math.ceil((await total()) / limit),
+    hasMore: probeInsteadOfCount ? () => matchBeyond(db, filters, visibleClinics, skip + take, false) : async () => page < Math.ceil((await total()) / limit),
     rows,
   };
 }
