@@ -73,6 +73,35 @@ export function success(request: Request, data: unknown, meta?: PaginationMeta |
   return respond(request, 200, meta ? { success: true, data, meta } : { success: true, data }, headers);
 }
 
+/** The text of a success envelope without `request_id` and `timestamp`: what an ETag is computed over. */
+export function successPayload(data: unknown, meta?: PaginationMeta | CursorMeta): string {
+  return JSON.stringify(meta ? { success: true, data, meta } : { success: true, data });
+}
+
+/**
+ * A 200 from its payload text (successPayload), completed with the request id and timestamp: the
+ * same bytes `success` writes, serialized once although the ETag needs the text too.
+ */
+export function successFromPayload(request: Request, payload: string, headers: Record<string, string>): Response {
+  const requestId = stateOf(request).id;
+  const text = `${payload.slice(0, -1)},"request_id":${JSON.stringify(requestId)},"timestamp":"${new Date().toISOString()}"}`;
+  return new Response(request.method === 'HEAD' ? null : text, {
+    status: 200,
+    statusText: STATUS_CODES[200],
+    headers: {
+      'Content-Type': JSON_TYPE,
+      'Content-Length': String(Buffer.byteLength(text)),
+      'X-Request-Id': requestId,
+      ...headers,
+    },
+  });
+}
+
+/** 304 Not Modified: no body; the validator and caching headers a 200 would carry. */
+export function notModified(request: Request, headers: Record<string, string>): Response {
+  return new Response(null, { status: 304, statusText: STATUS_CODES[304], headers: { 'X-Request-Id': stateOf(request).id, ...headers } });
+}
+
 /** The error envelope for `code`: its status, default message and Retry-After come from the catalogue. */
 export function failure(request: Request, code: ErrorCode, options: FailureOptions = {}): Response {
   const error: ApiError = { code, message: options.message ?? ERRORS[code].message, details: options.details };

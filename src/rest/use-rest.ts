@@ -12,7 +12,9 @@ import { isRestExecution, REST_EXECUTION } from '../graphql/use-query-limits.js'
 import { routeOf } from '../http/app-routes.js';
 import type { ErrorCode } from '../http/error-catalogue.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
-import { failure, success } from './envelope.js';
+import { conditionalOf, EtagMemory, etagOf, ifNoneMatchNames } from './conditional.js';
+import { type CursorMeta, failure, notModified, type PaginationMeta, successFromPayload, successPayload } from './envelope.js';
+import { cursorLinks, pageLinks } from './link-header.js';
 import { readQuery, report } from './query-params.js';
 import { REST_NAMES, type Route, routes } from './routes.js';
 import { restVariables } from './variables.js';
@@ -32,6 +34,7 @@ function executionFailure(errors: readonly GraphQLError[]): Extract<ErrorCode, '
 }
 
 export function useRest(options: RestOptions): Plugin {
+  const etags = new EtagMemory();
   let yoga: YogaServerInstance<Record<string, never>, GraphQLContext> | undefined;
   // The schema does not change after start-up: read once, not through getEnveloped() per request.
   let typeSchema: GraphQLSchema | undefined;
@@ -103,11 +106,24 @@ export function useRest(options: RestOptions): Plugin {
       [CALLER_PARAMETERS]: caller,
     } as unknown as YogaInitialContext;
     const { execute, contextFactory, schema } = yoga!.getEnveloped(initialContext);
+    const contextValue = (await contextFactory()) as unknown as GraphQLContext;
+
+    // If-None-Match: answered 304 without running the request when the data it depends on has not
+    // changed since its ETag was computed (conditional.ts).
+    const ifNoneMatch = request.headers.get('if-none-match');
+    const conditional = conditionalOf({ path: route.path, query, pathParams, visibleClinics: contextValue.visibleClinics }, options.now().getTime());
+    let version: string | undefined;
+    if (ifNoneMatch !== null && conditional.confirmable && !caller.checkOnly) {
+      const confirmed = await etags.confirm(contextValue.db, contextValue.visibleClinics, conditional, ifNoneMatch).catch(() => undefined);
+      if (confirmed?.etag) return notModified(request, { ETag: confirmed.etag, ...CACHING_HEADERS });
+      version = confirmed?.version;
+    }
+
     const result = (await execute({
       schema,
       document: chosen.document,
       variableValues: variables,
-      contextValue: await contextFactory(),
+      contextValue,
     })) as ExecutionResult<Record<string, unknown>>;
 
     if (caller.checkOnly || result.errors?.length) {
@@ -120,6 +136,23 @@ export function useRest(options: RestOptions): Plugin {
     }
     const shaped = chosen.shape(result.data as never, query);
     if (!shaped) return failure(request, 'NOT_FOUND', { message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });
-    return success(request, shaped.data, shaped.meta);
+    const payload = successPayload(shaped.data, shaped.meta);
+    const etag = etagOf(conditional.identity, payload);
+    if (version !== undefined) etags.remember(conditional, version, etag);
+    const headers: Record<string, string> = { ETag: etag, ...CACHING_HEADERS };
+    const links = shaped.meta && linksOf(url, shaped.meta);
+    if (links) headers.Link = links;
+    if (ifNoneMatchNames(ifNoneMatch, etag)) return notModified(request, headers);
+    return successFromPayload(request, payload, headers);
   }
+}
+
+/**
+ * Caching of a 200 or 304: a private cache may keep it but must revalidate (If-None-Match) before
+ * reusing it; the answer differs by key, by export format and by encoding.
+ */
+const CACHING_HEADERS = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization, Accept, Accept-Encoding' } as const;
+
+function linksOf(url: URL, meta: PaginationMeta | CursorMeta): string | undefined {
+  return 'page' in meta ? pageLinks(url, meta) : cursorLinks(url, meta);
 }

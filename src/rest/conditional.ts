@@ -1,0 +1,111 @@
+// HTTP caching of REST answers: a weak ETag over what a 200 says (`data` and `meta`, not the
+// request id or timestamp, which differ on every answer) and the request it answers, and 304 Not
+// Modified for an `If-None-Match` that names it.
+//
+// A 304 should not cost the query it saves the client from downloading. Each clinic has a data
+// version (table clinic_data_versions), moved by triggers in the same transaction as any change to
+// its row, its campaigns, its interactions or their transcripts; the largest version over the
+// clinics a key can see changes whenever anything it could be shown changes. The ETag of a request
+// is remembered here with the version it was computed at: while that version stands, a matching
+// `If-None-Match` is answered 304 after reading one row of versions, without running the request.
+// Otherwise the request runs, and its ETag decides.
+//
+// The version is read before the request runs, so an answer is never remembered under a version
+// older than the data it was computed from (a change in between only costs one more run).
+// Answers that depend on more than the data are not remembered: the change feed (its horizon moves
+// with other sessions' transactions) and /me (live quota). Metrics whose window defaults to "today"
+// are remembered under a 15-minute bucket of the clock as well, since a new day changes them.
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { Db } from '../db/client.js';
+import { queryRows } from '../db/sql.js';
+import { Prisma } from '../generated/prisma/client.js';
+import type { QueryValues } from './query-params.js';
+
+/** How long a metrics answer with a window relative to today is remembered at most (whole quarters of an hour cover every zone offset). */
+const CLOCK_BUCKET_MS = 15 * 60_000;
+
+/** Remembered ETags; each entry is a few hundred bytes. */
+const MAX_REMEMBERED = 20_000;
+
+export interface Conditional {
+  /** What the answer depends on besides the data: path, parameters, what the key may see. */
+  identity: string;
+  /** Whether an answer to it can be confirmed by the data version alone. */
+  confirmable: boolean;
+}
+
+/** The request an answer is for, in a canonical form (parameters sorted; values as decoded). */
+export function conditionalOf(
+  request: { path: string; query: QueryValues; pathParams: Record<string, string>; visibleClinics: VisibleClinics },
+  nowMs: number,
+): Conditional {
+  const { path, query, pathParams, visibleClinics } = request;
+  const names = Object.keys(query).sort();
+  const relativeToToday = path.startsWith('/api/v1/metrics/') && (query.date_from === undefined || query.date_to === undefined);
+  const confirmable = path !== '/api/v1/me' && query.updated_since === undefined;
+  const identity = JSON.stringify([
+    path,
+    pathParams,
+    names.map((name) => [name, query[name]]),
+    visibleClinics === null ? null : [...visibleClinics].sort(),
+    relativeToToday ? Math.floor(nowMs / CLOCK_BUCKET_MS) : null,
+  ]);
+  return { identity, confirmable };
+}
+
+/** The weak ETag of an answer: the request's identity and the text of `data` and `meta`. */
+export function etagOf(identity: string, payloadText: string): string {
+  return `W/"${createHash('sha256').update(identity).update('\n').update(payloadText).digest('base64url').slice(0, 32)}"`;
+}
+
+/**
+ * Whether `If-None-Match` names `etag` (RFC 9110 13.1.2: weak comparison, a list, or `*`). Hostile
+ * values are only compared, never parsed further; the header's size is bounded by the server.
+ */
+export function ifNoneMatchNames(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  const opaque = etag.replace(/^W\//, '');
+  for (const raw of header.split(',')) {
+    const tag = raw.trim();
+    if (tag === '*' || tag.replace(/^W\//, '') === opaque) return true;
+  }
+  return false;
+}
+
+/** The largest data version of the clinics a key may see (0 when there is none). */
+async function dataVersion(db: Db, visibleClinics: VisibleClinics): Promise<string> {
+  const [row] = await queryRows<{ version: bigint | null }>(
+    db,
+    visibleClinics === null
+      ? Prisma.sql`SELECT max(version) AS version FROM clinic_data_versions`
+      : Prisma.sql`SELECT max(version) AS version FROM clinic_data_versions WHERE clinic_id = ANY(${[...visibleClinics]}::uuid[])`,
+  );
+  return String(row?.version ?? 0);
+}
+
+interface Remembered {
+  version: string;
+  etag: string;
+}
+
+/** The ETags this instance has computed, with the data version each was computed at. */
+export class EtagMemory {
+  private readonly remembered = new LRUCache<string, Remembered>({ max: MAX_REMEMBERED });
+
+  /**
+   * For a request with `If-None-Match`: the data version now (read before the request runs), and
+   * the ETag that still holds if one was remembered at that version and the header names it.
+   */
+  async confirm(db: Db, visibleClinics: VisibleClinics, conditional: Conditional, ifNoneMatch: string): Promise<{ version: string; etag?: string }> {
+    const version = await dataVersion(db, visibleClinics);
+    const known = this.remembered.get(conditional.identity);
+    if (known && known.version === version && ifNoneMatchNames(ifNoneMatch, known.etag)) return { version, etag: known.etag };
+    return { version };
+  }
+
+  remember(conditional: Conditional, version: string, etag: string): void {
+    this.remembered.set(conditional.identity, { version, etag });
+  }
+}
