@@ -145,7 +145,7 @@ export function createApp(options: AppOptions): App {
     context: async (initialContext) => {
       const admission = await admitter.admit(initialContext.request);
       if (!admission.ok) throw codedError('UNAUTHORIZED', 'Request not admitted', { extensions: { http: httpOf('UNAUTHORIZED') } });
-      return createGraphQLContext(db, admission.key, now(), callerParametersOf(initialContext));
+      return createGraphQLContext(db, admission.key, now(), callerParametersOf(initialContext), admission.quota);
     },
   });
 }

@@ -22,6 +22,15 @@ export interface ApiKeyPrincipal {
   /** null = every clinic */
   clinicIds: string[] | null;
   expiresAt: Date | null;
+  /** Display prefix, e.g. `svc_live_AbCd`. */
+  prefix: string;
+  createdAt: Date;
+  /**
+   * As stored when the key was looked up, so never this request's own use: uses are written at
+   * most once a minute per key and process (key-resolver.ts), and a cached principal can be a few
+   * seconds older than the table.
+   */
+  lastUsedAt: Date | null;
 }
 
 export type KeyLookup = { status: 'valid'; key: ApiKeyPrincipal } | { status: 'invalid' } | { status: 'expired' };
@@ -163,6 +172,9 @@ function toPrincipal(row: ApiKeyRow): ApiKeyPrincipal {
     tier: row.tier,
     clinicIds: row.clinicIds?.length ? (Object.freeze([...row.clinicIds]) as string[]) : null,
     expiresAt: row.expiresAt,
+    prefix: row.prefix,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
   });
 }
 

@@ -100,7 +100,7 @@ export function createApiKeyResolver(db: Db, options: ApiKeyResolverOptions = {}
     return query;
   }
 
-  function recordUse(principal: ApiKeyPrincipal, at: Date): void {
+  function recordUse(hash: string, principal: ApiKeyPrincipal, at: Date): void {
     const time = at.getTime();
     const last = touchedAt.get(principal.id);
     if (last !== undefined && time - last < LAST_USED_INTERVAL_MS && time >= last) return;
@@ -111,9 +111,28 @@ export function createApiKeyResolver(db: Db, options: ApiKeyResolverOptions = {}
       if (oldest === undefined) break;
       touchedAt.delete(oldest);
     }
-    touchApiKey(db, principal.id, at).catch(() => {
-      // Bookkeeping only: a failed write must never fail the request.
-    });
+    const started = generation;
+    touchApiKey(db, principal.id, at).then(
+      () => {
+        if (started === generation) noteUse(hash, principal.id, at);
+      },
+      () => {
+        // Bookkeeping only: a failed write must never fail the request.
+      },
+    );
+  }
+
+  /**
+   * Once a use is written, the cached principal says so too: otherwise this process's next requests
+   * (GET /me among them) would show the older `last_used_at` until the entry expires. The entry
+   * keeps its age, so a revocation still shows within the ttl.
+   */
+  function noteUse(hash: string, id: string, at: Date): void {
+    const entry = cache.get(hash);
+    const principal = entry?.principal;
+    if (!entry || !principal || principal.id !== id) return;
+    if (principal.lastUsedAt && principal.lastUsedAt.getTime() >= at.getTime()) return;
+    entry.principal = Object.freeze({ ...principal, lastUsedAt: at });
   }
 
   return {
@@ -124,7 +143,7 @@ export function createApiKeyResolver(db: Db, options: ApiKeyResolverOptions = {}
       const principal = entry ? entry.principal : await fetch(hash);
       const at = now();
       const result = keyStatus(principal, at);
-      if (result.status === 'valid') recordUse(result.key, at);
+      if (result.status === 'valid') recordUse(hash, result.key, at);
       return result;
     },
     clear(): void {

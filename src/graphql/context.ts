@@ -4,6 +4,7 @@ import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { GRAPHQL_NAMES, type ParameterNames } from '../interactions/filters.js';
 import { createLoaders, type Loaders } from '../interactions/nested-pages.js';
+import type { QuotaDecision } from '../limits/windows.js';
 import { createEntityLoaders, type EntityLoaders } from './entity-loaders.js';
 
 /**
@@ -42,9 +43,15 @@ export interface GraphQLContext {
   metricsBatches: Map<string, unknown>;
   now: Date;
   parameters: CallerParameters;
+  /**
+   * The key's quota as this request's admission left it (this request counted); undefined for the
+   * Unlimited tier. The same decision gives the response its rate-limit headers, so `viewer` and
+   * the headers cannot disagree.
+   */
+  quota?: QuotaDecision;
 }
 
-export function createGraphQLContext(db: Db, key: ApiKeyPrincipal, now = new Date(), parameters = GRAPHQL_CALLER): GraphQLContext {
+export function createGraphQLContext(db: Db, key: ApiKeyPrincipal, now = new Date(), parameters = GRAPHQL_CALLER, quota?: QuotaDecision): GraphQLContext {
   const visibleClinics = key.clinicIds && key.clinicIds.length > 0 ? key.clinicIds : null;
   return {
     db,
@@ -55,5 +62,6 @@ export function createGraphQLContext(db: Db, key: ApiKeyPrincipal, now = new Dat
     metricsBatches: new Map(),
     now,
     parameters,
+    quota,
   };
 }

@@ -10,7 +10,7 @@ import { TIER_LIMITS } from '../domain/values.js';
 import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
 import { stateOf } from '../http/request-state.js';
 import { MemoryQuotaStore } from './memory-store.js';
-import type { PerWindow, QuotaDecision, QuotaStore } from './windows.js';
+import { type PerWindow, type QuotaDecision, type QuotaStore, WINDOW_MS, WINDOWS } from './windows.js';
 
 /** Why a request was refused: the metrics' decision labels (prometheus.ts). */
 export type Refusal = 'unauthenticated' | 'auth_rate_limited' | 'rate_limited' | 'unavailable';
@@ -106,15 +106,26 @@ export function refusalAnswer(refused: Refused): { code: ErrorCode; message: str
   }
 }
 
-/** The `X-RateLimit-*` headers of decisions section 5 (none for the Unlimited tier or without a key). */
+/** The header names' spelling of each window (`X-RateLimit-Remaining-Minute`). */
+const WINDOW_TITLES: PerWindow<string> = { minute: 'Minute', hour: 'Hour', day: 'Day' };
+
+/**
+ * The rate-limit headers of a decision (none for the Unlimited tier or without a key): decisions
+ * section 5's `X-RateLimit-{Limit,Remaining}-*` plus `X-RateLimit-Reset-*` (seconds), and the same
+ * figures as draft-ietf-httpapi-ratelimit-headers-10 fields, one quota policy per window, named by
+ * the window: `RateLimit-Policy` (q = quota, w = window seconds) and `RateLimit` (r = remaining,
+ * t = seconds until reset). Both are Structured Field Lists of Items whose values are sf-strings;
+ * the policy names need no escaping, so they are written directly.
+ */
 export function rateLimitHeaders(quota: QuotaDecision | undefined): Record<string, string> {
   if (!quota) return {};
-  return {
-    'X-RateLimit-Limit-Minute': String(quota.limits.minute),
-    'X-RateLimit-Remaining-Minute': String(quota.remaining.minute),
-    'X-RateLimit-Limit-Hour': String(quota.limits.hour),
-    'X-RateLimit-Remaining-Hour': String(quota.remaining.hour),
-    'X-RateLimit-Limit-Day': String(quota.limits.day),
-    'X-RateLimit-Remaining-Day': String(quota.remaining.day),
-  };
+  const headers: Record<string, string> = {};
+  for (const w of WINDOWS) {
+    headers[`X-RateLimit-Limit-${WINDOW_TITLES[w]}`] = String(quota.limits[w]);
+    headers[`X-RateLimit-Remaining-${WINDOW_TITLES[w]}`] = String(quota.remaining[w]);
+    headers[`X-RateLimit-Reset-${WINDOW_TITLES[w]}`] = String(quota.resetSeconds[w]);
+  }
+  headers['RateLimit-Policy'] = WINDOWS.map((w) => `"${w}";q=${quota.limits[w]};w=${WINDOW_MS[w] / 1000}`).join(', ');
+  headers.RateLimit = WINDOWS.map((w) => `"${w}";r=${quota.remaining[w]};t=${quota.resetSeconds[w]}`).join(', ');
+  return headers;
 }

@@ -13,6 +13,8 @@ export interface QuotaDecision {
   limits: PerWindow<number>;
   /** Requests left in each window after this decision (0 for an exhausted window). */
   remaining: PerWindow<number>;
+  /** Whole seconds from the decision's instant until each window resets (rounded up: 1..60 for the minute). */
+  resetSeconds: PerWindow<number>;
   /** When rejected: whole seconds (>= 1) until the latest-resetting exhausted window resets. */
   retryAfterSeconds?: number;
 }
@@ -26,14 +28,26 @@ export function windowResetMs(window: Window, nowMs: number): number {
   return (windowIndex(window, nowMs) + 1) * WINDOW_MS[window];
 }
 
+/**
+ * Whole seconds until the window containing `nowMs` resets, rounded up: a client that waits this
+ * long is never early, and 0 is never said of a window that has not reset yet.
+ */
+export function secondsUntilReset(window: Window, nowMs: number): number {
+  return Math.max(1, Math.ceil((windowResetMs(window, nowMs) - nowMs) / 1000));
+}
+
 /** The decision for counts read (if rejected) or reached (if admitted) by a store. */
 export function decide(allowed: boolean, counts: PerWindow<number>, limits: PerWindow<number>, nowMs: number): QuotaDecision {
   const remaining = {} as PerWindow<number>;
-  for (const w of WINDOWS) remaining[w] = Math.max(0, limits[w] - counts[w]);
-  if (allowed) return { allowed, limits, remaining };
+  const resetSeconds = {} as PerWindow<number>;
+  for (const w of WINDOWS) {
+    remaining[w] = Math.max(0, limits[w] - counts[w]);
+    resetSeconds[w] = secondsUntilReset(w, nowMs);
+  }
+  if (allowed) return { allowed, limits, remaining, resetSeconds };
+  // Retry-After names the latest-resetting exhausted window: earlier, another one still refuses.
   const exhausted = WINDOWS.filter((w) => counts[w] >= limits[w]);
-  const latestReset = Math.max(...exhausted.map((w) => windowResetMs(w, nowMs)));
-  return { allowed, limits, remaining, retryAfterSeconds: Math.max(1, Math.ceil((latestReset - nowMs) / 1000)) };
+  return { allowed, limits, remaining, resetSeconds, retryAfterSeconds: Math.max(1, ...exhausted.map((w) => resetSeconds[w])) };
 }
 
 export interface QuotaStore {

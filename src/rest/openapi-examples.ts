@@ -231,3 +231,22 @@ export const EXAMPLE_DURATIONS = {
   ],
   precision_seconds: 10,
 };
+
+/** GET /api/v1/me at EXAMPLE_TIMESTAMP (09:05:00.000Z) by a Standard key: its third request of that minute. */
+export const EXAMPLE_VIEWER = {
+  id: '7d2f9c4e-1a3b-4e6f-8c0d-5b9a2e7f1c34',
+  name: 'Sonrisa reporting dashboard',
+  prefix: 'svc_live_AbCd',
+  environment: 'live',
+  scopes: ['interactions:read', 'metrics:read'],
+  clinic_ids: [EXAMPLE_CLINIC_ID],
+  tier: 'standard',
+  quota: {
+    minute: { limit: 60, remaining: 57, reset_seconds: 60 },
+    hour: { limit: 1000, remaining: 912, reset_seconds: 3300 },
+    day: { limit: 10000, remaining: 8765, reset_seconds: 53700 },
+  },
+  expires_at: null,
+  created_at: '2025-11-03T14:20:11.532Z',
+  last_used_at: '2026-01-31T09:04:12.000Z',
+};

@@ -53,6 +53,7 @@ import {
   EXAMPLE_SUMMARY_PREVIOUS,
   EXAMPLE_TIMESTAMP,
   EXAMPLE_TRANSCRIPT,
+  EXAMPLE_VIEWER,
   EXAMPLE_VOICE_CALL,
   withTranscriptOf,
 } from './openapi-examples.js';
@@ -73,12 +74,15 @@ import {
   OUTCOME_BREAKDOWN,
   OUTCOME_BREAKDOWN_ENTRY,
   PAGINATION_META,
+  QUOTA_WINDOW,
   type Representation,
   SERIES_BUCKET,
   SUMMARY_CHANGE,
   SUMMARY_METRICS,
   TRANSCRIPT_ENTRY,
   timestampSchema,
+  VIEWER,
+  VIEWER_QUOTA,
 } from './representation.js';
 import { REST_NAMES, type Route, routes } from './routes.js';
 import { restVariables } from './variables.js';
@@ -288,6 +292,9 @@ function componentSchemas(): Record<string, Json> {
     [DURATION_BUCKET.name]: representationSchema(DURATION_BUCKET, undefined, { examples: [EXAMPLE_DURATIONS.histogram[0]] }),
     [DURATION_PERCENTILES.name]: representationSchema(DURATION_PERCENTILES, undefined, { examples: [EXAMPLE_DURATIONS.percentiles] }),
     [DURATIONS.name]: representationSchema(DURATIONS, undefined, { examples: [EXAMPLE_DURATIONS] }),
+    [QUOTA_WINDOW.name]: representationSchema(QUOTA_WINDOW, undefined, { examples: [EXAMPLE_VIEWER.quota.minute] }),
+    [VIEWER_QUOTA.name]: representationSchema(VIEWER_QUOTA, undefined, { examples: [EXAMPLE_VIEWER.quota] }),
+    [VIEWER.name]: representationSchema(VIEWER, undefined, { examples: [EXAMPLE_VIEWER] }),
     ...errorSchemas(),
   };
 }
@@ -520,7 +527,40 @@ function pathParameters(route: Route, root: GraphQLField<unknown, unknown>): Jso
 // ---------------------------------------------------------------------------------------------
 // Headers
 
-const RATE_LIMIT_HEADERS = ['Minute', 'Hour', 'Day'].flatMap((window) => [`X-RateLimit-Limit-${window}`, `X-RateLimit-Remaining-${window}`]);
+const RATE_LIMIT_HEADERS = [
+  ...['Minute', 'Hour', 'Day'].flatMap((window) => [`X-RateLimit-Limit-${window}`, `X-RateLimit-Remaining-${window}`, `X-RateLimit-Reset-${window}`]),
+  'RateLimit-Policy',
+  'RateLimit',
+];
+
+const RATE_LIMIT_PRESENCE = 'Present on every response to a Standard or Premium key; absent for Unlimited-tier keys and on 401 responses.';
+const POLICY_WINDOWS = ['"minute"', '"hour"', '"day"'];
+
+/** The draft-ietf-httpapi-ratelimit-headers-10 fields (limits/admission.ts writes them). */
+const IETF_RATE_LIMIT_HEADERS: Record<string, Json> = {
+  'RateLimit-Policy': {
+    description:
+      'The quota policies (draft-ietf-httpapi-ratelimit-headers-10): a Structured Field List with one Item per window, named `"minute"`, `"hour"` and `"day"`, ' +
+      `with \`q\` = requests allowed and \`w\` = window length in seconds. ${RATE_LIMIT_PRESENCE}`,
+    required: false,
+    schema: {
+      type: 'string',
+      pattern: `^"minute";q=\\d+;w=60, "hour";q=\\d+;w=3600, "day";q=\\d+;w=86400$`,
+      examples: ['"minute";q=60;w=60, "hour";q=1000;w=3600, "day";q=10000;w=86400'],
+    },
+  },
+  RateLimit: {
+    description:
+      'The current service limits (draft-ietf-httpapi-ratelimit-headers-10): a Structured Field List with one Item per policy of `RateLimit-Policy`, ' +
+      `with \`r\` = requests left and \`t\` = whole seconds until the window resets (the \`X-RateLimit-Remaining-*\` and \`X-RateLimit-Reset-*\` figures). ${RATE_LIMIT_PRESENCE}`,
+    required: false,
+    schema: {
+      type: 'string',
+      pattern: `^${POLICY_WINDOWS.map((name) => `${name};r=\\d+;t=[1-9]\\d*`).join(', ')}$`,
+      examples: ['"minute";r=59;t=42, "hour";r=999;t=1542, "day";r=9999;t=41542'],
+    },
+  },
+};
 
 function componentHeaders(): Record<string, Json> {
   const headers: Record<string, Json> = {
@@ -533,12 +573,23 @@ function componentHeaders(): Record<string, Json> {
     'WWW-Authenticate': { description: 'Bearer challenge (RFC 6750).', required: true, schema: { type: 'string' } },
   };
   for (const name of RATE_LIMIT_HEADERS) {
+    const ietf = IETF_RATE_LIMIT_HEADERS[name];
+    if (ietf) {
+      headers[name] = ietf;
+      continue;
+    }
     const window = name.slice(name.lastIndexOf('-') + 1).toLowerCase();
+    if (name.includes('-Reset-')) {
+      headers[name] = {
+        description: `Whole seconds until the current UTC ${window} window resets, rounded up (1 to 60 for the minute). ${RATE_LIMIT_PRESENCE}`,
+        required: false,
+        schema: { type: 'integer', minimum: 1 },
+      };
+      continue;
+    }
     const what = name.includes('-Limit-') ? 'Requests allowed' : 'Requests left';
     headers[name] = {
-      description:
-        `${what} in the current UTC ${window} window (fixed windows aligned to UTC boundaries). ` +
-        'Present on every response to a Standard or Premium key; absent for Unlimited-tier keys and on 401 responses.',
+      description: `${what} in the current UTC ${window} window (fixed windows aligned to UTC boundaries). ${RATE_LIMIT_PRESENCE}`,
       required: false,
       schema: { type: 'integer', minimum: 0 },
     };
@@ -671,7 +722,7 @@ function sharedResponses(): Record<string, Json> {
     },
     RateLimited: {
       description:
-        `${meaningOf(rateLimited)} The exhausted window's \`X-RateLimit-Remaining-*\` is 0. Repeated failed authentications from one client IP are limited ` +
+        `${meaningOf(rateLimited)} The exhausted window's \`X-RateLimit-Remaining-*\` (and its \`RateLimit\` item's \`r\`) is 0. Repeated failed authentications from one client IP are limited ` +
         'the same way (then without `X-RateLimit-*` headers).',
       headers: headersOf('X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS),
       content: jsonContent(rateLimited.schema, { rateLimited: { summary: 'Minute window exhausted', value: errorBody('RATE_LIMITED') } }),
@@ -714,7 +765,10 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
       }),
     },
     401: responseRef('Unauthorized'),
-    403: {
+  };
+  // A route without a scope (GET /api/v1/me) is never answered 403.
+  if (route.scope) {
+    responses[403] = {
       description: `${meaningOf(forbidden)} This endpoint needs \`${route.scope}\`.`,
       headers: headersOf('X-Request-Id', 'WWW-Authenticate', ...RATE_LIMIT_HEADERS),
       content: jsonContent(forbidden.schema, {
@@ -723,8 +777,8 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
           value: errorBody('INSUFFICIENT_SCOPE', `This API key lacks the scope ${route.scope} needed for this endpoint`, { required_scope: route.scope }),
         },
       }),
-    },
-  };
+    };
+  }
   if (route.path.includes('{')) responses[404] = responseRef('NotFound');
   responses[429] = responseRef('RateLimited');
   responses[500] = responseRef('InternalError');
@@ -734,9 +788,9 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
     operationId: operationIdOf(route),
     tags: [tagOf(route)],
     summary: route.summary,
-    description: `${route.description}\n\nRequired scope: \`${route.scope}\`.`,
-    'x-required-scope': route.scope,
-    security: [{ [BEARER_SCHEME]: [route.scope] }],
+    description: route.scope ? `${route.description}\n\nRequired scope: \`${route.scope}\`.` : `${route.description}\n\nRequired scope: none (any valid key).`,
+    ...(route.scope ? { 'x-required-scope': route.scope } : {}),
+    security: [{ [BEARER_SCHEME]: route.scope ? [route.scope] : [] }],
     parameters: [...pathParameters(route, root), ...route.params.map((name) => queryParameter(name, route, root))],
     responses,
   };
@@ -793,7 +847,7 @@ A key may be restricted to specific clinics: other clinics' data is then invisib
 
 ## Scopes
 
-A key holds one or more scopes (by default all four). Each endpoint needs one (\`x-required-scope\`); without it the answer is 403 \`INSUFFICIENT_SCOPE\`.
+A key holds one or more scopes (by default all four). Each endpoint needs one (\`x-required-scope\`); without it the answer is 403 \`INSUFFICIENT_SCOPE\`. \`GET /api/v1/me\` (the calling key, its scopes and its quotas) needs none.
 
 ${scopesTable()}
 
@@ -803,7 +857,7 @@ Per API key, in three fixed windows aligned to UTC minute, hour and day boundari
 
 ${tiersTable()}
 
-Responses to Standard and Premium keys carry \`X-RateLimit-Limit-{Minute,Hour,Day}\` and \`X-RateLimit-Remaining-{Minute,Hour,Day}\` (integers); Unlimited-tier keys get none of these headers. When a window is exhausted the answer is 429 \`RATE_LIMITED\` with \`Retry-After\` (seconds). Failed authentications are limited per client IP.
+Responses to Standard and Premium keys carry \`X-RateLimit-Limit-{Minute,Hour,Day}\`, \`X-RateLimit-Remaining-{Minute,Hour,Day}\` and \`X-RateLimit-Reset-{Minute,Hour,Day}\` (integers; Reset is whole seconds until the window resets), and the same figures as the \`RateLimit-Policy\` and \`RateLimit\` fields of draft-ietf-httpapi-ratelimit-headers-10, one policy per window: \`RateLimit-Policy: "minute";q=60;w=60, "hour";q=1000;w=3600, "day";q=10000;w=86400\`, \`RateLimit: "minute";r=59;t=42, "hour";r=999;t=1542, "day";r=9999;t=41542\`. Unlimited-tier keys get none of these headers. When a window is exhausted the answer is 429 \`RATE_LIMITED\` with \`Retry-After\` (seconds). Failed authentications are limited per client IP.
 
 ## Pagination
 

@@ -196,7 +196,18 @@ describe('lookupApiKey', () => {
     const { key, record } = await createApiKey(db, { name: name('lookup'), environment: 'test', scopes: ['interactions:read'] });
     expect(await lookupApiKey(db, key)).toEqual({
       status: 'valid',
-      key: { id: record.id, name: record.name, environment: 'test', scopes: ['interactions:read'], tier: 'standard', clinicIds: null, expiresAt: null },
+      key: {
+        id: record.id,
+        name: record.name,
+        environment: 'test',
+        scopes: ['interactions:read'],
+        tier: 'standard',
+        clinicIds: null,
+        expiresAt: null,
+        prefix: record.prefix,
+        createdAt: record.createdAt,
+        lastUsedAt: null,
+      },
     });
   });
 
@@ -223,6 +234,9 @@ describe('lookupApiKey', () => {
         tier: 'premium',
         clinicIds: record.clinicIds,
         expiresAt,
+        prefix: record.prefix,
+        createdAt: record.createdAt,
+        lastUsedAt: null,
       },
     });
     expect(lookup.status === 'valid' && lookup.key.expiresAt).toBeInstanceOf(Date);

@@ -240,6 +240,25 @@ describe('createApiKeyResolver', () => {
     await vi.waitFor(async () => expect((await lastUsed())?.getTime()).toBe(start + MINUTE));
   });
 
+  it('hands out last_used_at as stored before the use: a cached principal shows a use once it is written', async () => {
+    const { key } = await createApiKey(db, { name: name('last used cached') });
+    const start = Math.floor(Date.now() / 1000) * 1000;
+    const c = clock(start);
+    const resolver = createApiKeyResolver(db, { now: c.now });
+    const lastUsedAt = async () => {
+      const lookup = await resolver.resolve(key);
+      if (lookup.status !== 'valid') throw new Error('expected a valid key');
+      return lookup.key.lastUsedAt?.getTime() ?? null;
+    };
+    // The first use is never its own last use; the cached entry learns of it when it is written.
+    expect(await lastUsedAt()).toBeNull();
+    c.advance(1_000);
+    await vi.waitFor(async () => expect(await lastUsedAt()).toBe(start));
+    // A later use within the minute is not written, so not shown either.
+    c.advance(20_000);
+    expect(await lastUsedAt()).toBe(start);
+  });
+
   it('does not record use of unknown, revoked or expired keys', async () => {
     const expiresAt = new Date(Date.now() + HOUR);
     const expiring = await createApiKey(db, { name: name('unused expired'), expiresAt });

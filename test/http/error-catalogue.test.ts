@@ -74,7 +74,13 @@ function raw(port: number, text: string, waitMs = 5_000): Promise<Answer> {
 }
 
 const refusingQuotas: QuotaStore = {
-  consume: async (_bucket, limits) => ({ allowed: false, limits, remaining: { minute: 0, hour: 0, day: 0 }, retryAfterSeconds: 17 }),
+  consume: async (_bucket, limits) => ({
+    allowed: false,
+    limits,
+    remaining: { minute: 0, hour: 0, day: 0 },
+    resetSeconds: { minute: 17, hour: 17, day: 17 },
+    retryAfterSeconds: 17,
+  }),
   close: async () => {},
 };
 

@@ -47,6 +47,16 @@ export const RATE_LIMIT_HEADERS = [
   'X-RateLimit-Remaining-Day',
 ] as const;
 
+/** Every rate-limit header a keyed response may carry: the six above, the resets, and the IETF draft's two fields. */
+export const ALL_RATE_LIMIT_HEADERS = [
+  ...RATE_LIMIT_HEADERS,
+  'X-RateLimit-Reset-Minute',
+  'X-RateLimit-Reset-Hour',
+  'X-RateLimit-Reset-Day',
+  'RateLimit-Policy',
+  'RateLimit',
+] as const;
+
 export interface QuotaHeaders {
   limit: PerWindow;
   remaining: PerWindow;
@@ -77,7 +87,7 @@ export function quotaAfter(limits: PerWindow, used: PerWindow | number): QuotaHe
 }
 
 export function expectNoQuotaHeaders(response: { headers: Headers }): void {
-  for (const name of RATE_LIMIT_HEADERS) expect(response.headers.get(name), name).toBeNull();
+  for (const name of ALL_RATE_LIMIT_HEADERS) expect(response.headers.get(name), name).toBeNull();
 }
 
 /** Retry-After as whole seconds (>= 1). */
