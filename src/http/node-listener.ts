@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendNodeResponse } from '@whatwg-node/server';
 import type { Logger } from '../observability/logger.js';
 import { clientAddressOf, proxyMatcher, type TrustProxySetting } from './client-ip.js';
+import { negotiateCompression, sendCompressed } from './compression.js';
 import { writeEnvelope } from './raw-envelope.js';
 import { requestIdFrom } from './request-id.js';
 import { checkRequestTarget } from './request-target.js';
@@ -69,7 +70,10 @@ export function createNodeListener(adapter: NodeAdapter, options: NodeListenerOp
       return;
     }
     try {
-      await sendNodeResponse(answer, response, request, true);
+      // gzip or br per Accept-Encoding (compression.ts); everything else as the adapter would send it.
+      const encoding = negotiateCompression(request, answer);
+      if (encoding) await sendCompressed(answer, response, encoding);
+      else await sendNodeResponse(answer, response, request, true);
     } catch (error) {
       // The answer was (partly) on its way: nothing else can be sent on this connection.
       logger.warn({ err: error, request_id: requestId }, 'sending the response failed');
