@@ -63,6 +63,7 @@ import {
   CAMPAIGN,
   CAMPAIGN_SETTINGS_SCHEMA,
   CLINIC,
+  CURSOR_META,
   DAILY_METRIC,
   DURATION_BUCKET,
   DURATION_PERCENTILES,
@@ -223,6 +224,11 @@ function componentSchemas(): Record<string, Json> {
       examples: [EXAMPLE_REQUEST_ID],
     },
     Timestamp: { ...timestampSchema, description: 'When the response was produced: ISO 8601 UTC with milliseconds and `Z`.' },
+    [CURSOR_META.name]: representationSchema(CURSOR_META, undefined, {
+      examples: [
+        { limit: 25, total: 1284, has_more: true, next_cursor: 'eyJvIjoiZCIsInQiOjE3Njk4NTAzMDAwMDAsImkiOiJpbnRfOGYyYyIsImwiOiJ4In0.c2lnbmF0dXJlLWV4YW1wbGU' },
+      ],
+    }),
     [PAGINATION_META.name]: representationSchema(PAGINATION_META, undefined, {
       examples: [{ page: 1, limit: 25, total: 1284, total_pages: 52, has_more: true }],
     }),
@@ -406,10 +412,14 @@ function errorBody(errorCode: ErrorCode, message: string = ERRORS[errorCode].mes
 
 /** REST query parameter -> the GraphQL argument it is passed to. */
 const ARGUMENT_OF: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.entries(REST_NAMES).map(([argument, rest]) => [rest, argument])),
+  // `limit` is also the cursor list's `first`; on the list's own field it is `limit`.
   page: 'page',
   limit: 'limit',
-  ...Object.fromEntries(Object.entries(REST_NAMES).map(([argument, rest]) => [rest, argument])),
 };
+
+/** Arguments of the alternative document's root field, for parameters only it takes (`cursor`, `updated_since`). */
+const ALTERNATIVE_ARGUMENT_OF: Readonly<Record<string, string>> = { limit: 'first', cursor: 'after', updated_since: 'updatedSince' };
 
 /** JSON schema of a GraphQL input type as REST spells it: enums by their stored (REST) values. */
 function argumentSchema(type: GraphQLInputType): Json {
@@ -493,6 +503,27 @@ function restRule(name: string, argument: GraphQLArgument, metrics: boolean): Re
         schema: { maxItems: 2, uniqueItems: true },
         extra: { required: true, style: 'form', explode: false, examples: { one: { value: ['campaign'] }, two: { value: ['campaign', 'outcome'] } } },
       };
+    case 'cursor':
+      return {
+        note: 'Empty (`cursor=`) starts a cursor list at its first item; the `meta.next_cursor` of a page continues it. A cursor is opaque and signed: used with other filters or another `order` (or altered) it is a 400. Not with `page`. `meta` of a cursor list is `{ limit, total, has_more, next_cursor }`.',
+        schema: { maxLength: 1024 },
+        extra: { allowEmptyValue: true },
+      };
+    case 'order':
+      return {
+        note: 'By `started_at`, then `id`, both the same way. Not with `updated_since` (the change feed has its own order).',
+        schema: { default: 'desc' },
+      };
+    case 'include_total':
+      return {
+        note: '`false`: nothing is counted where counting costs more than the page: `meta.total` (and `total_pages`) are null, `has_more` stays exact. Anything but `true` or `false` is a 400.',
+        schema: { default: true },
+      };
+    case 'updated_since':
+      return {
+        note: 'The change feed: with it the list holds the interactions stored or changed at or after this instant, each with its `updated_at`, ordered by `updated_at` then `id` ascending and read by cursor (an empty or absent `cursor` starts; not with `page` or `order`). Rows written by a transaction still open are held back until it commits, so resuming from the largest `updated_at` seen never skips one (rows at exactly that instant come again: upsert by id).',
+        replace: dateSchema('2026-01-31T09:05:00Z'),
+      };
     case 'search':
       return {
         note: `1 to ${MAX_SEARCH_LENGTH} characters. A literal \`+\` must be URL-encoded as \`%2B\`.`,
@@ -507,7 +538,10 @@ function restRule(name: string, argument: GraphQLArgument, metrics: boolean): Re
 }
 
 function queryParameter(name: string, route: Route, root: GraphQLField<unknown, unknown>): Json {
-  const argument = root.args.find((arg) => arg.name === ARGUMENT_OF[name]);
+  const alternative = route.alternative && rootFieldOf({ ...route, document: route.alternative.document });
+  const argument =
+    root.args.find((arg) => arg.name === ARGUMENT_OF[name]) ??
+    alternative?.args.find((arg) => arg.name === (ALTERNATIVE_ARGUMENT_OF[name] ?? ARGUMENT_OF[name]));
   if (!argument) throw new Error(`openapi: ${route.path} has parameter "${name}", but ${root.name} has no argument ${ARGUMENT_OF[name] ?? '(unmapped)'}`);
   const rule = restRule(name, argument, route.scope === 'metrics:read');
   const schema = rule.replace ?? { ...argumentSchema(argument.type), ...rule.schema };
@@ -571,6 +605,33 @@ function componentHeaders(): Record<string, Json> {
     },
     'Retry-After': { description: 'Whole seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } },
     'WWW-Authenticate': { description: 'Bearer challenge (RFC 6750).', required: true, schema: { type: 'string' } },
+    ETag: {
+      description:
+        'A weak validator of the answer: it changes exactly when `data`, `meta` or the request (path, parameters, the clinics the key may see) change, never for `request_id` or `timestamp`. Send it back in `If-None-Match` to get a 304 while it holds.',
+      required: true,
+      schema: { type: 'string', pattern: '^W/"[A-Za-z0-9_-]+"$', examples: ['W/"4qZb0m1cW2eQ8yVtq3n0xk7Rr2sJd9Lp"'] },
+    },
+    'Cache-Control': {
+      description: '`private, no-cache` on 200 and 304 (a private cache may keep the answer but revalidates it first); `no-store` on errors and exports.',
+      required: true,
+      schema: { type: 'string', examples: ['private, no-cache'] },
+    },
+    Vary: {
+      description: 'The answer differs by key, by format (exports) and by content encoding.',
+      required: true,
+      schema: { type: 'string', const: 'Authorization, Accept, Accept-Encoding' },
+    },
+    Link: {
+      description:
+        "RFC 8288 links to other pages of the list, as relative references keeping the other parameters: `first`, `prev`, `next` and `last` (`last` only when the total is counted) for pages, `next` for cursor lists. Absent when there is nothing to link (a cursor list's last page).",
+      required: false,
+      schema: {
+        type: 'string',
+        examples: [
+          '</api/v1/interactions?page=1&limit=25>; rel="first", </api/v1/interactions?page=2&limit=25>; rel="next", </api/v1/interactions?page=52&limit=25>; rel="last"',
+        ],
+      },
+    },
   };
   for (const name of RATE_LIMIT_HEADERS) {
     const ietf = IETF_RATE_LIMIT_HEADERS[name];
@@ -679,7 +740,7 @@ function successSchemaName(route: Route): string {
 
 function successSchema(route: Route, dataSchema: Json): Json {
   const properties: Record<string, Json> = { success: { type: 'boolean', const: true }, data: ref(route.dataSchema) };
-  if (paginated(route)) properties.meta = ref('PaginationMeta');
+  if (paginated(route)) properties.meta = route.alternative ? { oneOf: [ref('PaginationMeta'), ref(CURSOR_META.name)] } : ref('PaginationMeta');
   properties.request_id = ref('RequestId');
   properties.timestamp = ref('Timestamp');
   return object(properties, { description: `Success envelope of ${route.path}.`, examples: [successExample(route, dataSchema)] });
@@ -705,6 +766,11 @@ function jsonContent(schema: string, examples?: Record<string, Json>): Json {
 function sharedResponses(): Record<string, Json> {
   const { unauthorized, notFound, rateLimited, internal, unavailable } = ERROR_KINDS;
   return {
+    NotModified: {
+      description:
+        'The `If-None-Match` header names the current `ETag`: nothing changed since, and no body is sent. It counts against the quota like any request (its rate-limit headers say so). When the data behind the answer has not changed, it is answered without running the request again.',
+      headers: headersOf('X-Request-Id', 'ETag', 'Cache-Control', 'Vary', ...RATE_LIMIT_HEADERS),
+    },
     Unauthorized: {
       description: meaningOf(unauthorized),
       headers: headersOf('X-Request-Id', 'WWW-Authenticate'),
@@ -742,6 +808,14 @@ function sharedResponses(): Record<string, Json> {
 
 const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
+const IF_NONE_MATCH: Json = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The `ETag` of an earlier answer (or several, comma-separated, or `*`): while it still holds, the answer is a 304 without a body.',
+  schema: { type: 'string' },
+};
+
 function operation(route: Route, schemas: Record<string, Json>): Json {
   const dataSchema = schemas[route.dataSchema];
   if (!dataSchema) throw new Error(`openapi: no component schema ${route.dataSchema} for ${route.path}`);
@@ -754,7 +828,7 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
   const responses: Record<string, Json> = {
     200: {
       description: paginated(route) ? 'The page of results, with pagination `meta`.' : 'The result.',
-      headers: SUCCESS_HEADERS,
+      headers: { ...SUCCESS_HEADERS, ...headersOf('ETag', 'Cache-Control', 'Vary', ...(paginated(route) ? ['Link'] : [])) },
       content: jsonContent(envelopeName, { success: { summary: 'Success', value: successExample(route, dataSchema) } }),
     },
     400: {
@@ -764,6 +838,7 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
         invalidParameters: { summary: `?${invalid.query}`, value: errorBody('VALIDATION_ERROR', undefined, invalid.details) },
       }),
     },
+    304: responseRef('NotModified'),
     401: responseRef('Unauthorized'),
   };
   // A route without a scope (GET /api/v1/me) is never answered 403.
@@ -791,7 +866,7 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
     description: route.scope ? `${route.description}\n\nRequired scope: \`${route.scope}\`.` : `${route.description}\n\nRequired scope: none (any valid key).`,
     ...(route.scope ? { 'x-required-scope': route.scope } : {}),
     security: [{ [BEARER_SCHEME]: route.scope ? [route.scope] : [] }],
-    parameters: [...pathParameters(route, root), ...route.params.map((name) => queryParameter(name, route, root))],
+    parameters: [...pathParameters(route, root), ...route.params.map((name) => queryParameter(name, route, root)), IF_NONE_MATCH],
     responses,
   };
 }

@@ -91,7 +91,7 @@ describe('ETag and If-None-Match', () => {
   });
 
   it('moves the version for changes to clinics, campaigns, transcripts and deletions', async () => {
-    const { key, clinic, rows } = await scenario(1);
+    const { clinic, rows } = await scenario(1);
     const version = async () =>
       (await sql<{ version: string }>('SELECT version::text FROM clinic_data_versions WHERE clinic_id = $1', [clinic.id]))[0]!.version;
     let last = await version();

@@ -136,7 +136,9 @@ describe('OpenAPI document', () => {
 
       const statuses = Object.keys(op.responses).map(Number);
       const forbidden = route.scope ? [403] : [];
-      expect(statuses).toEqual(route.path.includes('{') ? [200, 400, 401, ...forbidden, 404, 429, 500, 503] : [200, 400, 401, ...forbidden, 429, 500, 503]);
+      expect(statuses).toEqual(
+        route.path.includes('{') ? [200, 304, 400, 401, ...forbidden, 404, 429, 500, 503] : [200, 304, 400, 401, ...forbidden, 429, 500, 503],
+      );
       const data = deref(deref(op.responses[200]).content['application/json'].schema).properties;
       expect(data.data).toEqual({ $ref: `#/components/schemas/${route.dataSchema}` });
       expect('meta' in data).toBe(route.params.includes('page'));
@@ -161,14 +163,21 @@ describe('OpenAPI document', () => {
   });
 
   it('takes parameter wording from the GraphQL arguments and error statuses from the error catalogue', () => {
-    const argumentOf: Record<string, string> = { page: 'page', limit: 'limit', id: 'id' };
+    const argumentOf: Record<string, string> = {};
     for (const [argument, rest] of Object.entries(REST_NAMES)) argumentOf[rest] = argument;
+    Object.assign(argumentOf, { page: 'page', limit: 'limit', id: 'id' });
+    // Parameters only the cursor list takes are its root field's arguments.
+    const alternativeArgumentOf: Record<string, string> = { cursor: 'after', updated_since: 'updatedSince' };
+    const rootOf = (document: Any) => graphqlSchema.getQueryType()!.getFields()[document.definitions[0].selectionSet.selections[0].name.value]!;
     for (const route of routes) {
       const op = doc.paths[route.path].get;
-      const rootName = (route.document.definitions[0] as Any).selectionSet.selections[0].name.value;
-      const root = graphqlSchema.getQueryType()!.getFields()[rootName]!;
+      const root = rootOf(route.document);
+      const alternative = route.alternative && rootOf(route.alternative.document);
       for (const parameter of op.parameters.map(deref)) {
-        const argument = root.args.find((arg) => arg.name === argumentOf[parameter.name]);
+        if (parameter.in === 'header') continue;
+        const argument =
+          root.args.find((arg) => arg.name === argumentOf[parameter.name]) ??
+          alternative?.args.find((arg) => arg.name === alternativeArgumentOf[parameter.name]);
         expect(argument, `${route.path} ${parameter.name}`).toBeDefined();
         // The GraphQL description, in REST's names, then what REST adds.
         expect(parameter.description).toContain(argument!.description!.replaceAll('`startedAt`', '`started_at`'));

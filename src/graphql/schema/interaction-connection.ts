@@ -53,12 +53,15 @@ builder.queryFields((t) => ({
     authScopes: { 'interactions:read': true },
     args: {
       first: t.arg.int({ description: 'Items per page, 1 to 500. Default 25.' }),
-      after: t.arg.string({ description: 'The `nextCursor` of the previous page; absent or empty for the first page.' }),
-      order: t.arg({ type: SortOrderEnum, description: 'Newest first (`DESC`, the default) or oldest first (`ASC`). Not with `updatedSince`.' }),
+      after: t.arg.string({ description: 'The next cursor of the previous page; absent or empty for the first page.' }),
+      order: t.arg({
+        type: SortOrderEnum,
+        description: 'Newest first (`DESC`, the default) or oldest first (`ASC`). Not with the change feed, which has its own order.',
+      }),
       includeTotal: t.arg.boolean({ description: 'False: `total` is null and nothing is counted. Default true.' }),
       updatedSince: t.arg.string({
         description:
-          'The change feed: interactions whose `updatedAt` is at or after this instant (ISO 8601 with Z or an offset; a date means the start of that UTC day), ordered by `updatedAt` then `id`, ascending. Resume a later sync from the largest `updatedAt` seen (rows at that instant come again: upsert by id).',
+          'The change feed: interactions stored or last changed at or after this instant (ISO 8601 with Z or an offset; a date means the start of that UTC day), ordered by that time, then id, ascending. Resume a later sync from the largest such time seen (rows at exactly that instant come again: upsert by id).',
       }),
       ...interactionFilterArgs,
       clinicId: t.arg.id({ description: 'Only this clinic (UUID).' }),

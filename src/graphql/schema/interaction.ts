@@ -137,7 +137,7 @@ builder.queryFields((t) => ({
       order: t.arg({ type: SortOrderEnum, description: 'Newest first (`DESC`, the default) or oldest first (`ASC`), by `startedAt` then `id`.' }),
       includeTotal: t.arg.boolean({
         description:
-          'False: `hasMore` is found without counting every match where counting costs more (a phone search); ask for `total` and it is counted all the same. REST `include_total=false` leaves `total` and `total_pages` null.',
+          'False: whether a further page exists is found without counting every match where counting costs more (a phone search); a total asked for is counted all the same. Over REST, the total and the number of pages are then null.',
       }),
     },
     resolve: (_root, args, context) => {
