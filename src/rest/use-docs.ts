@@ -2,12 +2,14 @@
 // (no key needed) and an interactive reference at GET /docs. The page is Swagger UI, served from
 // the installed `swagger-ui-dist` package under /docs/ (no CDN: every script, style and image is
 // same-origin); its "Authorize" button takes a Bearer key and "Try it out" sends real requests.
+
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
 import { stateOf } from '../http/request-state.js';
+import { ifNoneMatchNames } from './conditional.js';
 import { BEARER_SCHEME, buildOpenApiDocument } from './openapi.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -139,10 +141,8 @@ export function useDocs(options: DocsOptions = {}): Plugin {
         ...(pathname === DOCS_PATH ? PAGE_SECURITY_HEADERS : { 'X-Content-Type-Options': 'nosniff' }),
       };
       if (pathname === OPENAPI_PATH) headers['Access-Control-Allow-Origin'] = '*';
-      const matches = request.headers
-        .get('if-none-match')
-        ?.split(',')
-        .some((tag) => tag.trim() === etag);
+      // Weak comparison (RFC 9110): a compressed answer carried the ETag weakened (http/compression.ts).
+      const matches = ifNoneMatchNames(request.headers.get('if-none-match'), etag);
       if (matches) {
         endResponse(new fetchAPI.Response(null, { status: 304, headers }));
         return;
