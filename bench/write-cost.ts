@@ -5,14 +5,15 @@
 // `fine`: the levels under the day (bench/results/2026-11-24-zoned-levels-write-cost.md);
 // `dimension`: the levels of campaigns and dimensions (the campaign outcome grain, the duration
 // histograms and the campaign totals: bench/results/2026-11-25-dimension-levels-write-cost.md);
-// `campaign-totals`: the campaign totals alone (the same report).
+// `campaign-totals`: the campaign totals alone (the same report); `versions`: the per-clinic data
+// versions that confirm ETags (bench/results/2026-11-27-data-versions-write-cost.md).
 import pg from 'pg';
 import { migrate } from '../src/db/migrate.js';
 
 const admin = process.argv[2] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const family = process.argv[3] ?? 'fine';
-if (family !== 'fine' && family !== 'dimension' && family !== 'campaign-totals') {
-  throw new Error(`unknown family of levels ${family}: fine, dimension or campaign-totals`);
+if (family !== 'fine' && family !== 'dimension' && family !== 'campaign-totals' && family !== 'versions') {
+  throw new Error(`unknown family of levels ${family}: fine, dimension, campaign-totals or versions`);
 }
 const scratch = new URL(admin);
 scratch.pathname = '/wc_scratch';
@@ -39,7 +40,9 @@ const TRIGGERS = ['insert', 'update', 'delete'].flatMap((op) =>
     ? [`interaction_fine_levels_${op}`]
     : family === 'campaign-totals'
       ? [`interaction_campaign_totals_${op}`]
-      : [`interaction_dimension_levels_${op}`, `interaction_campaign_totals_${op}`],
+      : family === 'versions'
+        ? [`interaction_data_versions_${op}`]
+        : [`interaction_dimension_levels_${op}`, `interaction_campaign_totals_${op}`],
 );
 const setFine = async (on: boolean) => {
   for (const t of TRIGGERS) await c.query(`ALTER TABLE interactions ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${t}`);

@@ -84,6 +84,10 @@ const NEAR_VALID: Record<string, string[]> = {
   clinic_id: ['__CLINIC__', '00000000-0000-4000-8000-000000000000', 'not-a-uuid', 'F47AC10B-58CC-4372-A567-0E02B2C3D479'],
   search: ['600', '%2B34', '+34', '%25', '_', '%5C', '%00', 'abc', "'", '"', '%0A'],
   status: ['active', 'paused', 'completed', 'ACTIVE', 'archived'],
+  cursor: ['', 'abc', 'a.b', 'eyJvIjoiZCIsInQiOjAsImkiOiJ4IiwibCI6IngifQ.AAAAAAAAAAAAAAAAAAAAAA', '.', '%2E', 'x'.repeat(1025)],
+  order: ['asc', 'desc', 'ASC', 'newest', ''],
+  include_total: ['true', 'false', 'TRUE', '1', '0', ''],
+  updated_since: ['2026-01-01', '2026-01-01T00:00:00Z', '0001-01-01', '9999-12-31T23:59:59.999Z', 'yesterday', '2026-01-01T00:00'],
 };
 
 /** Hostile values: empty, huge, unicode, broken and meaningful %-sequences, separators. */
@@ -146,6 +150,8 @@ const VALID: Record<string, string[]> = {
   granularity: ['day', 'week', 'month', 'year'],
   campaign_id: ['__CAMPAIGN__', 'cmp_missing', '00000000-0000-4000-8000-000000000000'],
   group_by: ['campaign', 'clinic,channel', 'campaign,outcome', 'type,direction'],
+  order: ['asc', 'desc'],
+  include_total: ['true', 'false'],
 };
 
 /** Control characters and numbers past every integer limit, where a database or GraphQL could choke. */
