@@ -5,7 +5,7 @@
 // Each refuses what it should and passes what it should; refused queries never reach the database
 // (the app reads through a PrismaClient that logs every SQL statement, as in query-count.test.ts).
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { getIntrospectionQuery, Lexer, print, Source, TokenKind } from 'graphql';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
