@@ -9,6 +9,7 @@ import { type ApiKeyResolver, createApiKeyResolver } from './auth/key-resolver.j
 import { createRequestAuthenticator } from './auth/request-auth.js';
 import type { Db } from './db/client.js';
 import { isDatabaseUnavailable } from './db/errors.js';
+import { createExports, type ExportLimits } from './exports/index.js';
 import { codedError, httpOf } from './graphql/coded-error.js';
 import { callerParametersOf, createGraphQLContext, type GraphQLContext } from './graphql/context.js';
 import { schema } from './graphql/index.js';
@@ -58,6 +59,8 @@ export interface AppOptions {
   metricsToken?: string;
   /** The database connection pool's counts, for the pool metrics (a node-postgres Pool fits). */
   dbPool?: PoolStats;
+  /** Bounds on CSV and NDJSON exports (defaults in exports/index.ts). */
+  exportLimits?: ExportLimits;
   /** Plugins run after the app's own: observers of the pipeline (a test counts parses with one). */
   plugins?: readonly Plugin[];
 }
@@ -104,7 +107,7 @@ export function createApp(options: AppOptions): App {
     ...useDocumentLimits(),
     ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits }),
     // Last of the app's own: it executes the route's document through the hooks above.
-    useRest({ admitter, now, onError: reportError }),
+    useRest({ admitter, now, onError: reportError, exports: createExports({ db, logger, now, onError: reportError, ...options.exportLimits }) }),
     ...(options.plugins ?? []),
   ];
 

@@ -80,6 +80,12 @@ const serverSchema = logSchema.extend({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(5_000),
   /** Open connections per serving process; further ones are closed at once. */
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  /** Exports of interactions running at once per serving process (each holds a database connection); more are answered 503. */
+  EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+  /** An export whose client reads nothing for this long is ended (its query stopped). */
+  EXPORT_STALL_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  /** Longest an export of interactions may run in PostgreSQL (its statement_timeout). */
+  EXPORT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
 });
 
 export type DatabaseConfig = z.infer<typeof databaseSchema>;

@@ -62,6 +62,7 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
     metricsToken: config.METRICS_TOKEN,
     trustProxy: config.TRUST_PROXY,
     dbPool: db[SQL_POOL].stats,
+    exportLimits: { concurrency: config.EXPORT_CONCURRENCY, stallTimeoutMs: config.EXPORT_STALL_TIMEOUT_MS, timeoutMs: config.EXPORT_TIMEOUT_MS },
   });
   const server = createServer(
     {

@@ -100,7 +100,7 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
   if (onStatement) pool.on('connect', (connection) => reportStatements(connection, onStatement));
   if (bounds?.queryTimeoutMs) pool.on('connect', endOnQueryTimeout);
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  const sqlPool: SqlPool = { query: (config) => pool.query(config), statementName: statementNames(), stats: pool, bounds };
+  const sqlPool: SqlPool = { query: (config) => pool.query(config), connect: () => pool.connect(), statementName: statementNames(), stats: pool, bounds };
   // A property of the client rather than a second object passed alongside it: every function that
   // reads the database takes one `db`. Configurable, so that a Proxy around the client (tests inject
   // faults that way) may answer it with another pool.

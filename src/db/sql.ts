@@ -14,6 +14,11 @@ export interface SqlPool {
   query(config: pg.QueryConfig & { query_timeout?: number }): Promise<pg.QueryResult>;
   /** The name to prepare a text under (`prepared`), or undefined to run it unnamed. */
   statementName(text: string): string | undefined;
+  /**
+   * A connection of the pool for the caller alone, for work that spans statements or streams (an
+   * export: src/exports). Release it when done; released with an error, it is closed, not reused.
+   */
+  connect(): Promise<pg.PoolClient>;
   /** The pool's live counts (for the pool metrics). */
   readonly stats: Pick<pg.Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
   /** The bounds its connections were opened with; undefined: unbounded (a CLI's or a test's client). */

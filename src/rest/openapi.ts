@@ -34,6 +34,7 @@ import {
   TIER_LIMITS,
   TYPES_BY_CHANNEL,
 } from '../domain/values.js';
+import { exportDocs } from '../exports/openapi.js';
 import { schema as graphqlSchema } from '../graphql/index.js';
 import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
 import { MAX_SEARCH_LENGTH } from '../interactions/filters.js';
@@ -858,12 +859,20 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
   responses[429] = responseRef('RateLimited');
   responses[500] = responseRef('InternalError');
   responses[503] = responseRef('ServiceUnavailable');
+  // CSV and NDJSON exports of the route, if it has them (src/exports/openapi.ts).
+  const exported = exportDocs(route.path);
+  if (exported) {
+    const ok = responses[200] as { content: Json; headers: Json };
+    ok.content = { ...ok.content, ...exported.content };
+    ok.headers = { ...ok.headers, ...exported.headers };
+  }
+  const description = exported ? `${route.description}\n\n${exported.description}` : route.description;
 
   return {
     operationId: operationIdOf(route),
     tags: [tagOf(route)],
     summary: route.summary,
-    description: route.scope ? `${route.description}\n\nRequired scope: \`${route.scope}\`.` : `${route.description}\n\nRequired scope: none (any valid key).`,
+    description: route.scope ? `${description}\n\nRequired scope: \`${route.scope}\`.` : `${description}\n\nRequired scope: none (any valid key).`,
     ...(route.scope ? { 'x-required-scope': route.scope } : {}),
     security: [{ [BEARER_SCHEME]: route.scope ? [route.scope] : [] }],
     parameters: [...pathParameters(route, root), ...route.params.map((name) => queryParameter(name, route, root)), IF_NONE_MATCH],

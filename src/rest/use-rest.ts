@@ -7,6 +7,7 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, type GraphQLError, type GraphQLSchema, validate } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import type { Problems } from '../domain/parameters.js';
+import type { Exports } from '../exports/index.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
 import { isRestExecution, REST_EXECUTION } from '../graphql/use-query-limits.js';
 import { routeOf } from '../http/app-routes.js';
@@ -24,6 +25,8 @@ export interface RestOptions {
   now: () => Date;
   /** Where an unexpected failure of the facade itself is reported (the client gets a generic 500). */
   onError: (error: unknown, request: Request) => void;
+  /** CSV and NDJSON exports (src/exports), asked once a request is admitted and has the route's scope. */
+  exports?: Exports;
 }
 
 /** The error code a failed execution answers with (its status, message and Retry-After are the catalogue's). */
@@ -85,6 +88,10 @@ export function useRest(options: RestOptions): Plugin {
         headers: { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${route.scope}"` },
       });
     }
+    // An Accept that asks for an export (src/exports/negotiate.ts) on a route that has one: every
+    // matching row as a file, streamed. Any other Accept goes on to today's JSON answer.
+    const exported = await options.exports?.answer({ request, url, route, key: auth.key, execution: { yoga: yoga!, schema: typeSchema!, serverContext } });
+    if (exported) return exported;
     // Problems of the query string itself (unknown or repeated names, encodings, numbers that are
     // not digits); the values' rules are the resolvers', which name problems as REST does and, when
     // the query string already has problems, only check (graphql/errors.ts).

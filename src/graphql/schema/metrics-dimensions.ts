@@ -177,11 +177,14 @@ async function windowOf(request: MetricsRequest, context: GraphQLContext): Promi
   return instants && { ...request.filter, ...instants };
 }
 
+/** An export's page of groups: every one (a breakdown has at most a few thousand: keys x keys). */
+const ALL_GROUPS = 2_147_483_647;
+
 async function breakdownOf(request: MetricsRequest, groupBy: Dimension[], paging: Paging, context: GraphQLContext): Promise<BreakdownShape> {
   const filter = await windowOf(request, context);
-  const page: BreakdownPage = filter
-    ? await metricsBreakdown(context.db, filter, groupBy, { skip: (paging.page - 1) * paging.limit, take: paging.limit })
-    : { groups: [], total: 0 };
+  // An export (context.ts `everyRow`) takes every group; the groups are all computed before paging.
+  const window = context.parameters.everyRow ? { skip: 0, take: ALL_GROUPS } : { skip: (paging.page - 1) * paging.limit, take: paging.limit };
+  const page: BreakdownPage = filter ? await metricsBreakdown(context.db, filter, groupBy, window) : { groups: [], total: 0 };
   return {
     groupBy,
     groups: page.groups.map((group) => ({ ...group, groupBy })),

@@ -1,0 +1,47 @@
+// What the OpenAPI document says of exports (rest/openapi.ts asks for each route): the two export
+// media types of a route's 200, its Content-Disposition, and a paragraph for its description.
+import { CSV_COLUMNS, INTERACTION_EXPORT_PARAMS, NOT_FOR_EXPORTS } from './interactions.js';
+import { CONTENT_TYPES } from './response.js';
+
+type Json = Record<string, unknown>;
+
+const INTERACTIONS =
+  `Export: with \`Accept: text/csv\` (RFC 4180, a header row, the columns ${CSV_COLUMNS.map((c) => `\`${c}\``).join(', ')}; null is an empty field) ` +
+  'or `Accept: application/x-ndjson` (one interaction per line: its representation as `GET /interactions/{id}` shows it, transcript included for both channels, then `updated_at`), ' +
+  'the answer is every matching interaction as a file, streamed, for one request of the quota: the same filters, plus `order` (`asc` or `desc`, default `desc`) ' +
+  `and \`updated_since\` (then ordered by \`updated_at\`, then \`id\`, ascending; not with \`order\`); \`page\`, \`limit\`, \`cursor\` and \`include_total\` are refused (${NOT_FOR_EXPORTS}). ` +
+  `Parameters: ${INTERACTION_EXPORT_PARAMS.map((p) => `\`${p}\``).join(', ')} as described here. ` +
+  'A few exports run at once per server; past that the answer is 503 `SERVICE_UNAVAILABLE` with `Retry-After`. ' +
+  'A failure after the first byte breaks the transfer off (no final chunk), so that a cut-off file cannot pass for a complete one.';
+
+const METRICS =
+  'Export: with `Accept: text/csv` (RFC 4180, a header row, one row per entry, its fields as columns) or `Accept: application/x-ndjson` (one entry per line, as in the JSON answer), ' +
+  'the answer is every entry as a file for one request of the quota.';
+
+const EXPORTS: Readonly<Record<string, string>> = {
+  '/api/v1/interactions': INTERACTIONS,
+  '/api/v1/metrics/daily': `${METRICS} One row per day; \`compare\` is refused (export the comparison window on its own).`,
+  '/api/v1/metrics/series': `${METRICS} One row per bucket; \`compare\` is refused (export the comparison window on its own).`,
+  '/api/v1/metrics/breakdown': `${METRICS} One row per group, every group (not a page): \`page\` and \`limit\` are refused.`,
+};
+
+/** The export documentation of a route, or undefined when it has no export. */
+export function exportDocs(path: string): { description: string; content: Json; headers: Json } | undefined {
+  const description = EXPORTS[path];
+  if (!description) return undefined;
+  const file = (summary: string) => ({ schema: { type: 'string', description: summary } });
+  return {
+    description,
+    content: {
+      [CONTENT_TYPES.csv.split(';')[0]!]: file('The export as CSV (RFC 4180, CRLF line ends, UTF-8), chunked.'),
+      [CONTENT_TYPES.ndjson.split(';')[0]!]: file('The export as newline-delimited JSON (UTF-8), chunked.'),
+    },
+    headers: {
+      'Content-Disposition': {
+        description: 'On exports: `attachment; filename="<what>-<UTC date>.<csv|ndjson>"`.',
+        required: false,
+        schema: { type: 'string', examples: ['attachment; filename="interactions-2026-11-27.csv"'] },
+      },
+    },
+  };
+}
