@@ -2,7 +2,8 @@
 // search its total (prisma/migrations/*_interaction_phone_fragments explains both tables). Writes
 // only append changes; a total is exact whether or not they are folded, but each pending change is
 // a row every short search reads, so the service folds them every few seconds and the importer and
-// seeder right after loading.
+// seeder right after loading. The clinics' data changes (what confirms an ETag: rest/conditional.ts)
+// are kept the same way and folded by the same periodic job.
 import type { Db } from '../db/client.js';
 import { num, prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
@@ -30,7 +31,16 @@ export async function foldPhoneChanges(db: Db, chunkRows = FOLD_CHUNK_ROWS): Pro
 }
 
 /**
- * Folds at once, then every `everyMs` until stopped; a failed fold (the database unreachable, a
+ * Folds the clinics' pending data changes into their counts (prisma/migrations/*_data_change_log):
+ * the ETags' confirmation reads the pending ones too, so this only keeps that read short.
+ */
+export async function foldDataChanges(db: Db): Promise<number> {
+  const [row] = await queryRows<{ folded: bigint }>(db, prepared('fold_data_changes', Prisma.sql`SELECT clinic_data_changes_fold() AS folded`));
+  return num(row?.folded);
+}
+
+/**
+ * Folds (phone changes and the clinics' data changes) at once, then every `everyMs` until stopped; a failed fold (the database unreachable, a
  * timeout) is reported and retried at the next tick. stop() waits for a fold under way.
  */
 export function foldPeriodically(db: Db, options: { everyMs?: number; onError: (error: unknown) => void }): { stop(): Promise<void> } {
@@ -44,7 +54,7 @@ export function foldPeriodically(db: Db, options: { everyMs?: number; onError: (
     timer.unref();
   };
   const tick = () => {
-    running = foldPhoneChanges(db)
+    running = Promise.all([foldPhoneChanges(db), foldDataChanges(db)])
       .then(
         () => undefined,
         (error: unknown) => {

@@ -2,10 +2,10 @@
 // request id or timestamp, which differ on every answer) and the request it answers, and 304 Not
 // Modified for an `If-None-Match` that names it.
 //
-// A 304 should not cost the query it saves the client from downloading. Each clinic has a data
-// version (table clinic_data_versions), moved by triggers in the same transaction as any change to
-// its row, its campaigns, its interactions or their transcripts; the largest version over the
-// clinics a key can see changes whenever anything it could be shown changes. The ETag of a request
+// A 304 should not cost the query it saves the client from downloading. Each clinic counts its
+// changes (clinic_data_versions plus the pending clinic_data_changes), added by triggers in the
+// same transaction as any change to its row, its campaigns, its interactions or their transcripts;
+// the count over the clinics a key can see grows whenever anything it could be shown changes. The ETag of a request
 // is remembered here with the version it was computed at: while that version stands, a matching
 // `If-None-Match` is answered 304 after reading one row of versions, without running the request.
 // Otherwise the request runs, and its ETag decides.
@@ -74,15 +74,18 @@ export function ifNoneMatchNames(header: string | null, etag: string): boolean {
   return false;
 }
 
-/** The largest data version of the clinics a key may see (0 when there is none). */
+/**
+ * How many changes the clinics a key may see have had: the folded counts plus the changes still
+ * pending, in one snapshot. Every commit that touches one of them adds to it.
+ */
 async function dataVersion(db: Db, visibleClinics: VisibleClinics): Promise<string> {
-  const [row] = await queryRows<{ version: bigint | null }>(
+  const only = visibleClinics === null ? Prisma.sql`TRUE` : Prisma.sql`clinic_id = ANY(${[...visibleClinics]}::uuid[])`;
+  const [row] = await queryRows<{ version: string | null }>(
     db,
-    visibleClinics === null
-      ? Prisma.sql`SELECT max(version) AS version FROM clinic_data_versions`
-      : Prisma.sql`SELECT max(version) AS version FROM clinic_data_versions WHERE clinic_id = ANY(${[...visibleClinics]}::uuid[])`,
+    Prisma.sql`SELECT ((SELECT coalesce(sum(version), 0) FROM clinic_data_versions WHERE ${only})
+                     + (SELECT count(*) FROM clinic_data_changes WHERE ${only}))::text AS version`,
   );
-  return String(row?.version ?? 0);
+  return row?.version ?? '0';
 }
 
 interface Remembered {

@@ -93,7 +93,13 @@ describe('ETag and If-None-Match', () => {
   it('moves the version for changes to clinics, campaigns, transcripts and deletions', async () => {
     const { clinic, rows } = await scenario(1);
     const version = async () =>
-      (await sql<{ version: string }>('SELECT version::text FROM clinic_data_versions WHERE clinic_id = $1', [clinic.id]))[0]!.version;
+      (
+        await sql<{ version: string }>(
+          `SELECT ((SELECT coalesce(sum(version), 0) FROM clinic_data_versions WHERE clinic_id = $1)
+                 + (SELECT count(*) FROM clinic_data_changes WHERE clinic_id = $1))::text AS version`,
+          [clinic.id],
+        )
+      )[0]!.version;
     let last = await version();
     const moved = async (statement: string, params: unknown[]) => {
       await sql(statement, params);
@@ -109,6 +115,36 @@ describe('ETag and If-None-Match', () => {
     );
     await moved(`INSERT INTO interaction_transcripts (interaction_id, entries) VALUES ($1, '[]')`, [rows[0]!.id]);
     await moved('DELETE FROM interactions WHERE id = $1', [rows[0]!.id]);
+  });
+
+  it('never confirms an ETag across a commit that came late: a transaction that wrote first and committed last', async () => {
+    const a = await createClinic(db);
+    const b = await createClinic(db);
+    const key = await createKey(db, { clinicIds: [a.id, b.id], tier: 'premium' });
+    const path = '/api/v1/metrics/summary?date_from=2025-01-01&date_to=2025-12-31';
+    const { default: pg } = await import('pg');
+    const { inject } = await import('vitest');
+    const late = new pg.Client({ connectionString: inject('databaseUrl') });
+    await late.connect();
+    try {
+      await late.query('BEGIN');
+      await late.query(
+        `INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at) VALUES ($1, 'voice', 'INBOUND', 'inbound', '+1', $2, '2025-03-01T10:00:00Z')`,
+        [`late_${randomUUID()}`, a.id],
+      );
+      // Meanwhile another clinic changes, committed at once (another day: no shared rollup row).
+      await createInteraction(db, { clinicId: b.id, startedAt: new Date('2025-07-01T10:00:00Z') });
+      const before = await get(app, path, key);
+      const etag = before.headers.get('etag')!;
+      expect((await get(app, path, key, conditional(etag))).status).toBe(304);
+      expect((await get(app, path, key, conditional(etag))).status).toBe(304);
+      await late.query('COMMIT');
+      const after = await get(app, path, key, conditional(etag));
+      expectStatus(after, 200);
+      expect(after.body.data.total_interactions).toBe(before.body.data.total_interactions + 1);
+    } finally {
+      await late.end();
+    }
   });
 
   it('does not share ETags or 304s between keys that see different clinics', async () => {
