@@ -1,44 +1,49 @@
-// `COPY (query) TO STDOUT` on one node-postgres connection, read as a stream of byte batches with
-// backpressure: what an export of interactions sends (interactions.ts builds the statement).
+// `COPY (query) TO STDOUT (FORMAT binary)` on one node-postgres connection, read as a stream of
+// byte batches with backpressure: what an export of interactions sends (interactions.ts builds the
+// statement, rows.ts writes each row).
 //
-// Why COPY rather than a cursor (pg-cursor, pg-query-stream, DECLARE/FETCH): PostgreSQL then builds
-// the text of every row itself (the CSV fields, or the JSON of a line: interactions.ts) and streams
-// it without a round trip per batch, and the service only copies bytes - it never turns a row into
-// a JavaScript object. Measured on the bench's 1m dataset (bench/results/*-exports-*.md): the
-// service's CPU for 1,000,000 lines 1.4-2.2 s with COPY against 5.4-8.1 s with FETCH of the same
-// PostgreSQL-built lines, and PostgreSQL's own CPU lower too (no per-batch statement).
+// Why COPY rather than a cursor (pg-cursor, pg-query-stream, DECLARE/FETCH): the rows stream without
+// a round trip (and a statement) per batch, and arrive in PostgreSQL's binary format, which the
+// service reads field by field in place, never turning a row into a JavaScript object. Why binary
+// rather than having PostgreSQL write the text (COPY's CSV, JSON built in SQL): PostgreSQL is the
+// export's bottleneck, and its text functions are what cost it most (to_char, to_json and text
+// concatenation took 3 of every 4 seconds of its CPU for NDJSON), while the service writes the same
+// bytes for a fraction of that, in another process: 1,000,000 rows of NDJSON at 144-150k rows/s
+// against 70k, CSV at 278k against 117-161k (bench/results/2026-11-27-exports-design.md).
 //
-// Backpressure: rows arrive as the socket delivers them and are appended to a batch of about
+// Backpressure: rows arrive as the socket delivers them and are written into a batch of about
 // BATCH_BYTES; with MAX_QUEUED batches waiting for the reader, the connection's socket is paused,
 // so PostgreSQL blocks writing to it (TCP flow control) and reads no further rows; `next()` takes a
 // batch and resumes the socket. Memory is bounded by the queued batches plus the kernel's socket
 // buffers, whatever the size of the export.
-//
-// Framing: PostgreSQL sends each row of COPY TO as one CopyData message (CopySendEndOfRow). CSV rows
-// are taken as such (their LF becomes CRLF, RFC 4180); binary tuples are parsed across message
-// boundaries all the same.
 
 /** One batch is about this many bytes (a row larger than a batch is a batch of its own). */
 const BATCH_BYTES = 64 * 1024;
 /** Batches waiting for the reader before the socket is paused. */
 const MAX_QUEUED = 4;
-const CRLF = Buffer.from('\r\n');
-const LF = 0x0a;
 /** "PGCOPY\n\377\r\n\0": the signature that opens COPY's binary format. */
 const BINARY_SIGNATURE = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]);
 const BINARY_HEADER_BYTES = BINARY_SIGNATURE.length + 8;
 
-/** Where a row's bytes go. */
-export interface RowWriter {
-  bytes(source: Buffer): void;
-  text(value: string): void;
+/**
+ * The fields of one row, in place: field i is `buf[start[i], start[i] + length[i])`, or SQL NULL
+ * when `length[i]` is -1. Valid only while the row is being written (the buffer is reused).
+ */
+export interface Fields {
+  buf: Buffer;
+  readonly start: Int32Array;
+  readonly length: Int32Array;
 }
 
-export type CopyFormat =
-  /** `FORMAT csv, HEADER`: each row (the header first) is sent as PostgreSQL wrote it, with CRLF. */
-  | { kind: 'csv' }
-  /** `FORMAT binary` of text columns: `row` writes each row from its fields (null for SQL NULL). */
-  | { kind: 'binary'; row: (fields: ReadonlyArray<Buffer | null>, out: RowWriter) => void };
+/** Where a row is written: `reserve(n)` guarantees n bytes at `buf[pos]`; the writer advances `pos`. */
+export interface Out {
+  buf: Buffer;
+  pos: number;
+  reserve(bytes: number): void;
+}
+
+/** Writes one row (`count` fields) to `out`. */
+export type RowFormat = (fields: Fields, out: Out) => void;
 
 /** The minimum of node-postgres's connection that a query sees (the socket, to pause it). */
 interface Connection {
@@ -47,9 +52,13 @@ interface Connection {
 }
 
 export interface CopyOutOptions {
-  /** The whole `COPY (...) TO STDOUT (...)` statement, values inlined (COPY takes no parameters). */
+  /** The whole `COPY (...) TO STDOUT (FORMAT binary)` statement, values inlined (COPY takes no parameters). */
   statement: string;
-  format: CopyFormat;
+  /** Fields per row. */
+  columns: number;
+  row: RowFormat;
+  /** Bytes sent before the rows (a CSV header). */
+  preamble?: Buffer;
   /** node-postgres's client-side bound for this query (the pool's default is an API request's). */
   queryTimeoutMs: number;
   /** The socket was paused because the reader took nothing (`true`), or resumed (`false`). */
@@ -71,46 +80,47 @@ export class CopyOut {
   /** node-postgres calls it when the query ends (it wraps it to clear its read timeout). */
   callback?: (error: Error | null) => void;
 
-  /** Rows sent so far (the CSV header not counted). */
+  /** Rows received so far. */
   rows = 0;
   /** Bytes handed to the reader so far. */
   bytes = 0;
-  /** The row count PostgreSQL reported (`COPY n`), once it has finished. */
-  reportedRows?: number;
+  /** Settles when the first row arrives, or the COPY ends or fails before one did. */
+  readonly ready: Promise<void>;
 
-  private readonly format: CopyFormat;
-  private readonly onPaused?: (paused: boolean) => void;
-  private readonly onFailed?: (error: Error) => void;
-  private readonly onFinished?: () => void;
+  private readonly options: CopyOutOptions;
   private connection?: Connection;
-  private batch = Buffer.allocUnsafe(BATCH_BYTES);
-  private used = 0;
+  private readonly out: Out;
   private readonly queue: Buffer[] = [];
   private paused = false;
   private finished = false;
   private failure?: Error;
   private waiter?: () => void;
-  private messages = 0;
-  /** Binary format: the header was read; bytes of an unfinished tuple (copied: the parser reuses its buffer). */
+  /** The header was read; bytes of an unfinished tuple (copied: the parser reuses its buffer). */
   private headerRead = false;
   private carry?: Buffer;
+  private readonly fields: Fields;
   private firstRow!: () => void;
   private firstRowFailed!: (error: Error) => void;
-  /** Settles when the first row arrives, or the COPY ends or fails before one did. */
-  readonly ready: Promise<void>;
-
-  private readonly writer: RowWriter = {
-    bytes: (source) => this.append(source),
-    text: (value) => this.appendText(value),
-  };
 
   constructor(options: CopyOutOptions) {
+    this.options = options;
     this.text = options.statement;
     this.query_timeout = options.queryTimeoutMs;
-    this.format = options.format;
-    this.onPaused = options.onPaused;
-    this.onFailed = options.onFailed;
-    this.onFinished = options.onFinished;
+    this.fields = { buf: Buffer.alloc(0), start: new Int32Array(options.columns), length: new Int32Array(options.columns) };
+    const out: Out = {
+      buf: Buffer.allocUnsafe(BATCH_BYTES),
+      pos: 0,
+      reserve: (bytes) => {
+        if (out.pos + bytes <= out.buf.length) return;
+        this.seal();
+        if (bytes > out.buf.length) out.buf = Buffer.allocUnsafe(bytes);
+      },
+    };
+    this.out = out;
+    if (options.preamble) {
+      out.reserve(options.preamble.length);
+      out.pos += options.preamble.copy(out.buf, out.pos);
+    }
     this.ready = new Promise<void>((resolve, reject) => {
       this.firstRow = resolve;
       this.firstRowFailed = reject;
@@ -129,13 +139,10 @@ export class CopyOut {
         this.bytes += queued.length;
         return queued;
       }
-      if (this.used > 0) {
+      if (this.out.pos > 0) {
         // Whatever has arrived, rather than waiting for a full batch: the reader is waiting.
-        const partial = this.batch.subarray(0, this.used);
-        this.batch = Buffer.allocUnsafe(BATCH_BYTES);
-        this.used = 0;
-        this.bytes += partial.length;
-        return partial;
+        this.seal();
+        continue;
       }
       if (this.finished) return null;
       await new Promise<void>((resolve) => {
@@ -166,8 +173,7 @@ export class CopyOut {
     if (this.failure) return;
     // Runs inside the socket's data handler: a throw here would be an uncaught exception.
     try {
-      if (this.format.kind === 'csv') this.csvRow(message.chunk);
-      else this.binaryRows(message.chunk, this.format.row);
+      this.parse(message.chunk);
     } catch (error) {
       this.fail(error instanceof Error ? error : new Error(String(error)));
       return;
@@ -176,10 +182,7 @@ export class CopyOut {
     if (this.queue.length >= MAX_QUEUED && !this.paused) this.setPaused(true);
   }
 
-  handleCommandComplete(message: { text?: string }): void {
-    const count = /^COPY (\d+)$/.exec(message.text ?? '')?.[1];
-    if (count !== undefined) this.reportedRows = Number(count);
-  }
+  handleCommandComplete(): void {}
 
   handleReadyForQuery(): void {
     if (!this.failure) {
@@ -188,7 +191,7 @@ export class CopyOut {
       this.wake();
     }
     this.callback?.(this.failure ?? null);
-    if (this.finished) this.onFinished?.();
+    if (this.finished) this.options.onFinished?.();
   }
 
   handleError(error: Error): void {
@@ -213,7 +216,7 @@ export class CopyOut {
     // A paused socket is left paused: the caller closes the connection.
     this.firstRowFailed(error);
     this.wake();
-    if (report) this.onFailed?.(error);
+    if (report) this.options.onFailed?.(error);
   }
 
   private wake(): void {
@@ -226,49 +229,21 @@ export class CopyOut {
     this.paused = paused;
     if (paused) this.connection?.stream.pause();
     else this.connection?.stream.resume();
-    this.onPaused?.(paused);
+    this.options.onPaused?.(paused);
   }
 
+  /** The batch so far goes to the queue; writing goes on in a fresh one. */
   private seal(): void {
-    if (this.used === 0) return;
-    this.queue.push(this.batch.subarray(0, this.used));
-    this.batch = Buffer.allocUnsafe(BATCH_BYTES);
-    this.used = 0;
+    const out = this.out;
+    if (out.pos === 0) return;
+    this.queue.push(out.buf.subarray(0, out.pos));
+    out.buf = Buffer.allocUnsafe(BATCH_BYTES);
+    out.pos = 0;
     this.wake();
   }
 
-  private append(source: Buffer, start = 0, end = source.length): void {
-    const length = end - start;
-    if (this.used + length > this.batch.length) this.seal();
-    if (length > this.batch.length) {
-      this.queue.push(Buffer.from(source.subarray(start, end)));
-      this.wake();
-      return;
-    }
-    source.copy(this.batch, this.used, start, end);
-    this.used += length;
-  }
-
-  private appendText(value: string): void {
-    const length = Buffer.byteLength(value);
-    if (this.used + length > this.batch.length) this.seal();
-    if (length > this.batch.length) {
-      this.queue.push(Buffer.from(value));
-      this.wake();
-      return;
-    }
-    this.used += this.batch.write(value, this.used);
-  }
-
-  private csvRow(chunk: Buffer): void {
-    const length = chunk.length;
-    if (length === 0 || chunk[length - 1] !== LF) throw new Error('COPY export: a CSV row did not arrive as one message ending with LF');
-    this.append(chunk, 0, length - 1);
-    this.append(CRLF);
-    if (this.messages++ > 0) this.rows++;
-  }
-
-  private binaryRows(received: Buffer, row: (fields: ReadonlyArray<Buffer | null>, out: RowWriter) => void): void {
+  /** The tuples of a CopyData message (PostgreSQL sends one per message, but none is assumed). */
+  private parse(received: Buffer): void {
     let chunk = received;
     if (this.carry) {
       chunk = Buffer.concat([this.carry, received]);
@@ -289,7 +264,10 @@ export class CopyOut {
       offset = BINARY_HEADER_BYTES + extension;
       this.headerRead = true;
     }
-    const fields: Array<Buffer | null> = [];
+    const { fields } = this;
+    const { start, length } = fields;
+    const columns = this.options.columns;
+    fields.buf = chunk;
     while (offset + 2 <= chunk.length) {
       const count = chunk.readInt16BE(offset);
       if (count === -1) {
@@ -297,7 +275,7 @@ export class CopyOut {
         offset = chunk.length;
         break;
       }
-      fields.length = 0;
+      if (count !== columns) throw new Error(`COPY export: a row of ${count} fields, ${columns} expected`);
       let at = offset + 2;
       let complete = true;
       for (let i = 0; i < count; i++) {
@@ -305,21 +283,19 @@ export class CopyOut {
           complete = false;
           break;
         }
-        const length = chunk.readInt32BE(at);
+        const size = chunk.readInt32BE(at);
         at += 4;
-        if (length === -1) {
-          fields.push(null);
-          continue;
-        }
-        if (at + length > chunk.length) {
+        start[i] = at;
+        length[i] = size;
+        if (size === -1) continue;
+        if (at + size > chunk.length) {
           complete = false;
           break;
         }
-        fields.push(chunk.subarray(at, at + length));
-        at += length;
+        at += size;
       }
       if (!complete) break;
-      row(fields, this.writer);
+      this.options.row(fields, this.out);
       this.rows++;
       offset = at;
     }

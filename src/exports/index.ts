@@ -25,7 +25,7 @@ import { failure } from '../rest/envelope.js';
 import { readQuery } from '../rest/query-params.js';
 import type { Route } from '../rest/routes.js';
 import { CopyOut } from './copy-out.js';
-import { checkInteractionExport, copyFormat, exportStatement, INTERACTION_EXPORT_PARAMS } from './interactions.js';
+import { checkInteractionExport, exportStatement, INTERACTION_EXPORT_PARAMS, rowFormat } from './interactions.js';
 import { type Execution, metricsExportOf, metricsRows } from './metrics.js';
 import { type ExportFormat, exportFormatOf } from './negotiate.js';
 import { csvRecord, type ExportSource, exportResponse, fileName, pulledStream } from './response.js';
@@ -209,7 +209,7 @@ class InteractionExport implements ExportSource {
     );
     const copy = new CopyOut({
       statement,
-      format: copyFormat(this.format),
+      ...rowFormat(this.format),
       // The client-side bound stays above PostgreSQL's, which answers first.
       queryTimeoutMs: this.limits.timeoutMs + 30_000,
       onPaused: (paused) => this.paused(paused),
