@@ -196,6 +196,27 @@ describe('CSV and NDJSON of interactions', () => {
     expect(later.rows).toEqual([]);
   });
 
+  it('every filter the list has: search (a literal substring), campaign, outcomes, type, window, several clinics', async () => {
+    const both = await createKey(db, { clinicIds: [clinic.id, other.id] });
+    for (const query of [
+      `clinic_id=${clinic.id}&search=${encodeURIComponent('+1 (212)')}`,
+      `clinic_id=${clinic.id}&search=${encodeURIComponent("%_\\'")}`,
+      `campaign_id=${campaignId}`,
+      `clinic_id=${clinic.id}&outcome=NO_ANSWER,CALLBACK_REQUESTED`,
+      `clinic_id=${clinic.id}&channel=voice&type=CAMPAIGN_OUTBOUND`,
+      `clinic_id=${clinic.id}&date_from=2026-02-10T09:03:00Z&date_to=2026-02-10T09:06:00.035Z`,
+      '',
+    ]) {
+      const json = await get(`/api/v1/interactions?${query}${query ? '&' : ''}limit=500`, both);
+      expect(json.status, query).toBe(200);
+      const expected = json.body.data.interactions.map((row: { id: string }) => row.id);
+      const exported = parseNdjson((await get(`/api/v1/interactions?${query}`, both, NDJSON)).text).map((row) => row.id);
+      expect(exported, query).toEqual(expected);
+    }
+    const all = parseNdjson((await get('/api/v1/interactions', both, NDJSON)).text);
+    expect(new Set(all.map((row) => row.clinic_id))).toEqual(new Set([clinic.id, other.id]));
+  });
+
   it('an export of nothing is a header (CSV) or an empty body (NDJSON)', async () => {
     const csv = await get(`/api/v1/interactions?clinic_id=${clinic.id}&date_from=2030-01-01`, keyAll, CSV);
     expect(csv.status).toBe(200);
