@@ -122,11 +122,11 @@ export function createExports(options: ExportOptions): Exports {
       await run.start(exportStatement(format, checked, visible, horizon, stateOf(request).id));
     } catch (error) {
       run.close(error);
-      // Before the first byte: the usual envelopes (a database that cannot answer: 503).
-      if (isDatabaseUnavailable(error)) return failure(request, 'SERVICE_UNAVAILABLE');
+      // (a client that went away meanwhile reads no answer)
       if (run.aborted) return failure(request, 'SERVICE_UNAVAILABLE', { message: 'The export ended before it began' });
+      // Before the first byte: the usual envelopes, the failure logged once (a database that cannot answer: 503).
       options.onError(error, request);
-      return failure(request, 'INTERNAL_ERROR');
+      return failure(request, isDatabaseUnavailable(error) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_ERROR');
     }
     return exportResponse(request, format, name, pulledStream(run));
   }
