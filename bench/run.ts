@@ -11,6 +11,7 @@ import pg from 'pg';
 import { projectRoot } from '../src/config.js';
 import { listMigrations } from '../src/db/migrate.js';
 import { createBenchKeys, type Dataset, describeDataset, ensureDataset, openCluster, parseSize, type Size, serverVersion } from './datasets.js';
+import { type ExportMeasurement, exportScenariosFor, exportTable, exportVerdicts, measureExports, selectedExport } from './exports.js';
 import { children, compile, type Server, sampleRss, startServer, stopServer, workerPids } from './processes.js';
 import { summarizeProfile } from './profile.js';
 import { checkAnswers, request, type Scenario, scenariosFor } from './scenarios.js';
@@ -372,6 +373,7 @@ interface Row {
 }
 
 interface SizeReport {
+  exports?: ExportMeasurement[];
   dataset: Dataset;
   durationSeconds: number;
   facts: Awaited<ReturnType<typeof describeDataset>>;
@@ -566,7 +568,7 @@ function verdicts(reports: SizeReport[]): Verdict[] {
   const peakProcess = Math.max(0, ...runs.map((m) => m.peakProcessRssMb));
   const peakTotal = Math.max(0, ...runs.map((m) => m.peakRssMb));
   const processes = Math.max(0, ...runs.map((m) => m.processes));
-  if (reports.length) {
+  if (runs.length) {
     out.push({
       target: 'Service RSS < 250 MB under load',
       status: peakProcess < 250 ? 'met' : 'missed',
@@ -643,8 +645,9 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
         `${d.built ? `built in this run in ${d.meta.buildSeconds} s` : `reused (built ${d.meta.builtAt} in ${d.meta.buildSeconds} s)`}; ` +
         `other tables: ${report.facts.rollupTables.length ? report.facts.rollupTables.join(', ') : 'none (no rollup tables)'}.`,
       '',
-      sizeTable(report),
+      report.rows.length ? sizeTable(report) : '(no request scenarios in this run)',
       '',
+      ...(report.exports?.length ? ['Exports (bench/exports.ts; no baseline):', '', exportTable(report.exports), ''] : []),
     );
     const cancelled = report.rows.filter((r) => r.ours.cancelled || r.baseline?.cancelled);
     if (cancelled.length) {
@@ -660,7 +663,7 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
       );
     }
   }
-  const v = verdicts(reports);
+  const v = [...verdicts(reports), ...exportVerdicts(reports.map((r) => ({ label: r.dataset.size.label, rows: r.dataset.size.rows, exports: r.exports })))];
   if (v.length) {
     parts.push('## Targets', '');
     if (options.connections !== 10)
@@ -696,7 +699,8 @@ async function main(): Promise<void> {
       const datasetFacts = await describeDataset(dataset.url);
       const keys = await createBenchKeys(dataset.url, options.keys);
       const scenarios = scenariosFor(dataset.meta).filter((s) => selected(options, s));
-      if (!scenarios.length) throw new Error(`No scenario matches --scenarios ${options.scenarios.join(',')}`);
+      const exportScenarios = options.profile ? [] : exportScenariosFor(dataset.meta, size).filter((s) => selectedExport(options.scenarios, s));
+      if (!scenarios.length && !exportScenarios.length) throw new Error(`No scenario matches --scenarios ${options.scenarios.join(',')}`);
 
       if (options.profile) {
         profiles.push(`## ${size.label}`, '');
@@ -728,9 +732,11 @@ async function main(): Promise<void> {
 
         const report: SizeReport = { dataset, durationSeconds: options.duration, facts: datasetFacts, rows: [] };
         reports.push(report);
-        const probeScenario = scenarios.find((s) => s.group === 'metrics') ?? scenarios[0]!;
-        report.probe = { ...(await probeSingleKey(ours, probeScenario, keys[0]!)), scenario: probeScenario.name };
-        await new Promise((r) => setTimeout(r, 1_100)); // let the probe's one-second window pass
+        const probeScenario = scenarios.find((s) => s.group === 'metrics') ?? scenarios[0];
+        if (probeScenario) {
+          report.probe = { ...(await probeSingleKey(ours, probeScenario, keys[0]!)), scenario: probeScenario.name };
+          await new Promise((r) => setTimeout(r, 1_100)); // let the probe's one-second window pass
+        }
 
         for (const scenario of scenarios) {
           const row: Row = { scenario, ours: await measure(ours, scenario, keys, options, cluster.postmasterPid(), monitor) };
@@ -743,6 +749,11 @@ async function main(): Promise<void> {
               (row.ours.workerCpuShares ? ` | workers ${workerSplit(row.ours)}%` : '') +
               (row.ours.non2xx + row.ours.mismatches + row.ours.errors ? ` | FAILED ours ${row.ours.non2xx + row.ours.mismatches + row.ours.errors}` : ''),
           );
+        }
+        // Exports (bench/exports.ts): measured by what they stream, each verified first; the baseline has none.
+        if (exportScenarios.length) {
+          const exportOptions = { scenarios: exportScenarios, keys, seconds: options.duration, connections: options.connections, monitor, log };
+          report.exports = await measureExports(ours, { ...exportOptions, postmaster: cluster.postmasterPid() });
         }
       } finally {
         for (const server of servers) await stopServer(server);
