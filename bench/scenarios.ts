@@ -1,5 +1,8 @@
 // The bench scenarios: one request each, sent over and over at a fixed concurrency, and the check
 // that the service and the baseline answer them identically before anything is measured.
+
+import pg from 'pg';
+import { CursorCodec } from '../src/interactions/cursor.js';
 import { campaignsDocument, GRAPHQL_DOCUMENT } from './baseline/handlers.js';
 import { CLINIC_IDS, type DatasetMeta } from './datasets.js';
 
@@ -17,6 +20,25 @@ export interface Scenario {
   limits?: Limits;
   /** The scenario is about an empty answer (otherwise one means the dataset does not exercise it). */
   empty?: true;
+  /** Request headers of the scenario (If-None-Match). */
+  headers?: Record<string, string>;
+  /**
+   * Measured on the service alone: the baseline has no such thing (signed cursors, the change
+   * feed, 304s, /me). Checked for its status and shape instead of against the baseline.
+   */
+  serviceOnly?: true;
+  /** The status every answer must have (default 200). */
+  status?: number;
+  /** Completes the scenario from the dataset or the service before it is checked (a cursor, an ETag). */
+  resolve?: (context: ResolveContext) => Promise<Partial<Scenario>>;
+}
+
+export interface ResolveContext {
+  /** The dataset's database. */
+  databaseUrl: string;
+  /** The service's base URL and a key for it. */
+  base: string;
+  key: string;
 }
 
 /** Targets judged on the p50 at 10m (metrics in local time zones, breakdowns, durations, ...). */
@@ -27,6 +49,8 @@ export interface Limits {
   growth?: number;
   /** At most `factor` times the p50 of the scenario named `scenario` (the same request in UTC, or without compare). */
   versus?: { scenario: string; factor: number };
+  /** At least `factor` times the requests/s of the scenario named `scenario`. */
+  rpsVersus?: { scenario: string; factor: number };
 }
 
 const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -79,6 +103,43 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     zoned('metrics durations 1 year', `/api/v1/metrics/durations?${year}`, { p50Ms: 15 }),
     zoned('metrics durations 1 year, one clinic', `/api/v1/metrics/durations?${year}&clinic_id=${CLINIC_IDS[0]}`),
   ];
+  // Beyond the baseline (`--scenarios cursor`, `feed`, `304`, `me`): the service alone.
+  const serviceOnly = (name: string, group: Group, path: string, extra: Partial<Scenario> = {}): Scenario => ({
+    ...get(name, group, path),
+    serviceOnly: true,
+    ...extra,
+  });
+  const integrators = [
+    // The row the 2000th page of 25 starts after, by cursor: what a mirror walking the list pays per page.
+    serviceOnly('interactions cursor page after 50,000 rows', 'interactions', '/api/v1/interactions', {
+      resolve: async ({ databaseUrl }) => ({ path: `/api/v1/interactions?cursor=${await cursorAt(databaseUrl, 'desc', 49_975)}` }),
+    }),
+    serviceOnly('interactions cursor first page, include_total=false', 'interactions', '/api/v1/interactions?cursor=&include_total=false'),
+    // The change feed from the start (a mirror's first sync) and deep in it.
+    serviceOnly('change feed first page, include_total=false', 'interactions', '/api/v1/interactions', {
+      resolve: async ({ databaseUrl }) => ({ path: `/api/v1/interactions?include_total=false&updated_since=${await firstUpdate(databaseUrl)}` }),
+    }),
+    serviceOnly('change feed page after 50,000 rows, include_total=false', 'interactions', '/api/v1/interactions', {
+      resolve: async ({ databaseUrl }) => {
+        const since = await firstUpdate(databaseUrl);
+        return { path: `/api/v1/interactions?include_total=false&updated_since=${since}&cursor=${await cursorAt(databaseUrl, 'feed', 49_975, since)}` };
+      },
+    }),
+    // A dashboard polling a year of daily metrics with the ETag of its last answer.
+    serviceOnly('metrics daily 1 year, If-None-Match (304)', 'metrics', `/api/v1/metrics/daily?${year}`, {
+      status: 304,
+      target: 'limits',
+      limits: { rpsVersus: { scenario: 'metrics daily 1 year', factor: 2 } },
+      resolve: async ({ base, key }) => {
+        const response = await fetch(`${base}/api/v1/metrics/daily?${year}`, { headers: { authorization: `Bearer ${key}` } });
+        await response.arrayBuffer();
+        const etag = response.headers.get('etag');
+        if (!etag) throw new Error('the service sent no ETag for metrics daily');
+        return { headers: { 'if-none-match': etag } };
+      },
+    }),
+    serviceOnly('key and quota /me', 'interactions', '/api/v1/me'),
+  ];
   return [
     get('interactions first page', 'interactions', '/api/v1/interactions', 'first-page'),
     get(
@@ -103,6 +164,7 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
           ),
         ]),
     get('deep page (2000 x 25)', 'interactions', '/api/v1/interactions?page=2000&limit=25', 'deep-page'),
+    ...integrators,
     ...metrics,
     ...zonedMetrics,
     ...byDimension,
@@ -135,7 +197,7 @@ export interface Answer {
 export async function request(base: string, scenario: Scenario, key: string): Promise<Answer> {
   const response = await fetch(base + scenario.path, {
     method: scenario.method,
-    headers: { authorization: `Bearer ${key}`, ...(scenario.body ? { 'content-type': 'application/json' } : {}) },
+    headers: { authorization: `Bearer ${key}`, ...scenario.headers, ...(scenario.body ? { 'content-type': 'application/json' } : {}) },
     body: scenario.body,
     signal: AbortSignal.timeout(120_000),
   });
@@ -178,6 +240,10 @@ export function firstDifference(a: unknown, b: unknown, path = '$'): string | un
 export function checkAnswers(scenario: Scenario, ours: Answer, baseline: Answer | undefined): string[] {
   const problems: string[] = [];
   const body = ours.body as Record<string, unknown>;
+  if (scenario.status !== undefined && scenario.status !== 200) {
+    if (ours.status !== scenario.status) problems.push(`service answered ${ours.status}, not ${scenario.status}`);
+    return problems;
+  }
   if (ours.status !== 200) problems.push(`service answered ${ours.status}: ${JSON.stringify(ours.body).slice(0, 300)}`);
   else if (scenario.group === 'graphql' ? body?.errors !== undefined : body?.success !== true)
     problems.push(`service answered ${JSON.stringify(ours.body).slice(0, 300)}`);
@@ -202,4 +268,36 @@ export function checkAnswers(scenario: Scenario, ours: Answer, baseline: Answer 
     if (difference) problems.push(`service and baseline differ at ${difference}`);
   }
   return problems;
+}
+
+/** The earliest updated_at of the dataset (where a mirror's first sync starts), as an ISO instant. */
+async function firstUpdate(databaseUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ at: Date }>('SELECT min(updated_at) AS at FROM interactions');
+    return rows[0]!.at.toISOString();
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A cursor continuing after the `offset`-th row (0-based) of every interaction, newest first or in
+ * change-feed order, signed with the dataset's own key as the service signs it.
+ */
+async function cursorAt(databaseUrl: string, order: 'desc' | 'feed', offset: number, updatedSince?: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const orderBy = order === 'desc' ? 'started_at DESC, id DESC' : 'updated_at, id';
+    const key = order === 'desc' ? 'started_at' : 'updated_at';
+    const { rows } = await client.query<{ id: string; at: Date }>(`SELECT id, ${key} AS at FROM interactions ORDER BY ${orderBy} OFFSET $1 LIMIT 1`, [offset]);
+    const secret = await client.query<{ value: string }>(`SELECT value FROM service_secrets WHERE name = 'cursor_hmac'`);
+    const codec = new CursorCodec(Buffer.from(secret.rows[0]!.value, 'hex'));
+    const list = { filters: {}, order, ...(updatedSince ? { updatedSince: new Date(updatedSince) } : {}) } as const;
+    return codec.encode(list, { at: rows[0]!.at.getTime(), id: rows[0]!.id });
+  } finally {
+    await client.end();
+  }
 }
