@@ -12,7 +12,7 @@ import http from 'node:http';
 import os from 'node:os';
 import type pg from 'pg';
 import type { DatasetMeta, Size } from './datasets.js';
-import { children, type Server, sampleRss } from './processes.js';
+import { type Server, sampleRss, treeCpu } from './processes.js';
 
 export interface ExportScenario {
   name: string;
@@ -315,24 +315,8 @@ async function verify(server: Server, scenario: ExportScenario, key: string, mon
 
 const CLOCK_TICKS = 100;
 
-/** utime + stime of a process tree in seconds; with `reaped`, also what its exited children used. */
-function treeCpuSeconds(root: number, reaped: boolean): number {
-  let total = 0;
-  const stack = [root];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat
-        .slice(stat.lastIndexOf(')') + 2)
-        .split(' ')
-        .map(Number);
-      total += fields[11]! + fields[12]! + (reaped && pid === root ? fields[13]! + fields[14]! : 0);
-    } catch {}
-    stack.push(...children(pid));
-  }
-  return total / CLOCK_TICKS;
-}
+/** utime + stime of a process tree in seconds (processes.ts treeCpu counts clock ticks). */
+const treeCpuSeconds = (root: number, reaped: boolean) => treeCpu(root, reaped) / CLOCK_TICKS;
 
 function steal(): number {
   return Number(fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)[8] ?? 0);

@@ -140,6 +140,26 @@ function processName(pid: number): string | undefined {
   }
 }
 
+/** utime + stime of a process tree in clock ticks; with `reaped`, also what its exited children used (cutime + cstime). */
+export function treeCpu(root: number, reaped: boolean): number {
+  let total = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number);
+      // fields[0] is the state (field 3): utime is field 14, stime 15, cutime 16, cstime 17.
+      total += fields[11]! + fields[12]! + (reaped && pid === root ? fields[13]! + fields[14]! : 0);
+    } catch {}
+    stack.push(...children(pid));
+  }
+  return total;
+}
+
 /** The node:cluster workers of a server: its node child processes (none when it serves from one process). */
 export function workerPids(server: number): number[] {
   return children(server).filter((pid) => processName(pid) === 'node');

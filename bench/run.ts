@@ -12,7 +12,7 @@ import { projectRoot } from '../src/config.js';
 import { listMigrations } from '../src/db/migrate.js';
 import { createBenchKeys, type Dataset, describeDataset, ensureDataset, openCluster, parseSize, type Size, serverVersion } from './datasets.js';
 import { type ExportMeasurement, exportScenariosFor, exportTable, exportVerdicts, measureExports, selectedExport } from './exports.js';
-import { children, compile, type Server, sampleRss, startServer, stopServer, workerPids } from './processes.js';
+import { compile, type Server, sampleRss, startServer, stopServer, treeCpu, workerPids } from './processes.js';
 import { summarizeProfile } from './profile.js';
 import { checkAnswers, request, type Scenario, scenariosFor } from './scenarios.js';
 
@@ -107,26 +107,6 @@ function machineCpu(): { busy: number; steal: number } {
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
   // Busy without steal: time the hypervisor gave to other guests is reported apart (stolenCpu).
   return { busy: user + nice + system + irq + softirq, steal };
-}
-
-/** utime + stime of a process tree in jiffies; with `reaped`, also what its exited children used (cutime + cstime). */
-function treeCpu(root: number, reaped: boolean): number {
-  let total = 0;
-  const stack = [root];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat
-        .slice(stat.lastIndexOf(')') + 2)
-        .split(' ')
-        .map(Number);
-      // fields[0] is the state (field 3): utime is field 14, stime 15, cutime 16, cstime 17.
-      total += fields[11]! + fields[12]! + (reaped && pid === root ? fields[13]! + fields[14]! : 0);
-    } catch {}
-    stack.push(...children(pid));
-  }
-  return total;
 }
 
 /** Share of the machine's CPU (0-100) used meanwhile by anything but the bench, its server and its PostgreSQL. */
