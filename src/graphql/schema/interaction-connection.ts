@@ -9,7 +9,7 @@ import { checkCursorList } from '../../interactions/filters.js';
 import { builder } from '../builder.js';
 import { checked, rejected } from '../errors.js';
 import { SortOrderEnum } from './enums.js';
-import { interactionFilterArgs } from './interaction.js';
+import { interactionFilterArgs, withTextIds } from './interaction.js';
 import { COST_COUNTED_BY_PARENT } from './paging.js';
 
 const CursorPageInfo = builder.objectRef<CursorPage>('CursorPageInfo').implement({
@@ -68,11 +68,7 @@ builder.queryFields((t) => ({
       campaignId: t.arg.id({ description: 'Only this campaign (its id).' }),
     },
     resolve: async (_root, args, context) => {
-      const ids = {
-        clinicId: args.clinicId == null ? args.clinicId : String(args.clinicId),
-        campaignId: args.campaignId == null ? args.campaignId : String(args.campaignId),
-      };
-      const list = checked(context, { ...args, ...ids }, checkCursorList);
+      const list = checked(context, withTextIds(args), checkCursorList);
       const order = list.updatedSince ? 'feed' : list.order;
       let after: Position | null = null;
       if (list.after) {

@@ -100,11 +100,16 @@ export interface ListArgs {
 
 /** The list's page and filters, checked (graphql/errors.ts) as the caller named them. */
 export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'parameters'>) {
-  const ids = {
+  return checked(context, withTextIds(args), checkList);
+}
+
+/** The arguments with the ID arguments as text (GraphQL's ID may arrive as a number), for the filters' checks. */
+export function withTextIds<A extends { clinicId?: string | number | null; campaignId?: string | number | null }>(args: A) {
+  return {
+    ...args,
     clinicId: args.clinicId == null ? args.clinicId : String(args.clinicId),
     campaignId: args.campaignId == null ? args.campaignId : String(args.campaignId),
   };
-  return checked(context, { ...args, ...ids }, checkList);
 }
 
 export const InteractionPage = builder.objectRef<InteractionList>('InteractionPage').implement({
@@ -141,11 +146,7 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: (_root, args, context) => {
-      const ids = {
-        clinicId: args.clinicId == null ? args.clinicId : String(args.clinicId),
-        campaignId: args.campaignId == null ? args.campaignId : String(args.campaignId),
-      };
-      const { page, limit, filters, order, includeTotal } = checked(context, { ...args, ...ids }, checkPageList);
+      const { page, limit, filters, order, includeTotal } = checked(context, withTextIds(args), checkPageList);
       return listInteractions(context.db, { filters, visibleClinics: context.visibleClinics, page, limit, order, includeTotal });
     },
   }),
