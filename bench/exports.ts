@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import type pg from 'pg';
+import { parseCsv } from './csv.js';
 import type { DatasetMeta, Size } from './datasets.js';
 import { type Server, sampleRss, treeCpu } from './processes.js';
 
@@ -134,42 +135,6 @@ function readExport(base: string, scenario: ExportScenario, key: string, keep: b
   });
 }
 
-/** CSV records (RFC 4180, strict): fails on anything else. */
-function csvRecords(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let i = 0;
-  const unquoted = /[^,"\r\n]*/y;
-  while (i < text.length) {
-    let field: string;
-    if (text[i] === '"') {
-      field = '';
-      i++;
-      for (;;) {
-        const quote = text.indexOf('"', i);
-        if (quote === -1) throw new Error(`CSV: unterminated quoted field at ${i}`);
-        field += text.slice(i, quote);
-        i = quote + 1;
-        if (text[i] !== '"') break;
-        field += '"';
-        i++;
-      }
-    } else {
-      unquoted.lastIndex = i;
-      field = unquoted.exec(text)![0];
-      i += field.length;
-    }
-    record.push(field);
-    if (text[i] === ',') i++;
-    else if (text[i] === '\r' && text[i + 1] === '\n') {
-      records.push(record);
-      record = [];
-      i += 2;
-    } else throw new Error(`CSV: unexpected ${JSON.stringify(text[i] ?? 'end')} at ${i}`);
-  }
-  return records;
-}
-
 /**
  * Checks a stream of CSV as it arrives (RFC 4180: quoted fields, doubled quotes, CRLF after every
  * record) without keeping it: counts records and checks that each has the header's width.
@@ -286,7 +251,7 @@ async function verify(server: Server, scenario: ExportScenario, key: string, mon
         .split('\n')
         .map((line) => JSON.parse(line) as Record<string, unknown>);
     } else {
-      const [header, ...records] = csvRecords(text);
+      const [header, ...records] = parseCsv(text);
       if (!header) return { rows: 0, problem: 'no header' };
       const bad = records.findIndex((r) => r.length !== header.length);
       if (bad !== -1) return { rows: records.length, problem: `record ${bad + 2} has ${records[bad]!.length} fields, the header ${header.length}` };

@@ -2,13 +2,14 @@
 // client goes away or stops reading, limited to a few at once per process, cut off (not silently
 // short) when the database fails mid-way, and a 503 when it fails before the first byte.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseCsv } from '../../bench/csv.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
 import { CSV_COLUMNS } from '../../src/exports/interactions.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { sql, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 import { serveOverHttp } from '../helpers/http-server.js';
-import { eventually, insertMany, parseCsv, requestId, runningExports, streamingGet } from './exports-support.js';
+import { eventually, insertMany, requestId, runningExports, streamingGet } from './exports-support.js';
 
 const db = testDb();
 const ROWS = 100_000;

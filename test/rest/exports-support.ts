@@ -1,57 +1,8 @@
-// What the export tests share: an RFC 4180 parser (strict: it fails on anything RFC 4180 does not
-// allow), requests over real HTTP that read the body as it arrives, many rows written in SQL, and
+// What the export tests share: CSV records as objects (parsed by bench/csv.ts, strict), requests over real HTTP that read the body as it arrives, many rows written in SQL, and
 // what PostgreSQL is running for an export.
 import http from 'node:http';
+import { parseCsv } from '../../bench/csv.js';
 import { sql } from '../helpers/db.js';
-
-/**
- * Records of an RFC 4180 text: CRLF between records (and after the last), fields quoted when they
- * hold a comma, quote, CR or LF, quotes doubled inside. Throws on a bare quote in an unquoted field,
- * text after a closing quote, a bare CR or LF outside quotes, or an unterminated last record.
- */
-export function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let i = 0;
-  const fail = (why: string) => {
-    throw new Error(`CSV: ${why} at offset ${i} (record ${records.length + 1})`);
-  };
-  const unquoted = /[^,"\r\n]*/y;
-  while (i < text.length) {
-    let field: string;
-    if (text[i] === '"') {
-      field = '';
-      i++;
-      for (;;) {
-        const quote = text.indexOf('"', i);
-        if (quote === -1) fail('unterminated quoted field');
-        field += text.slice(i, quote);
-        i = quote + 1;
-        if (text[i] !== '"') break;
-        field += '"';
-        i++;
-      }
-    } else {
-      unquoted.lastIndex = i;
-      field = unquoted.exec(text)![0];
-      i += field.length;
-      if (text[i] === '"') fail('quote in an unquoted field');
-    }
-    record.push(field);
-    if (text[i] === ',') {
-      i++;
-      continue;
-    }
-    if (text[i] === '\r' && text[i + 1] === '\n') {
-      records.push(record);
-      record = [];
-      i += 2;
-      continue;
-    }
-    fail(i >= text.length ? 'the last record has no CRLF' : `unexpected ${JSON.stringify(text[i])} after a field`);
-  }
-  return records;
-}
 
 /** Records as objects keyed by the header record; checks that every record has the header's width. */
 export function csvObjects(text: string): { header: string[]; rows: Array<Record<string, string>> } {
