@@ -11,6 +11,7 @@ ADD COLUMN     "language" TEXT;
 -- CreateTable
 CREATE TABLE "interaction_search_documents" (
     "interaction_id" TEXT NOT NULL,
+    "clinic_id" UUID NOT NULL,
     "document" tsvector NOT NULL,
 
     CONSTRAINT "interaction_search_documents_pkey" PRIMARY KEY ("interaction_id")
@@ -58,6 +59,69 @@ BEGIN
 END
 $do$;
 
+-- How many documents of each clinic hold each word (lexeme): the exact total of a one-word search
+-- is a sum over the visible clinics' rows, whatever the table size (counting the matches from the
+-- GIN index visits every matching row: 85 ms for a word in 1% of 1,000,000 interactions, ten times
+-- that at 10,000,000). Statement triggers on the documents append changes to
+-- interaction_search_term_changes (no shared row: concurrent writers of one clinic never wait for
+-- each other, as with clinic_data_changes), and interaction_search_terms_fold() moves them into the
+-- counts; a count reads both.
+CREATE TABLE "interaction_search_terms" (
+    "clinic_id" UUID NOT NULL,
+    "lexeme" TEXT NOT NULL,
+    "documents" BIGINT NOT NULL,
+    CONSTRAINT "interaction_search_terms_pkey" PRIMARY KEY ("lexeme", "clinic_id")
+);
+CREATE TABLE "interaction_search_term_changes" (
+    "clinic_id" UUID NOT NULL,
+    "lexeme" TEXT NOT NULL,
+    "documents" BIGINT NOT NULL
+);
+CREATE INDEX "interaction_search_term_changes_lexeme_idx" ON "interaction_search_term_changes" ("lexeme");
+
+CREATE OR REPLACE FUNCTION "interaction_search_terms_apply"() RETURNS trigger
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $function$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO "interaction_search_term_changes" ("clinic_id", "lexeme", "documents")
+    SELECT n."clinic_id", w.lexeme, count(*) FROM new_rows n, unnest(tsvector_to_array(n."document")) AS w(lexeme) GROUP BY 1, 2;
+  ELSIF TG_OP = 'DELETE' THEN
+    INSERT INTO "interaction_search_term_changes" ("clinic_id", "lexeme", "documents")
+    SELECT o."clinic_id", w.lexeme, -count(*) FROM old_rows o, unnest(tsvector_to_array(o."document")) AS w(lexeme) GROUP BY 1, 2;
+  ELSE
+    INSERT INTO "interaction_search_term_changes" ("clinic_id", "lexeme", "documents")
+    SELECT "clinic_id", lexeme, sum(n) FROM (
+      SELECT n."clinic_id", w.lexeme, 1 AS n FROM new_rows n, unnest(tsvector_to_array(n."document")) AS w(lexeme)
+      UNION ALL
+      SELECT o."clinic_id", w.lexeme, -1 FROM old_rows o, unnest(tsvector_to_array(o."document")) AS w(lexeme)
+    ) AS changed GROUP BY 1, 2 HAVING sum(n) <> 0;
+  END IF;
+  RETURN NULL;
+END
+$function$;
+
+-- Moves the appended changes into the counts, in one transaction (rows appended meanwhile stay for
+-- the next fold); returns how many change rows it moved.
+CREATE OR REPLACE FUNCTION "interaction_search_terms_fold"() RETURNS bigint
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $function$
+DECLARE
+  moved bigint;
+BEGIN
+  WITH taken AS (
+    DELETE FROM "interaction_search_term_changes" RETURNING "clinic_id", "lexeme", "documents"
+  ), summed AS (
+    SELECT "clinic_id", "lexeme", sum("documents") AS documents, count(*) AS rows FROM taken GROUP BY 1, 2
+  ), written AS (
+    INSERT INTO "interaction_search_terms" ("clinic_id", "lexeme", "documents")
+    SELECT "clinic_id", "lexeme", documents FROM summed WHERE documents <> 0
+    ON CONFLICT ("lexeme", "clinic_id") DO UPDATE SET "documents" = "interaction_search_terms"."documents" + EXCLUDED."documents"
+  )
+  SELECT coalesce(sum(rows), 0) INTO moved FROM summed;
+  DELETE FROM "interaction_search_terms" WHERE "documents" = 0;
+  RETURN moved;
+END
+$function$;
+
 -- The configuration of a clinic's language (ISO 639-1): its stemmer where this PostgreSQL has one,
 -- else clinic_simple (words matched whole, still without accents).
 CREATE OR REPLACE FUNCTION "interaction_search_config"(language text) RETURNS regconfig
@@ -93,7 +157,7 @@ LANGUAGE sql SET search_path FROM CURRENT AS $function$
   ), configs AS (
     SELECT c."id", "interaction_search_config"(c."language") AS config FROM "clinics" c
   ), docs AS (
-    SELECT i."id", to_tsvector(k.config, "interaction_search_text"(i."summary", t."entries")) AS document
+    SELECT i."id", i."clinic_id", to_tsvector(k.config, "interaction_search_text"(i."summary", t."entries")) AS document
     FROM wanted w
     JOIN "interactions" i ON i."id" = w.id
     JOIN configs k ON k."id" = i."clinic_id"
@@ -103,10 +167,11 @@ LANGUAGE sql SET search_path FROM CURRENT AS $function$
     USING wanted w
     WHERE d."interaction_id" = w.id AND NOT EXISTS (SELECT 1 FROM docs WHERE docs."id" = w.id AND docs.document <> ''::tsvector)
   )
-  INSERT INTO "interaction_search_documents" ("interaction_id", "document")
-  SELECT "id", document FROM docs WHERE document <> ''::tsvector
-  ON CONFLICT ("interaction_id") DO UPDATE SET "document" = EXCLUDED."document"
-    WHERE "interaction_search_documents"."document" IS DISTINCT FROM EXCLUDED."document";
+  INSERT INTO "interaction_search_documents" ("interaction_id", "clinic_id", "document")
+  SELECT "id", "clinic_id", document FROM docs WHERE document <> ''::tsvector
+  ON CONFLICT ("interaction_id") DO UPDATE SET "clinic_id" = EXCLUDED."clinic_id", "document" = EXCLUDED."document"
+    WHERE ("interaction_search_documents"."clinic_id", "interaction_search_documents"."document")
+      IS DISTINCT FROM (EXCLUDED."clinic_id", EXCLUDED."document");
 $function$;
 
 CREATE OR REPLACE FUNCTION "interaction_search_on_interactions"() RETURNS trigger
@@ -122,7 +187,7 @@ BEGIN
   ELSIF TG_OP = 'DELETE' THEN
     DELETE FROM "interaction_search_documents" d USING old_rows o WHERE d."interaction_id" = o."id";
   ELSE
-    TRUNCATE "interaction_search_documents";
+    TRUNCATE "interaction_search_documents", "interaction_search_terms", "interaction_search_term_changes";
   END IF;
   RETURN NULL;
 END
@@ -159,14 +224,19 @@ DECLARE
   written bigint;
 BEGIN
   TRUNCATE "interaction_search_documents";
-  INSERT INTO "interaction_search_documents" ("interaction_id", "document")
-  SELECT d."id", d.document FROM (
-    SELECT i."id", to_tsvector(k.config, "interaction_search_text"(i."summary", t."entries")) AS document
+  INSERT INTO "interaction_search_documents" ("interaction_id", "clinic_id", "document")
+  SELECT d."id", d."clinic_id", d.document FROM (
+    SELECT i."id", i."clinic_id", to_tsvector(k.config, "interaction_search_text"(i."summary", t."entries")) AS document
     FROM "interactions" i
     JOIN (SELECT c."id", "interaction_search_config"(c."language") AS config FROM "clinics" c) k ON k."id" = i."clinic_id"
     LEFT JOIN "interaction_transcripts" t ON t."interaction_id" = i."id"
   ) AS d WHERE d.document <> ''::tsvector;
   GET DIAGNOSTICS written = ROW_COUNT;
+  TRUNCATE "interaction_search_term_changes";
+  TRUNCATE "interaction_search_terms";
+  INSERT INTO "interaction_search_terms" ("clinic_id", "lexeme", "documents")
+  SELECT d."clinic_id", w.lexeme, count(*) FROM "interaction_search_documents" d, unnest(tsvector_to_array(d."document")) AS w(lexeme)
+  GROUP BY 1, 2;
   RETURN written;
 END
 $function$;
@@ -188,6 +258,13 @@ $function$;
 SELECT "interaction_search_rebuild"();
 
 CREATE INDEX "interaction_search_documents_document_idx" ON "interaction_search_documents" USING GIN ("document");
+
+CREATE TRIGGER "interaction_search_terms_insert" AFTER INSERT ON "interaction_search_documents"
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "interaction_search_terms_apply"();
+CREATE TRIGGER "interaction_search_terms_update" AFTER UPDATE ON "interaction_search_documents"
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "interaction_search_terms_apply"();
+CREATE TRIGGER "interaction_search_terms_delete" AFTER DELETE ON "interaction_search_documents"
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION "interaction_search_terms_apply"();
 
 CREATE TRIGGER "interaction_search_insert" AFTER INSERT ON "interactions"
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "interaction_search_on_interactions"();
