@@ -322,8 +322,9 @@ const CAMPAIGN_IDS: readonly string[] = CLINICS.flatMap((_, c) => CAMPAIGN_SLOTS
 async function insertClinicsAndCampaigns(client: pg.Client, firstDay: Date): Promise<void> {
   const clinicCreated = (c: number) => new Date(firstDay.getTime() - (400 + 37 * c) * DAY_MS).toISOString();
   await client.query(
-    `INSERT INTO clinics (id, name, address, phone, email, timezone, created_at)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
+    // Every generated text is English, whatever the clinic's country.
+    `INSERT INTO clinics (id, name, address, phone, email, timezone, created_at, language)
+     SELECT *, 'en' FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
     [
       CLINIC_IDS,
       CLINICS.map((c) => c.name),
@@ -595,7 +596,16 @@ interface Definitions {
   foreignKeys: Array<{ table: string; name: string; sql: string }>;
 }
 
-const LOADED_TABLES = ['interactions', 'interaction_transcripts'];
+const LOADED_TABLES = ['interactions', 'interaction_transcripts', 'interaction_search_documents'];
+/**
+ * The search documents' triggers, off while loading: the documents are written once afterwards by
+ * interaction_search_rebuild() (per statement, each interaction's document was written from its
+ * summary and then again with its transcript).
+ */
+const SEARCH_TRIGGERS = [
+  ['interactions', 'interaction_search_insert'],
+  ['interaction_transcripts', 'transcript_search_insert'],
+] as const;
 
 async function dropIndexesAndConstraints(client: pg.Client): Promise<Definitions> {
   const tables = LOADED_TABLES;
@@ -757,6 +767,7 @@ export async function ensureDataset(cluster: Cluster, size: Size, options: { reb
     await client.query(`SET maintenance_work_mem = '1GB'`);
     await insertClinicsAndCampaigns(client, new Date(firstDayMs));
     const definitions = await dropIndexesAndConstraints(client);
+    for (const [table, trigger] of SEARCH_TRIGGERS) await client.query(`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
     const sql = chunkSql();
     for (let lo = 1; lo <= size.rows; lo += CHUNK_ROWS) {
       const hi = Math.min(size.rows, lo + CHUNK_ROWS - 1);
@@ -769,6 +780,10 @@ export async function ensureDataset(cluster: Cluster, size: Size, options: { reb
     log(
       `    phone-number changes folded into the fragment counts: ${Number(folded.rows[0]!.n).toLocaleString('en-US')} (${((Date.now() - folding) / 1000).toFixed(1)} s)`,
     );
+    const indexing = Date.now();
+    for (const [table, trigger] of SEARCH_TRIGGERS) await client.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
+    const documents = await client.query<{ n: string }>('SELECT interaction_search_rebuild() AS n');
+    log(`    search documents: ${Number(documents.rows[0]!.n).toLocaleString('en-US')} (${((Date.now() - indexing) / 1000).toFixed(1)} s)`);
     log(`    indexes and constraints:`);
     await recreate(client, definitions, log);
     const t = Date.now();

@@ -223,7 +223,9 @@ LANGUAGE plpgsql SET search_path FROM CURRENT AS $function$
 DECLARE
   written bigint;
 BEGIN
-  TRUNCATE "interaction_search_documents";
+  TRUNCATE "interaction_search_documents", "interaction_search_terms", "interaction_search_term_changes";
+  -- The word counts are computed once below, not appended per row by the documents' triggers.
+  ALTER TABLE "interaction_search_documents" DISABLE TRIGGER USER;
   INSERT INTO "interaction_search_documents" ("interaction_id", "clinic_id", "document")
   SELECT d."id", d."clinic_id", d.document FROM (
     SELECT i."id", i."clinic_id", to_tsvector(k.config, "interaction_search_text"(i."summary", t."entries")) AS document
@@ -232,8 +234,7 @@ BEGIN
     LEFT JOIN "interaction_transcripts" t ON t."interaction_id" = i."id"
   ) AS d WHERE d.document <> ''::tsvector;
   GET DIAGNOSTICS written = ROW_COUNT;
-  TRUNCATE "interaction_search_term_changes";
-  TRUNCATE "interaction_search_terms";
+  ALTER TABLE "interaction_search_documents" ENABLE TRIGGER USER;
   INSERT INTO "interaction_search_terms" ("clinic_id", "lexeme", "documents")
   SELECT d."clinic_id", w.lexeme, count(*) FROM "interaction_search_documents" d, unnest(tsvector_to_array(d."document")) AS w(lexeme)
   GROUP BY 1, 2;
