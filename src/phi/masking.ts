@@ -1,0 +1,308 @@
+// Patient data as a key without `phi:read` sees it (decisions section 11): the phone number masked,
+// phone numbers and e-mail addresses in transcripts and summaries replaced by `[phone]` and
+// `[email]`, no recording. The one place these rules live: GraphQL's Interaction fields (which REST
+// answers from too) and the exports, which write rows without GraphQL, both call these functions.
+//
+// The redactor errs towards redacting: a string of digits that could be someone's number is
+// replaced unless its shape says it is something else (a date, a time, a year or a range of years,
+// a decimal, an amount next to a currency). What it knows and does not is listed in the README
+// ("Patient data (PHI)") and pinned by test/phi/masking.test.ts.
+import type { Scope } from '../domain/values.js';
+
+export const PHI_SCOPE = 'phi:read' satisfies Scope;
+
+/** Whether a key sees patient data unmasked. */
+export function readsPhi(key: { readonly scopes: readonly string[] }): boolean {
+  return key.scopes.includes(PHI_SCOPE);
+}
+
+export const PHONE_PLACEHOLDER = '[phone]';
+export const EMAIL_PLACEHOLDER = '[email]';
+
+// ---------------------------------------------------------------------------------------------
+// The interaction's phone number
+
+/**
+ * Country calling codes of one and two digits (ITU-T E.164 assignments); every other code has
+ * three. The codes are prefix-free, so the digits after `+` say how long theirs is.
+ */
+const ONE_DIGIT_CODES = new Set(['1', '7']);
+const TWO_DIGIT_CODES = new Set(
+  '20 27 30 31 32 33 34 36 39 40 41 43 44 45 46 47 48 49 51 52 53 54 55 56 57 58 60 61 62 63 64 65 66 81 82 84 86 90 91 92 93 94 95 98'.split(' '),
+);
+
+/** How many of `digits` (those after the `+` or `00`) are the country calling code. */
+export function countryCodeLength(digits: string): number {
+  if (ONE_DIGIT_CODES.has(digits.slice(0, 1))) return 1;
+  if (TWO_DIGIT_CODES.has(digits.slice(0, 2))) return 2;
+  return 3;
+}
+
+/** A national number shorter than this keeps none of its digits but the last two. */
+const MIN_NATIONAL_FOR_LEADING_DIGIT = 5;
+
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
+
+/**
+ * `+34 612 345 689` -> `+34 6** *** *89`: the `+` (or an international `00`), the country calling
+ * code and the first digit of the national number are kept (that digit tells a mobile from a
+ * landline in most numbering plans, and is what the decisions' example keeps), then every digit
+ * but the last two becomes `*`; separators stay. A number without an international prefix
+ * (`06 12 34 56 78`, `612345678`) has no country code to keep, and a leading digit there may be a
+ * trunk prefix or the number itself: every digit but the last two becomes `*`. Anything that is not
+ * a digit is kept, except that an e-mail address (a WhatsApp id, say) becomes `[email]`.
+ */
+export function maskPhoneNumber(phone: string): string {
+  const value = phone.includes('@') ? redactEmails(phone) : phone;
+  let digits = '';
+  for (let i = 0; i < value.length; i++) if (isDigit(value.charCodeAt(i))) digits += value[i];
+  if (digits.length === 0) return value;
+  let kept = 0;
+  const lead = /^[\s(]*(\+|00(?=[1-9]))/.exec(value);
+  if (lead) {
+    const prefix = lead[1] === '00' ? 2 : 0;
+    kept = prefix + countryCodeLength(digits.slice(prefix));
+    if (digits.length - kept >= MIN_NATIONAL_FOR_LEADING_DIGIT) kept += 1;
+  }
+  const shownFrom = digits.length - 2;
+  let out = '';
+  let seen = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (!isDigit(value.charCodeAt(i))) {
+      out += c;
+      continue;
+    }
+    out += seen < kept || seen >= shownFrom ? c : '*';
+    seen++;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Free text: transcripts and summaries
+
+/**
+ * An e-mail address: a local part (plus-addressing included) and a domain of dot-separated labels
+ * ending in a top-level domain of letters (subdomains included). Letters of any script are
+ * accepted. It starts only where a word starts, so that each word is tried once.
+ */
+const EMAIL =
+  /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?)*\.\p{L}{2,}(?![\p{L}\p{N}-])/gu;
+
+function redactEmails(text: string): string {
+  return text.replace(EMAIL, EMAIL_PLACEHOLDER);
+}
+
+/**
+ * A transcript turn's or a summary's text with every phone number replaced by `[phone]` and every
+ * e-mail address by `[email]`. A text with no digit and no `@` is returned as it is, unscanned.
+ */
+export function redactText(text: string): string {
+  let out = text;
+  if (out.includes('@')) out = redactEmails(out);
+  for (let i = 0; i < out.length; i++) if (isDigit(out.charCodeAt(i))) return redactPhones(out, i);
+  return out;
+}
+
+/** What the masked API shows of a transcript: each turn's content redacted; other keys as stored. */
+export function redactTranscript<E extends { content?: unknown }>(entries: readonly E[]): E[] {
+  return entries.map((entry) => (typeof entry.content === 'string' ? { ...entry, content: redactText(entry.content) } : entry));
+}
+
+// Phone numbers in text. The text is cut into words (runs of non-space); a word holding a digit is
+// a number word when, once the punctuation around it is set aside, it is digits in groups joined by
+// `.`, `-` or `/`, possibly with a `+` in front and groups in parentheses (`+44 (0)20`, `(555)`).
+// Number words one space apart form a segment; within it, the longest run of words from each
+// position that reads as a phone number is replaced.
+
+interface NumberWord {
+  /** Where the number itself starts and ends in the text (punctuation around it left out). */
+  start: number;
+  end: number;
+  core: string;
+  digits: number;
+  /** Starts with `+` (or `(+`): an international number. */
+  plus: boolean;
+  /** Punctuation was set aside before / after it: it cannot join the word before / after. */
+  cutBefore: boolean;
+  cutAfter: boolean;
+}
+
+const SPACE_JOIN = new Set([0x20, 0xa0, 0x202f]);
+
+const isSpace = (code: number) =>
+  code === 0x20 ||
+  (code >= 0x09 && code <= 0x0d) ||
+  code === 0xa0 ||
+  code === 0x1680 ||
+  (code >= 0x2000 && code <= 0x200a) ||
+  code === 0x2028 ||
+  code === 0x2029 ||
+  code === 0x202f ||
+  code === 0x205f ||
+  code === 0x3000;
+
+/** Digits in groups joined by one `.`, `-` or `/`; a group may be in parentheses; `+` or `(+code)` in front. */
+const NUMBER_WORD = /^(?:\+|\(\+\d{1,3}\))?(?:\d|\(\d{1,5}\))(?:[./-]?(?:\d|\(\d{1,5}\)))*$/;
+/** Punctuation before a number that is not part of it: opening brackets and quotes, and a label such as `Tel:`. */
+const LEADING = /^(?:[[{"'«¿¡“‘„]+|\p{L}[\p{L}.]{0,15}:)+/u;
+const TRAILING = /[.,;:!?\]}"'»”’…]+$/;
+
+/** Shapes of number words that are not phone numbers. */
+const NOT_PHONE = [
+  /^\d{1,2}([./-])\d{1,2}\1\d{2,4}\.?$/, // 04/02/2026, 4.2.26, 02-04-2026
+  /^\d{4}([./-])\d{1,2}\1\d{1,2}$/, // 2026-02-04
+  /^(?:1[89]|20)\d\d[/-](?:(?:1[89]|20)\d\d|\d\d)$/, // 2025-2026, 2025/26
+  /^(?:1[89]|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/, // 20260204
+  /^\d+\.\d+$/, // 3.75, 10.30
+  /^\d{1,2}[.]\d\d-\d{1,2}[.]\d\d$/, // 10.30-11.30
+];
+
+/** Three words that spell a date with spaces: 04 02 2026. */
+const isSpacedDate = (words: readonly NumberWord[]) =>
+  words.length === 3 &&
+  /^(?:0?[1-9]|[12]\d|3[01])$/.test(words[0]!.core) &&
+  /^(?:0?[1-9]|[12]\d|3[01])$/.test(words[1]!.core) &&
+  /^(?:1[89]|20)\d\d$/.test(words[2]!.core);
+
+const CURRENCY = String.raw`[$€£¥₹₩₽¢]|(?<!\p{L})(?:EUR|USD|GBP|MXN|CHF|euros?|dollars?|pesos?|pounds?|libras?)`;
+const CURRENCY_BEFORE = new RegExp(String.raw`(?:${CURRENCY})\s?$`, 'iu');
+const CURRENCY_AFTER = new RegExp(String.raw`^\s?(?:${CURRENCY}|%)(?![\p{L}])`, 'iu');
+
+/** The most words a phone number is written in (`+1 800 555 01 99 12`, with room to spare). */
+const MAX_WORDS = 8;
+
+function numberWord(text: string, wordStart: number, wordEnd: number): NumberWord | undefined {
+  let core = text.slice(wordStart, wordEnd);
+  let start = wordStart;
+  let cutBefore = false;
+  let cutAfter = false;
+  const leading = LEADING.exec(core);
+  if (leading) {
+    core = core.slice(leading[0].length);
+    start += leading[0].length;
+    cutBefore = true;
+  }
+  for (;;) {
+    const trailing = TRAILING.exec(core);
+    if (trailing) {
+      core = core.slice(0, trailing.index);
+      cutAfter = true;
+      continue;
+    }
+    // A bracket that opens or closes around the number rather than inside it.
+    if (core.endsWith(')') && count(core, ')') > count(core, '(')) {
+      core = core.slice(0, -1);
+      cutAfter = true;
+      continue;
+    }
+    break;
+  }
+  if (core.startsWith('(') && count(core, '(') > count(core, ')')) {
+    core = core.slice(1);
+    start += 1;
+    cutBefore = true;
+  }
+  if (!NUMBER_WORD.test(core)) return undefined;
+  if (NOT_PHONE.some((shape) => shape.test(core))) return undefined;
+  let digits = 0;
+  for (let i = 0; i < core.length; i++) if (isDigit(core.charCodeAt(i))) digits++;
+  return { start, end: start + core.length, core, digits, plus: core.startsWith('+') || core.startsWith('(+'), cutBefore, cutAfter };
+}
+
+function count(text: string, char: string): number {
+  let n = 0;
+  for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) n++;
+  return n;
+}
+
+/** Whether words[from..to] (inclusive) are one phone number. */
+function isPhone(text: string, words: readonly NumberWord[], from: number, to: number): boolean {
+  const first = words[from]!;
+  let digits = first.digits;
+  for (let k = from + 1; k <= to; k++) {
+    const word = words[k]!;
+    // Only the first word has the `+`; after it, groups of one digit are a list, not a number.
+    if (word.plus || (!first.plus && word.digits < 2)) return false;
+    digits += word.digits;
+  }
+  if (digits > 15) return false;
+  if (first.plus) return digits >= 7;
+  if (digits < 7) return false;
+  // Seven digits only as a local number written 555-0123.
+  if (digits === 7 && !(from === to && /^\d{3}[-.]\d{4}$/.test(first.core))) return false;
+  if (to - from === 2 && isSpacedDate(words.slice(from, to + 1))) return false;
+  const last = words[to]!;
+  return !CURRENCY_BEFORE.test(text.slice(Math.max(0, first.start - 8), first.start)) && !CURRENCY_AFTER.test(text.slice(last.end, last.end + 9));
+}
+
+/** The replacements of one segment of number words: [start, end) spans of the text. */
+function phoneSpans(text: string, words: readonly NumberWord[], spans: Array<[number, number]>): void {
+  for (let i = 0; i < words.length; ) {
+    let matched = -1;
+    for (let j = Math.min(words.length - 1, i + MAX_WORDS - 1); j >= i; j--) {
+      if (isPhone(text, words, i, j)) {
+        matched = j;
+        break;
+      }
+    }
+    if (matched >= 0) {
+      spans.push([words[i]!.start, words[matched]!.end]);
+      i = matched + 1;
+      continue;
+    }
+    // Numbers joined by slashes, each a phone number: 612345678/612345679.
+    const word = words[i]!;
+    if (word.core.includes('/')) {
+      let at = word.start;
+      for (const part of word.core.split('/')) {
+        const single = numberWord(part, 0, part.length);
+        if (single && isPhone(text, [{ ...single, start: at, end: at + part.length }], 0, 0)) spans.push([at, at + part.length]);
+        at += part.length + 1;
+      }
+    }
+    i++;
+  }
+}
+
+/** `text` with its phone numbers replaced; `firstDigit`: where its first digit is. */
+function redactPhones(text: string, firstDigit: number): string {
+  const spans: Array<[number, number]> = [];
+  let segment: NumberWord[] = [];
+  let previousEnd = -1;
+  const flush = () => {
+    if (segment.length) phoneSpans(text, segment, spans);
+    segment = [];
+  };
+  let i = firstDigit;
+  while (i < text.length) {
+    if (!isDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let wordStart = i;
+    while (wordStart > 0 && !isSpace(text.charCodeAt(wordStart - 1))) wordStart--;
+    let wordEnd = i + 1;
+    while (wordEnd < text.length && !isSpace(text.charCodeAt(wordEnd))) wordEnd++;
+    const word = numberWord(text, wordStart, wordEnd);
+    if (!word) flush();
+    else {
+      const previous = segment.at(-1);
+      const joined = previous && !previous.cutAfter && !word.cutBefore && wordStart === previousEnd + 1 && SPACE_JOIN.has(text.charCodeAt(previousEnd));
+      if (!joined) flush();
+      segment.push(word);
+    }
+    previousEnd = wordEnd;
+    i = wordEnd;
+  }
+  flush();
+  if (!spans.length) return text;
+  let out = '';
+  let copied = 0;
+  for (const [start, end] of spans) {
+    out += text.slice(copied, start) + PHONE_PLACEHOLDER;
+    copied = end;
+  }
+  return out + text.slice(copied);
+}
