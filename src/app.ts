@@ -145,10 +145,12 @@ export function createApp(options: AppOptions): App {
       },
     },
     // Admission (use-admission.ts, use-rest.ts) has already authenticated and counted the request.
+    // The context reads which clinics the key may see (its environment's); a database that cannot
+    // answer that is a 503, as for any other read.
     context: async (initialContext) => {
       const admission = await admitter.admit(initialContext.request);
       if (!admission.ok) throw codedError('UNAUTHORIZED', 'Request not admitted', { extensions: { http: httpOf('UNAUTHORIZED') } });
-      return createGraphQLContext(db, admission.key, now(), callerParametersOf(initialContext), admission.quota);
+      return await createGraphQLContext(db, admission.key, now(), callerParametersOf(initialContext), admission.quota);
     },
   });
 }

@@ -13,11 +13,11 @@
 // connections.
 import type pg from 'pg';
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
+import { visibleClinicsOf } from '../auth/clinic-environments.js';
 import type { Db } from '../db/client.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { SQL_POOL } from '../db/sql.js';
 import type { Problems } from '../domain/parameters.js';
-import { createGraphQLContext } from '../graphql/context.js';
 import { stateOf } from '../http/request-state.js';
 import { feedHorizon } from '../interactions/change-feed.js';
 import type { Logger } from '../observability/logger.js';
@@ -116,8 +116,8 @@ export function createExports(options: ExportOptions): Exports {
     const response = (execution.serverContext as { res?: { destroy(): void } }).res;
     const run = new InteractionExport(options, limits, request, key, format, release, () => response?.destroy());
     try {
-      // The clinics the key may see, by the rule of every GraphQL context.
-      const visible = createGraphQLContext(options.db, key).visibleClinics;
+      // The clinics the key may see, by the rule of every GraphQL context (its environment's).
+      const visible = await visibleClinicsOf(options.db, key);
       const horizon = checked.order === 'feed' ? await feedHorizon(options.db) : undefined;
       await run.start(exportStatement(format, checked, visible, horizon, stateOf(request).id));
     } catch (error) {

@@ -1,5 +1,6 @@
 // What every resolver receives. Built once per request, after authentication.
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
+import { visibleClinicsOf } from '../auth/clinic-environments.js';
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { GRAPHQL_NAMES, type ParameterNames } from '../interactions/filters.js';
@@ -36,7 +37,10 @@ export function callerParametersOf(initialContext: object): CallerParameters {
 export interface GraphQLContext {
   db: Db;
   key: ApiKeyPrincipal;
-  /** The clinics this key may see (`null`: all); applied in every query's WHERE. */
+  /**
+   * The clinics this key may see (`null`: all): its clinic list, within its environment's clinics
+   * (auth/clinic-environments.ts); applied in every query's WHERE.
+   */
   visibleClinics: VisibleClinics;
   loaders: Loaders;
   /** Clinics and campaigns by id, in batches (breakdown groups, metrics of clinics and campaigns). */
@@ -53,8 +57,15 @@ export interface GraphQLContext {
   quota?: QuotaDecision;
 }
 
-export function createGraphQLContext(db: Db, key: ApiKeyPrincipal, now = new Date(), parameters = GRAPHQL_CALLER, quota?: QuotaDecision): GraphQLContext {
-  const visibleClinics = key.clinicIds && key.clinicIds.length > 0 ? key.clinicIds : null;
+/** Reads the clinics the key may see (one statement): a database that cannot answer rejects it. */
+export async function createGraphQLContext(
+  db: Db,
+  key: ApiKeyPrincipal,
+  now = new Date(),
+  parameters = GRAPHQL_CALLER,
+  quota?: QuotaDecision,
+): Promise<GraphQLContext> {
+  const visibleClinics = await visibleClinicsOf(db, key);
   return {
     db,
     key,

@@ -95,6 +95,8 @@ const CLINIC_COLUMN_OF: { readonly [Field in keyof Clinic]-?: string } = {
   phone: 'phone',
   email: 'email',
   timezone: 'timezone',
+  environment: 'environment::text',
+  language: 'language',
   createdAt: 'created_at',
 };
 

@@ -6,6 +6,7 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, type GraphQLError, type GraphQLSchema, validate } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Problems } from '../domain/parameters.js';
 import type { Exports } from '../exports/index.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
@@ -68,8 +69,12 @@ export function useRest(options: RestOptions): Plugin {
       try {
         endResponse(await handle(request, url, matched.route, matched.pathParams, serverContext as Record<string, unknown>));
       } catch (error) {
-        options.onError(error, request);
-        endResponse(failure(request, 'INTERNAL_ERROR'));
+        // A context that could not be made (graphql/context.ts reads which clinics the key may
+        // see) arrives masked by Yoga, which has logged it once already: a database that cannot
+        // answer is a 503 there as anywhere else.
+        const masked = (error as { extensions?: { code?: unknown } } | null)?.extensions?.code === 'SERVICE_UNAVAILABLE';
+        if (!masked) options.onError(error, request);
+        endResponse(failure(request, masked || isDatabaseUnavailable(error) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_ERROR'));
       }
     },
   };

@@ -13,7 +13,9 @@ import { tag } from './support.js';
 const db = testDb();
 
 // The app reads through a client that logs every SQL statement it sends. API keys are resolved
-// through the file's ordinary client, so authentication (and `last_used_at` bookkeeping) is not counted.
+// through the file's ordinary client, so authentication (and `last_used_at` bookkeeping) is not counted;
+// nor is the one statement per request that reads which clinics the key's environment lets it see
+// (auth/clinic-environments.ts), counted apart as `environment`.
 const statements: string[] = [];
 const counting = createPrismaClient(databaseUrl, 4, { onStatement: (text) => statements.push(text) });
 afterAll(async () => {
@@ -21,11 +23,14 @@ afterAll(async () => {
 });
 const app = createApp({ db: counting, keyResolver: createApiKeyResolver(db, { ttlMs: 0 }) });
 
+const ENVIRONMENT_STATEMENT = /^\/\* prepared (key_)?clinics_of_environment \*\//;
+
 /** Runs a query and returns its data and the SQL statements it cost. */
 async function measure(key: string, query: string, variables?: Record<string, unknown>) {
   statements.length = 0;
   const data = expectNoErrors(await graphql(app, { key, query, ...(variables ? { variables } : {}) }));
-  return { data, statements: [...statements], count: statements.length };
+  const read = statements.filter((text) => !ENVIRONMENT_STATEMENT.test(text));
+  return { data, statements: read, count: read.length, environment: statements.length - read.length };
 }
 
 function interactionRows(clinicId: string, campaignIds: string[], prefix: string, count: number) {
@@ -72,12 +77,14 @@ describe('query counting', () => {
   it('counts: a plain clinic lookup is one statement, on the clinics table', async () => {
     const clinic = await createClinic(db);
     const key = await createKey(db, { clinicIds: [clinic.id] });
-    const { data, statements: sqls } = await measure(key, 'query($id: ID!) { clinic(id: $id) { id name } }', { id: clinic.id });
+    const { data, statements: sqls, environment } = await measure(key, 'query($id: ID!) { clinic(id: $id) { id name } }', { id: clinic.id });
     expect(data.clinic).toEqual({ id: clinic.id, name: clinic.name });
     expect(sqls).toHaveLength(1);
     expect(sqls[0]).toMatch(/FROM "public"\."clinics"/);
-    // And a query that reads nothing costs nothing.
-    expect((await measure(key, '{ __typename }')).count).toBe(0);
+    // Besides one statement per request for the clinics the key's environment lets it see.
+    expect(environment).toBe(1);
+    // And a query that reads nothing costs nothing more.
+    expect(await measure(key, '{ __typename }')).toMatchObject({ count: 0, environment: 1 });
   });
 });
 

@@ -11,6 +11,14 @@ import { interactionsOf } from './nested-interactions.js';
 import { ORDER_CAMPAIGNS } from './order.js';
 import { COST_COUNTED_BY_PARENT, checkedPaging, costByLimit, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
+const ClinicEnvironmentEnum = builder.enumType('ClinicEnvironment', {
+  description: 'Which API keys see a clinic and its data.',
+  values: {
+    LIVE: { value: 'live', description: 'Production data: seen by `svc_live_` keys only.' },
+    SANDBOX: { value: 'sandbox', description: 'Testing data (the embedded demo data, `seed`): seen by `svc_test_` keys only.' },
+  } as const,
+});
+
 export const Clinic = builder.prismaObject('Clinic', {
   description: 'A clinic whose patients are contacted.',
   fields: (t) => ({
@@ -21,6 +29,10 @@ export const Clinic = builder.prismaObject('Clinic', {
     email: t.exposeString('email', { description: 'Contact e-mail address.' }),
     timezone: t.exposeString('timezone', { description: 'IANA time zone name, e.g. `Europe/Madrid`.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the clinic was created.' }),
+    environment: t.expose('environment', {
+      type: ClinicEnvironmentEnum,
+      description: "The clinic's environment: always the key's own (`LIVE` for `svc_live_` keys, `SANDBOX` for `svc_test_` keys), since no key sees another's.",
+    }),
     // A field with a selection rather than `t.relation`: the relation's `query` runs while the
     // parent's query is built, so a bad `limit` thrown there would null the clinic (or the whole
     // clinics page) instead of this field. Here it is checked in the field's own resolver.

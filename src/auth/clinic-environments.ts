@@ -1,0 +1,64 @@
+// Environments (decisions section 12): a clinic is `live` or `sandbox`, and a key sees only the
+// clinics of its own environment (`svc_live_` keys live ones, `svc_test_` keys sandbox ones), on
+// every path. The environment is folded into the one clinic restriction every query already applies
+// (clinic-scope.ts), so nothing downstream needs to know about it.
+//
+// Read per request, not cached: a cache would let a key see, for its lifetime, a clinic just
+// imported into the other environment, and would make `null` (every clinic) outlive the first
+// clinic of the other environment.
+import type { Db } from '../db/client.js';
+import { prepared, queryRows } from '../db/sql.js';
+import { KEY_PREFIXES } from '../domain/values.js';
+import { Prisma } from '../generated/prisma/client.js';
+import type { ApiKeyPrincipal, KeyEnvironmentValue } from './api-keys.js';
+import type { VisibleClinics } from './clinic-scope.js';
+
+export const CLINIC_ENVIRONMENTS = ['live', 'sandbox'] as const;
+export type ClinicEnvironmentValue = (typeof CLINIC_ENVIRONMENTS)[number];
+
+/** The clinics each key environment sees. */
+export const CLINIC_ENVIRONMENT_OF_KEY: Record<KeyEnvironmentValue, ClinicEnvironmentValue> = { live: 'live', test: 'sandbox' };
+
+/** How the keys that see each environment begin (for what the CLI tells operators). */
+export const KEY_PREFIX_OF_ENVIRONMENT: Record<ClinicEnvironmentValue, string> = { live: KEY_PREFIXES.live, sandbox: KEY_PREFIXES.test };
+
+export function isClinicEnvironment(value: string): value is ClinicEnvironmentValue {
+  return (CLINIC_ENVIRONMENTS as readonly string[]).includes(value);
+}
+
+/**
+ * The clinics `key` may see: its own clinic list (or every clinic) among the clinics of its
+ * environment. `null` (every clinic, which lets the metrics read the all-clinics rollups) only for
+ * an unrestricted key while no clinic of the other environment exists, as in a database that holds
+ * only live data; otherwise the list of ids, possibly empty (nothing is visible).
+ *
+ * One small statement per request, kept prepared: for an unrestricted key, an EXISTS that stops at
+ * the first clinic of the other environment (the ids are read only when there is one); for a
+ * restricted key, the key's clinics looked up by primary key.
+ */
+export async function visibleClinicsOf(db: Db, key: Pick<ApiKeyPrincipal, 'environment' | 'clinicIds'>): Promise<VisibleClinics> {
+  const environment = CLINIC_ENVIRONMENT_OF_KEY[key.environment];
+  const restricted = key.clinicIds && key.clinicIds.length > 0 ? key.clinicIds : null;
+  if (restricted === null) {
+    const [row] = await queryRows<{ ids: string[] | null }>(
+      db,
+      prepared(
+        'clinics_of_environment',
+        Prisma.sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM clinics WHERE environment <> ${environment}::"ClinicEnvironment")
+                   THEN array(SELECT id::text FROM clinics WHERE environment = ${environment}::"ClinicEnvironment" ORDER BY id) END AS ids`,
+      ),
+    );
+    return row?.ids ?? null;
+  }
+  const [row] = await queryRows<{ ids: string[] }>(
+    db,
+    prepared(
+      'key_clinics_of_environment',
+      Prisma.sql`SELECT array(SELECT id::text FROM clinics WHERE id = ANY(${restricted}::uuid[]) AND environment = ${environment}::"ClinicEnvironment") AS ids`,
+    ),
+  );
+  const own = new Set(row?.ids ?? []);
+  // The key's own list, in its order and spelling (ETag identities and `viewer` stay as they were),
+  // less the clinics of the other environment.
+  return restricted.filter((id) => own.has(id.toLowerCase()));
+}
