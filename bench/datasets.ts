@@ -872,7 +872,8 @@ export async function createBenchKeys(url: string, count: number): Promise<strin
     await db.apiKey.deleteMany({ where: { name: { startsWith: 'bench ' } } });
     const keys: string[] = [];
     for (let i = 0; i < count; i++) {
-      const { key } = await createApiKey(db, { name: `bench ${i + 1}`, tier: 'unlimited', environment: 'test' });
+      // Live keys: the datasets' clinics are live ones, which test keys do not see (decisions section 12).
+      const { key } = await createApiKey(db, { name: `bench ${i + 1}`, tier: 'unlimited', environment: 'live' });
       keys.push(key);
     }
     return keys;

@@ -321,7 +321,8 @@ async function main(): Promise<void> {
   const servers: Server[] = [];
   try {
     await db.apiKey.deleteMany({ where: { name: { startsWith: 'soak ' } } });
-    const make = async (name: string, tier: 'standard' | 'premium' | 'unlimited') => (await createApiKey(db, { name, tier, environment: 'test' })).key;
+    // Live keys: the dataset's clinics are live ones, which test keys do not see.
+    const make = async (name: string, tier: 'standard' | 'premium' | 'unlimited') => (await createApiKey(db, { name, tier, environment: 'live' })).key;
     const paced = await Promise.all([1, 2, 3, 4].map((i) => make(`soak paced ${i}`, 'premium')));
     const quota = await Promise.all([1, 2].map((i) => make(`soak quota ${i}`, 'standard')));
     const bulk = await Promise.all(Array.from({ length: options.bulk }, (_, i) => make(`soak bulk ${i + 1}`, 'unlimited')));
