@@ -7,6 +7,7 @@ import { clinicCondition, clinicScope, type VisibleClinics } from '../auth/clini
 import { Prisma } from '../generated/prisma/client.js';
 import { type ClinicScope, type Dimensions, dimensionConditions, rawRangeConditions } from '../rollups/counted.js';
 import type { Filters } from './filters.js';
+import { textCondition } from './text-search.js';
 
 /**
  * The filters that are columns of the rollup tables (with the window on `started_at`): a list
@@ -45,11 +46,16 @@ export function interactionConditions(filters: Filters, visible: VisibleClinics)
     ...dimensionConditions(dimensionsOf(filters, visible)),
     ...rawRangeConditions({ from: filters.from, to: filters.to }),
     ...(filters.search === undefined ? [] : [Prisma.sql`phone_number ILIKE ${`%${escapeLike(filters.search)}%`}`]),
+    ...(filters.text === undefined ? [] : [textCondition(filters.text)]),
   ];
 }
 
-/** The same selection as a Prisma `where`. */
+/**
+ * The same selection as a Prisma `where`. Not for a full-text search (`text`), which Prisma cannot
+ * express: its lists and counts are read in SQL (read-page.ts, count.ts).
+ */
 export function interactionWhere(filters: Filters, visible: VisibleClinics): Prisma.InteractionWhereInput {
+  if (filters.text !== undefined) throw new Error('interactionWhere: a full-text search is read in SQL (text-search.ts)');
   return {
     ...clinicCondition(visible, filters.clinicId),
     ...(filters.from || filters.to ? { startedAt: { ...(filters.from ? { gte: filters.from } : {}), ...(filters.to ? { lte: filters.to } : {}) } } : {}),

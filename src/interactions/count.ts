@@ -11,9 +11,24 @@ import type { Db } from '../db/client.js';
 import { num, prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { countedOutcomes, countedTotals } from '../rollups/counted.js';
-import { countableByRollups, dimensionsOf, interactionWhere } from './conditions.js';
+import { countableByRollups, dimensionsOf, interactionConditions, interactionWhere } from './conditions.js';
 import type { Filters } from './filters.js';
 import { countPhoneMatches } from './phone-search.js';
+import { countMatches, countOneWord } from './text-search.js';
+
+/**
+ * A full-text search's total: a one-word search restricted by clinics alone from the word counts,
+ * anything else by counting its matches through the GIN index (text-search.ts).
+ */
+async function countText(db: Db, filters: Filters & { text: string }, visibleClinics: VisibleClinics): Promise<number> {
+  const { text, ...others } = filters;
+  const byClinicsAlone = Object.entries(others).every(([name, value]) => value === undefined || name === 'clinicId');
+  if (byClinicsAlone) {
+    const counted = await countOneWord(db, text, visibleClinics, filters.clinicId);
+    if (counted !== null) return counted;
+  }
+  return countMatches(db, text, visibleClinics, filters.clinicId, byClinicsAlone ? [] : interactionConditions(others, visibleClinics));
+}
 
 /**
  * The interactions matching `filters` that the key may see, as COUNTED rows with `day` and `n`
@@ -36,6 +51,7 @@ export function countQuery(filters: Filters, visibleClinics: VisibleClinics): Pr
 
 /** Interactions matching `filters` that the key may see (the list's `where`, counted). */
 export async function countInteractions(db: Db, filters: Filters, visibleClinics: VisibleClinics): Promise<number> {
+  if (filters.text !== undefined) return countText(db, filters as Filters & { text: string }, visibleClinics);
   const query = countQuery(filters, visibleClinics);
   if (query === null)
     return (await countPhoneMatches(db, filters, visibleClinics)) ?? db.interaction.count({ where: interactionWhere(filters, visibleClinics) });

@@ -36,6 +36,8 @@ export interface CursorPage {
   /** The cursor of the page's last row when more follow, else null. */
   nextCursor(): Promise<string | null>;
   rows(query: PothosQuery): Promise<InteractionRow[]>;
+  /** The full-text search of the list, if any (GraphQL's highlights read it). */
+  text?: string;
 }
 
 const KEY_COLUMN: Record<CursorOrder, Prisma.Sql> = {
@@ -104,6 +106,7 @@ export function listInteractionsAfter(db: Db, request: CursorListRequest): Curso
 
   return {
     limit,
+    text: filters.text,
     total,
     hasMore: async () => (await positions()).more,
     nextCursor: async () => {

@@ -3,6 +3,7 @@
 // conditions.ts; adding a filter means adding it here and there (README, Development).
 import { checkPaging, hasControlCharacter, isUuid, type Paging, type Problems, parseDateBound } from '../domain/parameters.js';
 import { CHANNELS, type ChannelValue, INTERACTION_TYPES, type InteractionTypeValue, OUTCOMES, TYPES_BY_CHANNEL } from '../domain/values.js';
+import { checkText } from './text-search.js';
 
 /** Longest accepted search string; phone numbers are far shorter. */
 export const MAX_SEARCH_LENGTH = 64;
@@ -19,6 +20,7 @@ export interface RawFilters {
   clinicId?: string | null;
   campaignId?: string | null;
   search?: string | null;
+  text?: string | null;
   status?: string | null;
 }
 
@@ -51,6 +53,7 @@ export const GRAPHQL_NAMES: ParameterNames = {
   clinicId: 'clinicId',
   campaignId: 'campaignId',
   search: 'search',
+  text: 'text',
   status: 'status',
   timezone: 'timezone',
   compare: 'compare',
@@ -72,6 +75,8 @@ export interface Filters {
   clinicId?: string;
   campaignId?: string;
   search?: string;
+  /** Full-text search of summaries and transcripts (text-search.ts). */
+  text?: string;
 }
 
 /**
@@ -127,6 +132,10 @@ export function checkFilters(raw: RawFilters, names: FilterNames, problems: Prob
     else if (raw.search.length > MAX_SEARCH_LENGTH) problems[names.search] = `must be at most ${MAX_SEARCH_LENGTH} characters`;
     else if (hasControlCharacter(raw.search)) problems[names.search] = 'must not contain control characters';
     else filters.search = raw.search;
+  }
+  if (raw.text != null) {
+    const text = checkText(raw.text, names.text, problems);
+    if (text !== undefined) filters.text = text;
   }
   return filters;
 }

@@ -9,6 +9,7 @@ import { instant, queryRows } from '../db/sql.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';
 import type { Filters } from './filters.js';
 import { INTERACTION_COLUMNS } from './rows.js';
+import { textCondition } from './text-search.js';
 
 export interface ChildPage {
   filters: Filters;
@@ -33,6 +34,7 @@ export function interactionConditions(filters: Filters, visible: VisibleClinics)
   if (filters.type) conditions.push(Prisma.sql`i.type = ${filters.type}::"InteractionType"`);
   if (filters.outcomes) conditions.push(Prisma.sql`i.outcome = ANY(${filters.outcomes}::text[])`);
   if (filters.search) conditions.push(Prisma.sql`i.phone_number ILIKE ${`%${escapeLike(filters.search)}%`}`);
+  if (filters.text) conditions.push(textCondition(filters.text, 'i'));
   return conditions;
 }
 

@@ -7,6 +7,7 @@
 import type { Db } from '../db/client.js';
 import { num, prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { foldSearchTerms } from './text-search.js';
 
 /** How often the service folds (a write's changes wait at most this long, plus the fold itself). */
 export const FOLD_EVERY_MS = 5_000;
@@ -40,7 +41,7 @@ export async function foldDataChanges(db: Db): Promise<number> {
 }
 
 /**
- * Folds (phone changes and the clinics' data changes) at once, then every `everyMs` until stopped; a failed fold (the database unreachable, a
+ * Folds (phone changes, the clinics' data changes and the search word counts) at once, then every `everyMs` until stopped; a failed fold (the database unreachable, a
  * timeout) is reported and retried at the next tick. stop() waits for a fold under way.
  */
 export function foldPeriodically(db: Db, options: { everyMs?: number; onError: (error: unknown) => void }): { stop(): Promise<void> } {
@@ -54,7 +55,7 @@ export function foldPeriodically(db: Db, options: { everyMs?: number; onError: (
     timer.unref();
   };
   const tick = () => {
-    running = Promise.all([foldPhoneChanges(db), foldDataChanges(db)])
+    running = Promise.all([foldPhoneChanges(db), foldDataChanges(db), foldSearchTerms(db)])
       .then(
         () => undefined,
         (error: unknown) => {

@@ -9,6 +9,7 @@
 //   - ids first: from IDS_FIRST_FROM on, the page's ids are found alone (an index-only walk) and
 //     its rows read by id;
 //   - day skipping: from DAY_SKIPPING_FROM on, whole days are skipped by their counts (deep-page.ts);
+//   - a full-text search (`text`) has a path of its own (textPage, text-search.ts);
 // and rows with relations (clinic, campaign) are the same rows with their relations read by id in
 // one statement each (rows.ts). Oldest-first pages (`order=asc`) take the plain path
 // (`oldestFirst`), and cursor pages are read by cursor-page.ts. Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
@@ -24,6 +25,7 @@ import type { Filters, ListOrder } from './filters.js';
 import { isShortSearch, phoneSearchPaging } from './phone-search.js';
 import { type InteractionRow, inIdOrder, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
 import { foundRows, type MatchesPage, matchesPage } from './search-page.js';
+import { fewMatchesPage, TEXT_MATCHES_MAX } from './text-search.js';
 
 /** From this offset on, a page's ids are found first and its rows read by id. */
 export const IDS_FIRST_FROM = 1_000;
@@ -56,12 +58,15 @@ export interface InteractionList {
   hasMore(): Promise<boolean>;
   /** The page's rows with what Pothos asks for (its `query` of the `nodes` field). */
   rows(query: PothosQuery): Promise<InteractionRow[]>;
+  /** The full-text search of the list, if any (GraphQL's highlights read it). */
+  text?: string;
 }
 
 export function listInteractions(db: Db, request: ListRequest): InteractionList {
   const { filters, visibleClinics, page, limit } = request;
   const skip = (page - 1) * limit;
   const take = limit;
+  if (filters.text !== undefined && filters.search === undefined) return textPage(db, request, filters.text);
   if (request.order === 'asc') return oldestFirst(db, request);
   const probeInsteadOfCount = request.includeTotal === false && countQuery(filters, visibleClinics) === null;
   let known: () => Promise<MatchesPage | null>;
@@ -131,7 +136,44 @@ export function listInteractions(db: Db, request: ListRequest): InteractionList 
     // match lies beyond the page; otherwise the count is as cheap as the question.
     hasMore: probeInsteadOfCount ? () => matchBeyond(db, filters, visibleClinics, skip + take, false) : async () => page < Math.ceil((await total()) / limit),
     rows,
+    text: filters.text,
   };
+}
+
+/**
+ * A page of a full-text search (text-search.ts), in either order. Its total comes first (from the
+ * word counts when it can), and says how to find the page: few matches through the GIN index, then
+ * sorted; many by walking the list order and checking each row's document (read-page's other
+ * strategies assume an index in list order that the search cannot use). Counted also when
+ * `includeTotal` is false: choosing the strategy needs the count.
+ */
+function textPage(db: Db, { filters, visibleClinics, page, limit, order }: ListRequest, text: string): InteractionList {
+  const skip = (page - 1) * limit;
+  const ascending = order === 'asc';
+  const total = lazy(() => countInteractions(db, filters, visibleClinics));
+  const ids = lazy(async (): Promise<string[]> => {
+    const n = await total();
+    if (skip >= n) return [];
+    if (n <= TEXT_MATCHES_MAX) {
+      const { text: _text, ...others } = filters;
+      return fewMatchesPage(db, text, visibleClinics, filters.clinicId, interactionConditions(others, visibleClinics), { skip, take: limit, ascending });
+    }
+    const direction = ascending ? Prisma.sql`ORDER BY started_at, id` : Prisma.sql`ORDER BY started_at DESC, id DESC`;
+    const rows = await queryRows<{ id: string }>(
+      db,
+      Prisma.sql`SELECT id FROM interactions WHERE ${and(interactionConditions(filters, visibleClinics))} ${direction} LIMIT ${limit}::bigint OFFSET ${skip}::bigint`,
+    );
+    return rows.map((row) => row.id);
+  });
+  async function rows(query: PothosQuery): Promise<InteractionRow[]> {
+    const selection = rowsSelection(query);
+    const found = await ids();
+    if (selection) return inIdOrder(found, await withRelations(db, await rowsById(db, found, selection.transcript), selection.relations));
+    // Built also for an empty page (Pothos checks that the selection was read).
+    const args = { ...query, where: { id: { in: found } } };
+    return found.length === 0 ? [] : inIdOrder(found, await db.interaction.findMany(args));
+  }
+  return { page, limit, total, hasMore: async () => page < Math.ceil((await total()) / limit), rows, text };
 }
 
 /** Whether a match lies at offset `offset` or beyond. */

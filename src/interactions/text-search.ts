@@ -1,0 +1,181 @@
+// Full-text search of what was said (`q` / GraphQL `text`): every word must appear in the
+// interaction's summary or transcript, case- and accent-insensitively, stemmed in its clinic's
+// language (the documents and their text search configurations: migration `*_patient_data`).
+//
+// A clinic's words are stemmed by its own configuration, so the query is too: one tsquery per
+// language among the clinics (plainto_tsquery: the text is words, never tsquery syntax). The
+// documents are matched by any of them through the GIN index, and, when the clinics speak more
+// than one language, each match is confirmed with its own clinic's query (a Spanish stem must not
+// match an English document that happens to hold the same letters).
+//
+// How a page is read depends on how many interactions match, which the total says first:
+//   - a one-word search restricted by clinics alone is counted from the per-clinic word counts
+//     (interaction_search_terms, plus changes not yet folded): a sum over clinics at any size;
+//   - anything else is counted from the GIN index (every match visited: exact, not instant);
+//   - few matches (up to TEXT_MATCHES_MAX): found through the index and sorted;
+//   - many: the list order's index is walked newest first and each row's document checked, which
+//     stops after the page (a word in 30% of rows is found in about three rows per match).
+import type { VisibleClinics } from '../auth/clinic-scope.js';
+import { clinicScope } from '../auth/clinic-scope.js';
+import type { Db } from '../db/client.js';
+import { and, num, prepared, queryRows } from '../db/sql.js';
+import { hasControlCharacter, type Problems } from '../domain/parameters.js';
+import { Prisma } from '../generated/prisma/client.js';
+
+/** Longest accepted search text (characters). */
+export const MAX_TEXT_LENGTH = 200;
+/** Most words in a search text: each is a condition on every candidate document. */
+export const MAX_TEXT_WORDS = 16;
+/** Up to this many matches, a page is found through the index and sorted; beyond, by walking the list order. */
+export const TEXT_MATCHES_MAX = 10_000;
+
+/** A word as the search counts them: a run of letters or digits. */
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Checks a search text; problems are added under the caller's name for it (`q` or `text`). */
+export function checkText(raw: string, name: string, problems: Problems): string | undefined {
+  const text = raw.trim();
+  if (text.length === 0) problems[name] = 'must not be empty';
+  else if ([...text].length > MAX_TEXT_LENGTH) problems[name] = `must be at most ${MAX_TEXT_LENGTH} characters`;
+  else if (hasControlCharacter(text)) problems[name] = 'must not contain control characters';
+  else {
+    const words = text.match(WORD)?.length ?? 0;
+    if (words === 0) problems[name] = 'must contain at least one word (letters or digits)';
+    else if (words > MAX_TEXT_WORDS) problems[name] = `must have at most ${MAX_TEXT_WORDS} words`;
+    else return text;
+  }
+  return undefined;
+}
+
+/** The search's tsqueries, one per language the clinics speak (an InitPlan: computed once per statement). */
+function queriesOf(text: string): Prisma.Sql {
+  return Prisma.sql`ARRAY(SELECT plainto_tsquery(interaction_search_config(l.language), ${text}::text) FROM (SELECT DISTINCT language FROM clinics) AS l)`;
+}
+
+/**
+ * Whether `document` (of an interaction of clinic `clinic`) matches: through the GIN index by any
+ * language's query, then, only when the clinics speak several languages, by its own clinic's.
+ */
+function documentMatches(document: Prisma.Sql, clinic: Prisma.Sql, text: string): Prisma.Sql {
+  return Prisma.sql`${document} @@ ANY(${queriesOf(text)})
+    AND ((SELECT count(DISTINCT interaction_search_config(language)) FROM clinics) <= 1
+      OR ${document} @@ plainto_tsquery(interaction_search_config((SELECT c.language FROM clinics c WHERE c.id = ${clinic})), ${text}::text))`;
+}
+
+/**
+ * The search as a condition on the columns of `interactions` (unqualified, like conditions.ts):
+ * each row's document is looked up by its id, so a walk in list order checks rows one by one and
+ * stops after the page. (A scalar subquery rather than EXISTS: PostgreSQL would turn EXISTS into a
+ * join and, not knowing how common the words are, often search the whole index first.)
+ */
+export function textCondition(text: string, alias?: string): Prisma.Sql {
+  const column = (name: string) => Prisma.raw(alias ? `${alias}.${name}` : name);
+  const document = Prisma.sql`(SELECT d.document FROM interaction_search_documents d WHERE d.interaction_id = ${column('id')})`;
+  return documentMatches(document, column('clinic_id'), text);
+}
+
+/** The ids of the interactions whose documents match (through the GIN index), as a subquery for `id IN (...)`. */
+export function matchingIds(text: string, visible: VisibleClinics, clinicId?: string): Prisma.Sql {
+  const scope = clinicScope(visible, clinicId);
+  const clinics = scope === undefined ? Prisma.empty : Prisma.sql`AND d.clinic_id = ANY(${[...scope]}::uuid[])`;
+  return Prisma.sql`SELECT d.interaction_id FROM interaction_search_documents d
+    WHERE ${documentMatches(Prisma.sql`d.document`, Prisma.sql`d.clinic_id`, text)} ${clinics}`;
+}
+
+/**
+ * The exact number of matches of a one-word search restricted by clinics alone, from the word
+ * counts; null when the text has more than one word in some clinic's language (then every match
+ * must be counted). A text that is only stop words has no word to count: 0, as it matches nothing.
+ */
+export async function countOneWord(db: Db, text: string, visible: VisibleClinics, clinicId?: string): Promise<number | null> {
+  const scope = clinicScope(visible, clinicId);
+  if (scope !== undefined && scope.length === 0) return 0;
+  const clinics = scope === undefined ? Prisma.sql`TRUE` : Prisma.sql`c.id = ANY(${[...scope]}::uuid[])`;
+  const statement = Prisma.sql`
+    WITH words AS (
+      SELECT c.id AS clinic_id, tsvector_to_array(to_tsvector(interaction_search_config(c.language), ${text}::text)) AS lexemes
+      FROM clinics c WHERE ${clinics}
+    )
+    SELECT coalesce(bool_and(cardinality(w.lexemes) <= 1), TRUE) AS countable,
+      coalesce(sum(
+        (SELECT coalesce(sum(t.documents), 0) FROM interaction_search_terms t WHERE t.lexeme = w.lexemes[1] AND t.clinic_id = w.clinic_id)
+        + (SELECT coalesce(sum(p.documents), 0) FROM interaction_search_term_changes p WHERE p.lexeme = w.lexemes[1] AND p.clinic_id = w.clinic_id)
+      ), 0)::bigint AS total
+    FROM words w`;
+  const [row] = await queryRows<{ countable: boolean; total: bigint }>(db, prepared(scope === undefined ? 'count_text_word' : 'count_text_word_in', statement));
+  return row?.countable ? num(row.total) : null;
+}
+
+/** The exact number of interactions matching the search and `conditions` (on interactions), from the GIN index. */
+export async function countMatches(
+  db: Db,
+  text: string,
+  visible: VisibleClinics,
+  clinicId: string | undefined,
+  conditions: readonly Prisma.Sql[],
+): Promise<number> {
+  const statement =
+    conditions.length === 0
+      ? Prisma.sql`SELECT count(*) AS total FROM (${matchingIds(text, visible, clinicId)}) AS m`
+      : Prisma.sql`SELECT count(*) AS total FROM interactions WHERE id IN (${matchingIds(text, visible, clinicId)}) AND ${and(conditions)}`;
+  const [row] = await queryRows<{ total: bigint }>(db, statement);
+  return num(row?.total);
+}
+
+/**
+ * A page's ids of a search with few matches: every match found through the index, then sorted in
+ * list order (`conditions`: the list's other filters, on interactions).
+ */
+export async function fewMatchesPage(
+  db: Db,
+  text: string,
+  visible: VisibleClinics,
+  clinicId: string | undefined,
+  conditions: readonly Prisma.Sql[],
+  { skip, take, ascending }: { skip: number; take: number; ascending: boolean },
+): Promise<string[]> {
+  const order = ascending ? Prisma.sql`started_at, id` : Prisma.sql`started_at DESC, id DESC`;
+  const rows = await queryRows<{ id: string }>(
+    db,
+    Prisma.sql`SELECT id FROM interactions WHERE id IN (${matchingIds(text, visible, clinicId)}) AND ${and(conditions)}
+      ORDER BY ${order} LIMIT ${take}::bigint OFFSET ${skip}::bigint`,
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Options of ts_headline: up to three fragments of a dozen words, the matched words between `**`. */
+const HEADLINE_OPTIONS = 'StartSel=**, StopSel=**, MaxFragments=3, MaxWords=14, MinWords=5, FragmentDelimiter=" … "';
+
+/**
+ * The fragments of each interaction's summary and transcript around the search's words, by id:
+ * the words as they were written (accents and case kept), between `**`.
+ */
+export async function highlightsOf(db: Db, text: string, ids: readonly string[]): Promise<Map<string, string[]>> {
+  if (ids.length === 0) return new Map();
+  const rows = await queryRows<{ id: string; headline: string }>(
+    db,
+    prepared(
+      'text_highlights',
+      Prisma.sql`SELECT i.id, ts_headline(k.config, interaction_search_text(i.summary, t.entries), plainto_tsquery(k.config, ${text}::text), ${HEADLINE_OPTIONS}) AS headline
+        FROM interactions i
+        CROSS JOIN LATERAL (SELECT interaction_search_config(c.language) AS config FROM clinics c WHERE c.id = i.clinic_id) AS k
+        LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id
+        WHERE i.id = ANY(${[...ids]}::text[])`,
+    ),
+  );
+  return new Map(rows.map((row) => [row.id, fragmentsOf(row.headline)]));
+}
+
+/** ts_headline's answer split into its fragments; only those that hold a matched word. */
+function fragmentsOf(headline: string): string[] {
+  return headline
+    .split(' … ')
+    .map((fragment) => fragment.trim())
+    .filter((fragment) => fragment.includes('**'));
+}
+
+/** Folds the appended word-count changes into the counts (the service's periodic fold; after imports). */
+export async function foldSearchTerms(db: Db): Promise<number> {
+  const [row] = await queryRows<{ folded: bigint }>(db, prepared('fold_search_terms', Prisma.sql`SELECT interaction_search_terms_fold() AS folded`));
+  return num(row?.folded);
+}
