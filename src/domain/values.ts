@@ -76,7 +76,11 @@ export type CampaignChannelValue = (typeof CAMPAIGN_CHANNELS)[number];
 export const CAMPAIGN_STATUSES = ['active', 'paused', 'completed'] as const;
 export type CampaignStatusValue = (typeof CAMPAIGN_STATUSES)[number];
 
-export const SCOPES = ['interactions:read', 'metrics:read', 'campaigns:read', 'clinics:read'] as const;
+/**
+ * `phi:read` refuses no endpoint: without it, interactions are answered with their patient data
+ * masked (src/phi/masking.ts) and the filters that read patient data are refused (src/phi/scope.ts).
+ */
+export const SCOPES = ['interactions:read', 'metrics:read', 'campaigns:read', 'clinics:read', 'phi:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const KEY_TIERS = ['standard', 'premium', 'unlimited'] as const;

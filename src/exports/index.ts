@@ -21,9 +21,11 @@ import type { Problems } from '../domain/parameters.js';
 import { stateOf } from '../http/request-state.js';
 import { feedHorizon } from '../interactions/change-feed.js';
 import type { Logger } from '../observability/logger.js';
-import { failure } from '../rest/envelope.js';
+import { PHI_SCOPE, readsPhi } from '../phi/masking.js';
+import { phiArgumentsOf, phiScopeError } from '../phi/scope.js';
+import { failure, insufficientScope } from '../rest/envelope.js';
 import { readQuery } from '../rest/query-params.js';
-import type { Route } from '../rest/routes.js';
+import { REST_NAMES, type Route } from '../rest/routes.js';
 import { CopyOut } from './copy-out.js';
 import { checkInteractionExport, exportStatement, INTERACTION_EXPORT_PARAMS, rowFormat } from './interactions.js';
 import { type Execution, metricsExportOf, metricsRows } from './metrics.js';
@@ -99,6 +101,9 @@ export function createExports(options: ExportOptions): Exports {
   async function interactions({ request, url, route, key, execution }: ExportRequest, format: ExportFormat): Promise<Response> {
     const problems: Problems = {};
     const query = readQuery(url, [...new Set([...route.params, ...INTERACTION_EXPORT_PARAMS])], problems);
+    // As for the JSON list: a filter that reads patient data needs phi:read, before any value is judged.
+    const refused = phiScopeError({ key, parameters: { names: REST_NAMES } }, phiArgumentsOf(query, REST_NAMES));
+    if (refused) return insufficientScope(request, PHI_SCOPE, refused.message);
     const checked = checkInteractionExport(query, problems);
     if (Object.keys(problems).length) return failure(request, 'VALIDATION_ERROR', { details: problems });
     const name = fileName('interactions', format, options.now());
@@ -209,7 +214,7 @@ class InteractionExport implements ExportSource {
     );
     const copy = new CopyOut({
       statement,
-      ...rowFormat(this.format),
+      ...rowFormat(this.format, { masked: !readsPhi(this.key) }),
       // The client-side bound stays above PostgreSQL's, which answers first.
       queryTimeoutMs: this.limits.timeoutMs + 30_000,
       onPaused: (paused) => this.paused(paused),

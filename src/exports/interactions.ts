@@ -11,7 +11,7 @@ import type { QueryValues } from '../rest/query-params.js';
 import { REST_NAMES } from '../rest/routes.js';
 import type { RowFormat } from './copy-out.js';
 import type { ExportFormat } from './negotiate.js';
-import { COLUMNS, CSV_COLUMNS, CSV_HEADER, csvRow, ndjsonRow } from './rows.js';
+import { COLUMNS, CSV_COLUMNS, CSV_HEADER, csvRow, ndjsonRow, type RowOptions } from './rows.js';
 
 export { CSV_COLUMNS };
 
@@ -128,7 +128,10 @@ function literal(value: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // Rows
 
-/** How the COPY's rows become the file: how many columns it selects, how each row is written, what comes first. */
-export function rowFormat(format: ExportFormat): { columns: number; row: RowFormat; preamble?: Buffer } {
-  return format === 'csv' ? { columns: COLUMNS.length - 1, row: csvRow(), preamble: CSV_HEADER } : { columns: COLUMNS.length, row: ndjsonRow() };
+/**
+ * How the COPY's rows become the file: how many columns it selects, how each row is written, what
+ * comes first. `masked`: for a key without phi:read, its patient data masked as the API masks it.
+ */
+export function rowFormat(format: ExportFormat, options: RowOptions = {}): { columns: number; row: RowFormat; preamble?: Buffer } {
+  return format === 'csv' ? { columns: COLUMNS.length - 1, row: csvRow(options), preamble: CSV_HEADER } : { columns: COLUMNS.length, row: ndjsonRow(options) };
 }

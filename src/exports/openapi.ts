@@ -11,6 +11,7 @@ const INTERACTIONS =
   'the answer is every matching interaction as a file, streamed, for one request of the quota: the same filters, plus `order` (`asc` or `desc`, default `desc`) ' +
   `and \`updated_since\` (then ordered by \`updated_at\`, then \`id\`, ascending; not with \`order\`); \`page\`, \`limit\`, \`cursor\` and \`include_total\` are refused (${NOT_FOR_EXPORTS}). ` +
   `Parameters: ${INTERACTION_EXPORT_PARAMS.map((p) => `\`${p}\``).join(', ')} as described here. ` +
+  'A key without `phi:read` exports patient data masked as the JSON answer masks it (`phone_number`, `summary`, `transcript`, `recording_url`), and `search` and `q` are 403 for it. ' +
   'A few exports run at once per server; past that the answer is 503 `SERVICE_UNAVAILABLE` with `Retry-After`. ' +
   'A failure after the first byte breaks the transfer off (no final chunk), so that a cut-off file cannot pass for a complete one.';
 

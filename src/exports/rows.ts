@@ -2,6 +2,7 @@
 // straight into the batch: a CSV record, or an NDJSON line that is byte for byte what
 // JSON.stringify writes for the REST representation (representation.ts, view `detail`: the
 // transcript for both channels) followed by `updated_at`. No row becomes a JavaScript object.
+import { maskPhoneNumber, redactText } from '../phi/masking.js';
 import { fieldsOf, INTERACTION } from '../rest/representation.js';
 import type { Fields, Out, RowFormat } from './copy-out.js';
 
@@ -24,6 +25,24 @@ export const COLUMNS = [
   'transcript',
 ] as const;
 export type Column = (typeof COLUMNS)[number];
+
+type Kind = 'text' | 'label' | 'uuid' | 'timestamp' | 'int' | 'transcript' | MaskedKind;
+
+/** How a column of patient data is written for a key without phi:read (src/phi/masking.ts). */
+type MaskedKind = 'phone' | 'redacted' | 'withheld' | 'redactedTranscript';
+const MASKED_KIND: Readonly<Partial<Record<Column, MaskedKind>>> = {
+  phone_number: 'phone',
+  summary: 'redacted',
+  recording_url: 'withheld',
+  transcript: 'redactedTranscript',
+};
+
+/** Whether the rows are written for a key without phi:read: its patient data masked. */
+export interface RowOptions {
+  masked?: boolean;
+}
+
+const kindOf = (column: Column, options: RowOptions): Kind => (options.masked ? MASKED_KIND[column] : undefined) ?? KIND[column];
 
 /** How each column arrives in COPY's binary format. */
 const KIND: Readonly<Record<Column, 'text' | 'label' | 'uuid' | 'timestamp' | 'int' | 'transcript'>> = {
@@ -231,6 +250,43 @@ function transcript(out: Out, src: Buffer, start: number, end: number): void {
   out.pos += out.buf.write(text, out.pos, 'utf8');
 }
 
+/** Whether the bytes hold a digit or an `@`: text without either has nothing to redact. */
+function mayHoldContacts(src: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = src[i]!;
+    if ((c >= 0x30 && c <= 0x39) || c === 0x40) return true;
+  }
+  return false;
+}
+
+/** A transcript as `transcript` writes it, each turn's content redacted (phi/masking.ts). */
+function redactedTranscript(out: Out, src: Buffer, start: number, end: number): void {
+  if (!mayHoldContacts(src, start + 1, end)) {
+    transcript(out, src, start, end);
+    return;
+  }
+  if (src[start] !== 1) throw new Error('exports: unknown jsonb binary version');
+  const entries = JSON.parse(src.toString('utf8', start + 1, end)) as unknown;
+  if (!Array.isArray(entries)) throw new Error('exports: a stored transcript is not an array');
+  const text = JSON.stringify(
+    entries.map((entry: { role?: unknown; content?: unknown }) => ({
+      role: entry.role,
+      content: typeof entry.content === 'string' ? redactText(entry.content) : entry.content,
+    })),
+  );
+  out.pos += out.buf.write(text, out.pos, 'utf8');
+}
+
+/** A text column of patient data, masked by `mask`, as a JSON string or a CSV field. */
+function maskedText(out: Out, src: Buffer, start: number, end: number, mask: (text: string) => string, write: typeof jsonString): void {
+  if (mask === redactText && !mayHoldContacts(src, start, end)) {
+    write(out, src, start, end);
+    return;
+  }
+  const masked = Buffer.from(mask(src.toString('utf8', start, end)), 'utf8');
+  write(out, masked, 0, masked.length);
+}
+
 function compactTranscript(out: Out, src: Buffer, from: number, end: number): boolean {
   const { buf } = out;
   if (src[from] !== 0x5b) return false;
@@ -278,7 +334,7 @@ interface Step {
   /** `{"id":` or `,"name":`. */
   key: Buffer;
   column: number;
-  kind: (typeof KIND)[Column];
+  kind: Kind;
   /** A timestamp's writer (it keeps the last date it wrote). */
   iso?: ReturnType<typeof isoWriter>;
 }
@@ -290,14 +346,14 @@ export function ndjsonFields(channel: 'voice' | 'whatsapp'): string[] {
   return names;
 }
 
-function steps(channel: 'voice' | 'whatsapp'): Step[] {
+function steps(channel: 'voice' | 'whatsapp', options: RowOptions): Step[] {
   return ndjsonFields(channel).map((name, i) => {
     if (!(COLUMNS as readonly string[]).includes(name)) throw new Error(`exports: no column for the interaction field ${name}`);
     const column = name as Column;
     return {
       key: ascii(`${i === 0 ? '{' : ','}"${name}":`),
       column: index(column),
-      kind: KIND[column],
+      kind: kindOf(column, options),
       iso: KIND[column] === 'timestamp' ? isoWriter() : undefined,
     };
   });
@@ -309,9 +365,9 @@ const LINE_END = ascii('}\n');
 const VOICE_LABEL = ascii('voice');
 
 /** The NDJSON line of each row (the COPY selects all of COLUMNS). */
-export function ndjsonRow(): RowFormat {
-  const voice = steps('voice');
-  const whatsapp = steps('whatsapp');
+export function ndjsonRow(options: RowOptions = {}): RowFormat {
+  const voice = steps('voice', options);
+  const whatsapp = steps('whatsapp', options);
   const channel = index('channel');
   return (fields, out) => {
     const { buf: src, start, length } = fields;
@@ -323,8 +379,8 @@ export function ndjsonRow(): RowFormat {
       out.pos += step.key.length;
       const at = start[step.column]!;
       const size = length[step.column]!;
-      if (size === -1) {
-        const value = step.kind === 'transcript' ? EMPTY_ARRAY : NULL;
+      if (size === -1 || step.kind === 'withheld') {
+        const value = step.kind === 'transcript' || step.kind === 'redactedTranscript' ? EMPTY_ARRAY : NULL;
         out.buf.set(value, out.pos);
         out.pos += value.length;
         continue;
@@ -354,6 +410,15 @@ export function ndjsonRow(): RowFormat {
           break;
         case 'transcript':
           transcript(out, src, at, at + size);
+          break;
+        case 'phone':
+          maskedText(out, src, at, at + size, maskPhoneNumber, jsonString);
+          break;
+        case 'redacted':
+          maskedText(out, src, at, at + size, redactText, jsonString);
+          break;
+        case 'redactedTranscript':
+          redactedTranscript(out, src, at, at + size);
           break;
       }
     }
@@ -394,8 +459,8 @@ const CRLF = ascii('\r\n');
 // it as text; the API cannot know which cells a spreadsheet would evaluate.
 
 /** The CSV record of each row (the COPY selects COLUMNS without the transcript). */
-export function csvRow(): RowFormat {
-  const plan = CSV_COLUMNS.map((name) => ({ column: index(name), kind: KIND[name], iso: KIND[name] === 'timestamp' ? isoWriter() : undefined }));
+export function csvRow(options: RowOptions = {}): RowFormat {
+  const plan = CSV_COLUMNS.map((name) => ({ column: index(name), kind: kindOf(name, options), iso: KIND[name] === 'timestamp' ? isoWriter() : undefined }));
   const columns = COLUMNS.length - 1;
   return (fields, out) => {
     const { buf: src, start, length } = fields;
@@ -405,10 +470,16 @@ export function csvRow(): RowFormat {
       if (i > 0) out.buf[out.pos++] = 0x2c;
       const at = start[step.column]!;
       const size = length[step.column]!;
-      if (size === -1) continue;
+      if (size === -1 || step.kind === 'withheld') continue;
       switch (step.kind) {
         case 'text':
           csvText(out, src, at, at + size);
+          break;
+        case 'phone':
+          maskedText(out, src, at, at + size, maskPhoneNumber, csvText);
+          break;
+        case 'redacted':
+          maskedText(out, src, at, at + size, redactText, csvText);
           break;
         case 'label':
           out.pos += src.copy(out.buf, out.pos, at, at + size);

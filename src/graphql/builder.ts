@@ -53,6 +53,7 @@ export const builder = new SchemaBuilder<{
       'metrics:read': context.key.scopes.includes('metrics:read'),
       'campaigns:read': context.key.scopes.includes('campaigns:read'),
       'clinics:read': context.key.scopes.includes('clinics:read'),
+      'phi:read': context.key.scopes.includes('phi:read'),
     }),
     unauthorizedError: (_parent, _context, info, result) => {
       const scope = failedScope(result.failure);

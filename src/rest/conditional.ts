@@ -38,10 +38,17 @@ export interface Conditional {
 
 /** The request an answer is for, in a canonical form (parameters sorted; values as decoded). */
 export function conditionalOf(
-  request: { path: string; query: QueryValues; pathParams: Record<string, string>; visibleClinics: VisibleClinics },
+  request: {
+    path: string;
+    query: QueryValues;
+    pathParams: Record<string, string>;
+    visibleClinics: VisibleClinics;
+    /** The key lacks phi:read: the same request is answered with patient data masked (src/phi). */
+    masked?: boolean;
+  },
   nowMs: number,
 ): Conditional {
-  const { path, query, pathParams, visibleClinics } = request;
+  const { path, query, pathParams, visibleClinics, masked = false } = request;
   const names = Object.keys(query).sort();
   const relativeToToday = path.startsWith('/api/v1/metrics/') && (query.date_from === undefined || query.date_to === undefined);
   const confirmable = path !== '/api/v1/me' && query.updated_since === undefined;
@@ -51,6 +58,8 @@ export function conditionalOf(
     names.map((name) => [name, query[name]]),
     visibleClinics === null ? null : [...visibleClinics].sort(),
     relativeToToday ? Math.floor(nowMs / CLOCK_BUCKET_MS) : null,
+    // Last and only when true, so that every other answer keeps the ETag it had before.
+    ...(masked ? ['masked'] : []),
   ]);
   return { identity, confirmable };
 }

@@ -108,3 +108,12 @@ export function failure(request: Request, code: ErrorCode, options: FailureOptio
   const headers = { ...options.headers, ...retryAfterHeader(code, options.retryAfterSeconds) };
   return respond(request, options.status ?? ERRORS[code].status, { success: false, error }, headers);
 }
+
+/** 403 INSUFFICIENT_SCOPE for `scope` (`details.required_scope`), with the WWW-Authenticate header of RFC 6750. */
+export function insufficientScope(request: Request, scope: string, message: string): Response {
+  return failure(request, 'INSUFFICIENT_SCOPE', {
+    message,
+    details: { required_scope: scope },
+    headers: { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${scope}"` },
+  });
+}

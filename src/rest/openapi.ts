@@ -38,6 +38,8 @@ import { exportDocs } from '../exports/openapi.js';
 import { schema as graphqlSchema } from '../graphql/index.js';
 import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
 import { MAX_SEARCH_LENGTH } from '../interactions/filters.js';
+import { PHI_SCOPE } from '../phi/masking.js';
+import { PHI_FILTERS, phiScopeMessage } from '../phi/scope.js';
 import {
   EXAMPLE_BREAKDOWN,
   EXAMPLE_CAMPAIGN,
@@ -844,14 +846,29 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
   };
   // A route without a scope (GET /api/v1/me) is never answered 403.
   if (route.scope) {
+    // The filters that read patient data (phi/scope.ts) need phi:read besides the route's scope.
+    const phiParams = PHI_FILTERS.map((filter) => (REST_NAMES as Partial<Record<string, string>>)[filter]).filter(
+      (name): name is string => name !== undefined && route.params.includes(name),
+    );
+    const phiNote = phiParams.length
+      ? ` ${list(phiParams)} also ${phiParams.length > 1 ? 'need' : 'needs'} \`${PHI_SCOPE}\` (\`required_scope\` says which scope is missing).`
+      : '';
     responses[403] = {
-      description: `${meaningOf(forbidden)} This endpoint needs \`${route.scope}\`.`,
+      description: `${meaningOf(forbidden)} This endpoint needs \`${route.scope}\`.${phiNote}`,
       headers: headersOf('X-Request-Id', 'WWW-Authenticate', ...RATE_LIMIT_HEADERS),
       content: jsonContent(forbidden.schema, {
         insufficientScope: {
           summary: `Key without ${route.scope}`,
           value: errorBody('INSUFFICIENT_SCOPE', `This API key lacks the scope ${route.scope} needed for this endpoint`, { required_scope: route.scope }),
         },
+        ...(phiParams.length
+          ? {
+              patientDataFilter: {
+                summary: `?${phiParams[0]}=... by a key without ${PHI_SCOPE}`,
+                value: errorBody('INSUFFICIENT_SCOPE', phiScopeMessage(phiParams[0]!), { required_scope: PHI_SCOPE }),
+              },
+            }
+          : {}),
       }),
     };
   }
@@ -885,6 +902,8 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
 
 function scopesTable(): string {
   const rows = SCOPES.map((scope) => {
+    if (scope === PHI_SCOPE)
+      return `| \`${scope}\` | No endpoint of its own: patient data in interactions unmasked, and the filters \`search\` and \`q\` (see below) |`;
     const endpoints = routes.filter((r) => r.scope === scope).map((r) => `\`GET ${r.path}\``);
     return `| \`${scope}\` | ${endpoints.join(', ') || '-'} |`;
   });
@@ -931,9 +950,18 @@ A key may be restricted to specific clinics: other clinics' data is then invisib
 
 ## Scopes
 
-A key holds one or more scopes (by default all four). Each endpoint needs one (\`x-required-scope\`); without it the answer is 403 \`INSUFFICIENT_SCOPE\`. \`GET /api/v1/me\` (the calling key, its scopes and its quotas) needs none.
+A key holds one or more scopes (by default all ${SCOPES.length}). Each endpoint needs one (\`x-required-scope\`); without it the answer is 403 \`INSUFFICIENT_SCOPE\`. \`GET /api/v1/me\` (the calling key, its scopes and its quotas) needs none.
 
 ${scopesTable()}
+
+### Patient data (\`${PHI_SCOPE}\`)
+
+Interactions hold protected health information. A key without \`${PHI_SCOPE}\` (a BI tool's, say) reads interactions everywhere (lists, by id, cursor pages, the change feed, exports, GraphQL) with:
+- \`phone_number\` masked: the \`+\` (or \`00\`), the country calling code and the first digit of the national number kept, every other digit but the last two \`*\`, separators kept (\`+34 612 345 689\` reads \`+34 6** *** *89\`); a number stored without an international prefix keeps only its last two digits (\`06 12 34 56 78\` reads \`** ** ** ** 78\`);
+- in \`summary\` and in each transcript entry's \`content\`, phone numbers and e-mail addresses replaced by \`[phone]\` and \`[email]\` (dates, times, prices and years are left as they are);
+- \`recording_url\` \`null\`;
+- the filters \`search\` and \`q\` refused: 403 \`INSUFFICIENT_SCOPE\` with \`details.required_scope: "${PHI_SCOPE}"\`, before any parameter's value is judged.
+Everything else (ids, times, outcomes, durations, totals, metrics) is the same for both.
 
 ## Rate limits
 

@@ -163,7 +163,13 @@ export const INTERACTION: Representation<InteractionSource, InteractionVariant> 
     },
     { name: 'type', from: 'type', schema: ({ channel }) => ({ type: 'string', enum: [...TYPES_BY_CHANNEL[channel]] }) },
     { name: 'direction', from: 'direction', schema: { type: 'string', enum: [...DIRECTIONS] }, convert: lowercase },
-    { name: 'phone_number', from: 'phoneNumber', schema: string },
+    {
+      name: 'phone_number',
+      from: 'phoneNumber',
+      schema: string,
+      description:
+        "The patient's phone number. For a key without `phi:read`, masked: the `+` (or `00`) and country calling code and the national number's first digit are kept, every other digit but the last two is `*`, separators are kept (`+34 6** *** *89`); a number stored without an international prefix keeps only its last two digits (`** ** ** ** 78`).",
+    },
     { name: 'clinic_id', from: 'clinicId', schema: uuid },
     { name: 'started_at', from: 'startedAt', schema: timestampSchema },
     { name: 'ended_at', from: 'endedAt', schema: nullableTimestamp },
@@ -180,16 +186,22 @@ export const INTERACTION: Representation<InteractionSource, InteractionVariant> 
       name: 'transcript',
       from: 'transcript',
       schema: arrayOf(TRANSCRIPT_ENTRY.name),
-      description: 'The conversation in order; an empty array when none was recorded.',
+      description:
+        'The conversation in order; an empty array when none was recorded. For a key without `phi:read`, phone numbers and e-mail addresses in each `content` are replaced by `[phone]` and `[email]`.',
       convert: (transcript) => (transcript ?? []).map(toTranscriptEntry),
       when: (variant) => !voice(variant) || variant.view === 'detail',
     },
-    { name: 'summary', from: 'summary', schema: nullableString },
+    {
+      name: 'summary',
+      from: 'summary',
+      schema: nullableString,
+      description: 'AI-generated summary. For a key without `phi:read`, phone numbers and e-mail addresses are replaced by `[phone]` and `[email]`.',
+    },
     {
       name: 'recording_url',
       from: 'recordingUrl',
       schema: nullableString,
-      description: 'Location of the call recording; null when there is none.',
+      description: 'Location of the call recording; null when there is none, and always null for a key without `phi:read`.',
       when: voice,
     },
     {

@@ -14,8 +14,9 @@ import { isRestExecution, REST_EXECUTION } from '../graphql/use-query-limits.js'
 import { routeOf } from '../http/app-routes.js';
 import type { ErrorCode } from '../http/error-catalogue.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
+import { readsPhi } from '../phi/masking.js';
 import { conditionalOf, EtagMemory, etagOf, ifNoneMatchNames } from './conditional.js';
-import { type CursorMeta, failure, notModified, type PaginationMeta, successFromPayload, successPayload } from './envelope.js';
+import { type CursorMeta, failure, insufficientScope, notModified, type PaginationMeta, successFromPayload, successPayload } from './envelope.js';
 import { cursorLinks, pageLinks } from './link-header.js';
 import { readQuery, report } from './query-params.js';
 import { REST_NAMES, type Route, routes } from './routes.js';
@@ -87,11 +88,7 @@ export function useRest(options: RestOptions): Plugin {
     }
     const auth = admission;
     if (route.scope && !auth.key.scopes.includes(route.scope)) {
-      return failure(request, 'INSUFFICIENT_SCOPE', {
-        message: `This API key lacks the scope ${route.scope} needed for this endpoint`,
-        details: { required_scope: route.scope },
-        headers: { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${route.scope}"` },
-      });
+      return insufficientScope(request, route.scope, `This API key lacks the scope ${route.scope} needed for this endpoint`);
     }
     // An Accept that asks for an export (src/exports/negotiate.ts) on a route that has one: every
     // matching row as a file, streamed. Any other Accept goes on to today's JSON answer.
@@ -123,7 +120,10 @@ export function useRest(options: RestOptions): Plugin {
     // If-None-Match: answered 304 without running the request when the data it depends on has not
     // changed since its ETag was computed (conditional.ts).
     const ifNoneMatch = request.headers.get('if-none-match');
-    const conditional = conditionalOf({ path: route.path, query, pathParams, visibleClinics: contextValue.visibleClinics }, options.now().getTime());
+    const conditional = conditionalOf(
+      { path: route.path, query, pathParams, visibleClinics: contextValue.visibleClinics, masked: !readsPhi(contextValue.key) },
+      options.now().getTime(),
+    );
     let version: string | undefined;
     if (ifNoneMatch !== null && conditional.confirmable && !caller.checkOnly) {
       const confirmed = await etags.confirm(contextValue.db, contextValue.visibleClinics, conditional, ifNoneMatch).catch(() => undefined);
@@ -139,6 +139,11 @@ export function useRest(options: RestOptions): Plugin {
     })) as ExecutionResult<Record<string, unknown>>;
 
     if (caller.checkOnly || result.errors?.length) {
+      // A parameter the key's scopes do not allow (phi/scope.ts: `search`, `q`): refused before
+      // any value is judged, as the route's own scope is.
+      const refused = result.errors?.find((e) => e.extensions?.code === 'INSUFFICIENT_SCOPE');
+      const required = (refused?.extensions.details as { required_scope?: string } | undefined)?.required_scope;
+      if (refused && required) return insufficientScope(request, required, refused.message);
       const validation = result.errors?.find((e) => e.extensions?.code === 'VALIDATION_ERROR');
       if (validation || caller.checkOnly) {
         return failure(request, 'VALIDATION_ERROR', { details: Object.assign(problems, validation?.extensions.details as Problems | undefined) });

@@ -143,7 +143,7 @@ describe('keys create, list, revoke', () => {
       environment: 'live',
       tier: 'standard',
       clinicIds: null,
-      scopes: ['interactions:read', 'metrics:read', 'campaigns:read', 'clinics:read'],
+      scopes: ['interactions:read', 'metrics:read', 'campaigns:read', 'clinics:read', 'phi:read'],
     });
 
     const listed = await cli('keys', 'list');

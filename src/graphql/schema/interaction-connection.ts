@@ -6,6 +6,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/values.js';
 import { CursorError, cursorCodec, type Position } from '../../interactions/cursor.js';
 import { type CursorPage, listInteractionsAfter } from '../../interactions/cursor-page.js';
 import { checkCursorList } from '../../interactions/filters.js';
+import { requirePhiScope } from '../../phi/scope.js';
 import { builder } from '../builder.js';
 import { checked, rejected } from '../errors.js';
 import { SortOrderEnum } from './enums.js';
@@ -68,6 +69,7 @@ builder.queryFields((t) => ({
       campaignId: t.arg.id({ description: 'Only this campaign (its id).' }),
     },
     resolve: async (_root, args, context) => {
+      requirePhiScope(context, args);
       const list = checked(context, withTextIds(args), checkCursorList);
       const order = list.updatedSince ? 'feed' : list.order;
       let after: Position | null = null;

@@ -3,6 +3,8 @@ import { clinicCondition } from '../../auth/clinic-scope.js';
 import { hasControlCharacter } from '../../domain/parameters.js';
 import { checkList, checkPageList } from '../../interactions/filters.js';
 import { type InteractionList, listInteractions } from '../../interactions/read-page.js';
+import { maskPhoneNumber, readsPhi, redactText, redactTranscript } from '../../phi/masking.js';
+import { requirePhiScope } from '../../phi/scope.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
@@ -36,7 +38,12 @@ export const Interaction = builder.prismaObject('Interaction', {
     channel: t.expose('channel', { type: ChannelEnum, description: 'Voice call or WhatsApp conversation.' }),
     type: t.expose('type', { type: InteractionTypeEnum, description: 'Interaction type; valid values depend on the channel.' }),
     direction: t.expose('direction', { type: DirectionEnum, description: 'Inbound (from the patient) or outbound (from the clinic).' }),
-    phoneNumber: t.exposeString('phoneNumber', { description: "The patient's phone number." }),
+    // Patient data: masked for a key without phi:read here, where every path that exposes an
+    // interaction (lists, by id, cursor pages, the change feed, nested lists, REST) resolves it.
+    phoneNumber: t.string({
+      description: "The patient's phone number. Without scope `phi:read`: masked (`+34 6** *** *89`).",
+      resolve: (interaction, _args, context) => (readsPhi(context.key) ? interaction.phoneNumber : maskPhoneNumber(interaction.phoneNumber)),
+    }),
     clinicId: t.exposeID('clinicId', { description: 'UUID of the clinic.' }),
     campaignId: t.exposeID('campaignId', { nullable: true, description: 'Id of the campaign that caused the interaction, if any.' }),
     startedAt: t.expose('startedAt', { type: 'DateTime', description: 'When it started.' }),
@@ -46,8 +53,16 @@ export const Interaction = builder.prismaObject('Interaction', {
       nullable: true,
       description: 'UPPERCASE outcome, usually one of the `Outcome` enum values (stored as text: other values can occur).',
     }),
-    summary: t.exposeString('summary', { nullable: true, description: 'AI-generated summary.' }),
-    recordingUrl: t.exposeString('recordingUrl', { nullable: true, description: 'Call recording; null for WhatsApp conversations.' }),
+    summary: t.string({
+      nullable: true,
+      description: 'AI-generated summary. Without scope `phi:read`: phone numbers and e-mail addresses replaced by `[phone]` and `[email]`.',
+      resolve: ({ summary }, _args, context) => (summary === null || readsPhi(context.key) ? summary : redactText(summary)),
+    }),
+    recordingUrl: t.string({
+      nullable: true,
+      description: 'Call recording; null for WhatsApp conversations, and without scope `phi:read`.',
+      resolve: ({ recordingUrl }, _args, context) => (readsPhi(context.key) ? recordingUrl : null),
+    }),
     updatedAt: t.expose('updatedAt', {
       type: 'DateTime',
       description:
@@ -57,9 +72,13 @@ export const Interaction = builder.prismaObject('Interaction', {
       complexity: TRANSCRIPT_COST,
       type: [TranscriptEntry],
       nullable: true,
-      description: 'The conversation transcript, in order; null when none was recorded.',
+      description:
+        'The conversation transcript, in order; null when none was recorded. Without scope `phi:read`: phone numbers and e-mail addresses in each turn replaced by `[phone]` and `[email]`.',
       select: { transcript: { select: { entries: true } } },
-      resolve: (interaction) => (interaction.transcript?.entries as TranscriptEntryShape[] | undefined) ?? null,
+      resolve: (interaction, _args, context) => {
+        const entries = (interaction.transcript?.entries as TranscriptEntryShape[] | undefined) ?? null;
+        return entries === null || readsPhi(context.key) ? entries : redactTranscript(entries);
+      },
     }),
     clinic: t.relation('clinic', {
       nullable: true,
@@ -81,7 +100,7 @@ export const interactionFilterArgs = builder.args((t) => ({
   channel: t.field({ type: ChannelEnum, description: 'Only this channel.' }),
   type: t.field({ type: InteractionTypeEnum, description: 'Only this type; must be valid for `channel` when both are given.' }),
   outcomes: t.field({ type: [OutcomeEnum], description: 'Only these outcomes (any of them).' }),
-  search: t.string({ description: 'Case-insensitive substring of the phone number.' }),
+  search: t.string({ description: 'Case-insensitive substring of the phone number. Needs scope `phi:read`.' }),
 }));
 
 /** An interaction list's arguments as Pothos gives them (enum arguments as their internal values). */
@@ -99,7 +118,8 @@ export interface ListArgs {
 }
 
 /** The list's page and filters, checked (graphql/errors.ts) as the caller named them. */
-export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'parameters'>) {
+export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'parameters' | 'key'>) {
+  requirePhiScope(context, args);
   return checked(context, withTextIds(args), checkList);
 }
 
@@ -146,6 +166,7 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: (_root, args, context) => {
+      requirePhiScope(context, args);
       const { page, limit, filters, order, includeTotal } = checked(context, withTextIds(args), checkPageList);
       return listInteractions(context.db, { filters, visibleClinics: context.visibleClinics, page, limit, order, includeTotal });
     },
