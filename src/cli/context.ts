@@ -90,6 +90,10 @@ export async function withDatabase<T>(cli: CommandContext, fn: (ctx: DatabaseCon
     try {
       return await fn({ url: location.url, embedded: location.embedded, db });
     } finally {
+      // Prisma ends the pool beneath it only if it opened its adapter: a command that ran nothing
+      // but hand-written SQL (queryRows) would leave the process waiting for the pool's idle
+      // connections to time out (10 s) unless Prisma connects first.
+      await db.$connect().catch(() => {});
       await db.$disconnect();
     }
   } finally {

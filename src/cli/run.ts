@@ -8,6 +8,7 @@ import { CliError, type CliIo, type CliStream, type CommandContext, createOutput
 import { registerImport } from './import.js';
 import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
+import { registerPurge } from './purge.js';
 import { registerSeed } from './seed.js';
 
 /** As commander does for the process's streams: a terminal's width, else 80 columns. */
@@ -45,6 +46,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   registerSeed(program, cli);
   registerImport(program, cli);
   registerKeys(program, cli);
+  registerPurge(program, cli);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

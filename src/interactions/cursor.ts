@@ -17,7 +17,10 @@ import type { Filters } from './filters.js';
 /** How a cursor list is ordered: by started_at (newest or oldest first) or, for the change feed, by updated_at. */
 export type CursorOrder = 'desc' | 'asc' | 'feed';
 
-/** The last row of a page: its sort key (started_at or updated_at, epoch ms) and id. */
+/** Every order a cursor can carry: the interaction lists', and the tombstones' of deleted interactions (by deleted_at). */
+export type CursorListOrder = CursorOrder | 'deleted';
+
+/** The last row of a page: its sort key (started_at, updated_at or deleted_at, epoch ms) and id. */
 export interface Position {
   at: number;
   id: string;
@@ -26,14 +29,15 @@ export interface Position {
 /** The list a cursor belongs to: its filters and ordering (and the feed's start). */
 export interface CursorList {
   filters: Filters;
-  order: CursorOrder;
+  order: CursorListOrder;
+  /** The start of the change feed (`updated_since`) or of the tombstones (`since`). */
   updatedSince?: Date;
 }
 
 /** Longest cursor accepted; the ones issued are about 120 characters (ids of up to 255 make them longer). */
 export const MAX_CURSOR_LENGTH = 1_024;
 const SIGNATURE_BYTES = 16;
-const ORDER_CODES: Record<CursorOrder, string> = { desc: 'd', asc: 'a', feed: 'u' };
+const ORDER_CODES: Record<CursorListOrder, string> = { desc: 'd', asc: 'a', feed: 'u', deleted: 'x' };
 const MAX_ID_LENGTH = 255;
 
 interface Payload {

@@ -12,9 +12,10 @@
 //
 // The version is read before the request runs, so an answer is never remembered under a version
 // older than the data it was computed from (a change in between only costs one more run).
-// Answers that depend on more than the data are not remembered: the change feed (its horizon moves
-// with other sessions' transactions) and /me (live quota). Metrics whose window defaults to "today"
-// are remembered under a 15-minute bucket of the clock as well, since a new day changes them.
+// Answers that depend on more than the data are not remembered: the change feed and the tombstones
+// of deleted interactions (their horizon moves with other sessions' transactions) and /me (live
+// quota). Metrics whose window defaults to "today" are remembered under a 15-minute bucket of the
+// clock as well, since a new day changes them.
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { VisibleClinics } from '../auth/clinic-scope.js';
@@ -51,7 +52,8 @@ export function conditionalOf(
   const { path, query, pathParams, visibleClinics, masked = false } = request;
   const names = Object.keys(query).sort();
   const relativeToToday = path.startsWith('/api/v1/metrics/') && (query.date_from === undefined || query.date_to === undefined);
-  const confirmable = path !== '/api/v1/me' && query.updated_since === undefined;
+  // The change feed and the tombstones stop at a horizon that moves with other sessions' transactions.
+  const confirmable = path !== '/api/v1/me' && path !== '/api/v1/interactions/deleted' && query.updated_since === undefined;
   const identity = JSON.stringify([
     path,
     pathParams,

@@ -7,6 +7,9 @@ export const EXAMPLE_REQUEST_ID = 'req_6f1c2d9a4b8e4c0f9a3d5e7b1c2f4a6d';
 export const EXAMPLE_TIMESTAMP = '2026-01-31T09:05:00.000Z';
 export const EXAMPLE_CLINIC_ID = '3f6c1e2a-8b4d-4c7e-9a15-2d8f0b6e4c31';
 
+/** A tombstone of GET /api/v1/interactions/deleted. */
+export const EXAMPLE_DELETED_INTERACTION = { id: 'int_7d41a9c2', clinic_id: EXAMPLE_CLINIC_ID, deleted_at: '2026-01-31T09:05:12.345Z' };
+
 export const EXAMPLE_VOICE_CALL = {
   id: 'int_8c41f2a79d3e4b10',
   channel: 'voice',

@@ -47,6 +47,7 @@ import {
   EXAMPLE_CLINIC_ID,
   EXAMPLE_CONVERSATION,
   EXAMPLE_DAILY,
+  EXAMPLE_DELETED_INTERACTION,
   EXAMPLE_DURATIONS,
   EXAMPLE_OUTCOMES,
   EXAMPLE_REQUEST_ID,
@@ -68,6 +69,7 @@ import {
   CLINIC,
   CURSOR_META,
   DAILY_METRIC,
+  DELETED_INTERACTION,
   DURATION_BUCKET,
   DURATION_PERCENTILES,
   DURATIONS,
@@ -268,6 +270,8 @@ function componentSchemas(): Record<string, Json> {
     [CAMPAIGN.name]: representationSchema(CAMPAIGN, undefined, { examples: [EXAMPLE_CAMPAIGN] }),
     InteractionList: listOf('interactions', INTERACTION.name, [EXAMPLE_VOICE_CALL, EXAMPLE_CONVERSATION]),
     InteractionDetail: object({ interaction: ref('InteractionWithTranscript') }, { examples: [{ interaction: withTranscriptOf(EXAMPLE_VOICE_CALL) }] }),
+    [DELETED_INTERACTION.name]: representationSchema(DELETED_INTERACTION, undefined, { examples: [EXAMPLE_DELETED_INTERACTION] }),
+    DeletedInteractionList: listOf('deleted_interactions', DELETED_INTERACTION.name, [EXAMPLE_DELETED_INTERACTION]),
     ClinicList: listOf('clinics', CLINIC.name, [EXAMPLE_CLINIC]),
     CampaignList: listOf('campaigns', CAMPAIGN.name, [EXAMPLE_CAMPAIGN]),
     [SUMMARY_METRICS.name]: withComparison(
@@ -421,8 +425,11 @@ const ARGUMENT_OF: Readonly<Record<string, string>> = {
   limit: 'limit',
 };
 
-/** Arguments of the alternative document's root field, for parameters only it takes (`cursor`, `updated_since`). */
-const ALTERNATIVE_ARGUMENT_OF: Readonly<Record<string, string>> = { limit: 'first', cursor: 'after', updated_since: 'updatedSince' };
+/**
+ * Arguments of the cursor lists' root fields (the alternative document of /interactions, and
+ * /interactions/deleted), for parameters only they take (`cursor`, `updated_since`, `since`).
+ */
+const ALTERNATIVE_ARGUMENT_OF: Readonly<Record<string, string>> = { limit: 'first', cursor: 'after', updated_since: 'updatedSince', since: 'since' };
 
 /** JSON schema of a GraphQL input type as REST spells it: enums by their stored (REST) values. */
 function argumentSchema(type: GraphQLInputType): Json {
@@ -527,6 +534,17 @@ function restRule(name: string, argument: GraphQLArgument, metrics: boolean): Re
         note: 'The change feed: with it the list holds the interactions stored or changed at or after this instant, each with its `updated_at`, ordered by `updated_at` then `id` ascending and read by cursor (an empty or absent `cursor` starts; not with `page` or `order`). Rows written by a transaction still open are held back until it commits, so resuming from the largest `updated_at` seen never skips one (rows at exactly that instant come again: upsert by id).',
         replace: dateSchema('2026-01-31T09:05:00Z'),
       };
+    case 'since':
+      return {
+        note: 'Resume from the largest `deleted_at` seen (tombstones at exactly that instant come again). Deletions still being committed are held back until they commit. Default: every tombstone.',
+        replace: dateSchema('2026-01-31T09:05:00Z'),
+      };
+    case 'search':
+      return {
+        note: `1 to ${MAX_SEARCH_LENGTH} characters. A literal \`+\` must be URL-encoded as \`%2B\`.`,
+        schema: { minLength: 1, maxLength: MAX_SEARCH_LENGTH },
+        extra: { examples: { digits: { value: '612 345' }, international: { summary: 'sent as search=%2B34', value: '+34' } } },
+      };
     case 'search':
       return {
         note: `1 to ${MAX_SEARCH_LENGTH} characters. A literal \`+\` must be URL-encoded as \`%2B\`.`,
@@ -544,6 +562,7 @@ function queryParameter(name: string, route: Route, root: GraphQLField<unknown, 
   const alternative = route.alternative && rootFieldOf({ ...route, document: route.alternative.document });
   const argument =
     root.args.find((arg) => arg.name === ARGUMENT_OF[name]) ??
+    root.args.find((arg) => arg.name === ALTERNATIVE_ARGUMENT_OF[name]) ??
     alternative?.args.find((arg) => arg.name === (ALTERNATIVE_ARGUMENT_OF[name] ?? ARGUMENT_OF[name]));
   if (!argument) throw new Error(`openapi: ${route.path} has parameter "${name}", but ${root.name} has no argument ${ARGUMENT_OF[name] ?? '(unmapped)'}`);
   const rule = restRule(name, argument, route.scope === 'metrics:read');
@@ -680,6 +699,7 @@ const BAD_VALUES: ReadonlyArray<[string, string]> = [
   ['type', 'SMS'],
   ['clinic_id', '42'],
   ['search', ''],
+  ['since', 'yesterday'],
 ];
 
 /**
@@ -730,12 +750,15 @@ function operationIdOf(route: Route): string {
     const word = segments[i + 1]?.startsWith('{') ? segment.replace(/s$/, '') : segment;
     return SEGMENT_WORD(word.replace(/[-_](.)/g, (_, c: string) => c.toUpperCase()));
   });
-  return `${route.params.includes('page') ? 'list' : 'get'}${words.join('')}`;
+  return `${paginated(route) || cursorOnly(route) ? 'list' : 'get'}${words.join('')}`;
 }
 
 const tagOf = (route: Route) => SEGMENT_WORD(route.path.replace(/^\/api\/v1\//, '').split('/')[0]!);
 
 const paginated = (route: Route) => route.params.includes('page');
+
+/** A list read only by cursor (/interactions/deleted): its `meta` is the cursor meta. */
+const cursorOnly = (route: Route) => !paginated(route) && route.params.includes('cursor');
 
 function successSchemaName(route: Route): string {
   return `${route.dataSchema}Envelope`;
@@ -744,6 +767,7 @@ function successSchemaName(route: Route): string {
 function successSchema(route: Route, dataSchema: Json): Json {
   const properties: Record<string, Json> = { success: { type: 'boolean', const: true }, data: ref(route.dataSchema) };
   if (paginated(route)) properties.meta = route.alternative ? { oneOf: [ref('PaginationMeta'), ref(CURSOR_META.name)] } : ref('PaginationMeta');
+  if (cursorOnly(route)) properties.meta = ref(CURSOR_META.name);
   properties.request_id = ref('RequestId');
   properties.timestamp = ref('Timestamp');
   return object(properties, { description: `Success envelope of ${route.path}.`, examples: [successExample(route, dataSchema)] });
@@ -756,6 +780,10 @@ function successExample(route: Route, dataSchema: Json): Json {
   if (paginated(route)) {
     const items = Object.values(data as Json)[0] as unknown[];
     body.meta = { page: 1, limit: DEFAULT_PAGE_SIZE, total: items.length, total_pages: 1, has_more: false };
+  }
+  if (cursorOnly(route)) {
+    const items = Object.values(data as Json)[0] as unknown[];
+    body.meta = { limit: DEFAULT_PAGE_SIZE, total: items.length, has_more: false, next_cursor: null };
   }
   return { ...body, request_id: EXAMPLE_REQUEST_ID, timestamp: EXAMPLE_TIMESTAMP };
 }
@@ -830,8 +858,8 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
   const invalid = validationExample(route);
   const responses: Record<string, Json> = {
     200: {
-      description: paginated(route) ? 'The page of results, with pagination `meta`.' : 'The result.',
-      headers: { ...SUCCESS_HEADERS, ...headersOf('ETag', 'Cache-Control', 'Vary', ...(paginated(route) ? ['Link'] : [])) },
+      description: paginated(route) || cursorOnly(route) ? 'The page of results, with pagination `meta`.' : 'The result.',
+      headers: { ...SUCCESS_HEADERS, ...headersOf('ETag', 'Cache-Control', 'Vary', ...(paginated(route) || cursorOnly(route) ? ['Link'] : [])) },
       content: jsonContent(envelopeName, { success: { summary: 'Success', value: successExample(route, dataSchema) } }),
     },
     400: {

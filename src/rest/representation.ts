@@ -9,6 +9,7 @@ import type {
   RestCampaignFieldsFragment,
   RestClinicFieldsFragment,
   RestDailyFieldsFragment,
+  RestDeletedInteractionsQuery,
   RestInteractionFieldsFragment,
   RestMeQuery,
   RestMetricsBreakdownQuery,
@@ -231,6 +232,23 @@ const interactionShapers = {
 export function toInteraction(node: InteractionSource, view: InteractionVariant['view']): Record<string, unknown> {
   return interactionShapers[node.channel === 'VOICE' ? 'voice' : 'whatsapp'][view](node);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Tombstones of deleted interactions
+
+type DeletedInteractionSource = NonNullable<RestDeletedInteractionsQuery['deletedInteractions']>['nodes'][number];
+
+export const DELETED_INTERACTION: Representation<DeletedInteractionSource> = {
+  name: 'DeletedInteraction',
+  graphqlType: 'DeletedInteraction',
+  fields: [
+    { name: 'id', from: 'id', schema: string },
+    { name: 'clinic_id', from: 'clinicId', schema: uuid },
+    { name: 'deleted_at', from: 'deletedAt', schema: timestampSchema },
+  ],
+};
+
+export const toDeletedInteraction: (node: DeletedInteractionSource) => Record<string, unknown> = shaper(DELETED_INTERACTION, undefined);
 
 // ---------------------------------------------------------------------------------------------
 // Clinics and campaigns

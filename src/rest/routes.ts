@@ -8,6 +8,7 @@ import { MAX_DAILY_DAYS } from '../analytics/window-filter.js';
 import {
   RestCampaignsDocument,
   RestClinicsDocument,
+  RestDeletedInteractionsDocument,
   RestInteractionDocument,
   RestInteractionsByCursorDocument,
   RestInteractionsDocument,
@@ -31,6 +32,7 @@ import {
   toClinic,
   toCursorMeta,
   toDailyMetric,
+  toDeletedInteraction,
   toDurations,
   toInteraction,
   toMeta,
@@ -148,6 +150,22 @@ export const routes: readonly Route[] = [
         return { data: { interactions: list.nodes.map((node) => toInteraction(node, view)) }, meta: toCursorMeta(list.pageInfo) };
       },
     }),
+  }),
+  // Before /interactions/{id}, which would otherwise take `deleted` for an id.
+  define({
+    path: '/api/v1/interactions/deleted',
+    summary: 'List deleted interactions (tombstones)',
+    description:
+      'The interactions deleted by an operator (a patient erased, or a retention period applied), as tombstones: `id`, `clinic_id`, `deleted_at`, no patient data. A client that mirrors the interactions deletes these ids from its copy. Ordered by `deleted_at`, then `id`; read by cursor (start with an absent or empty `cursor`, continue with `meta.next_cursor`). Later, resume with `since` set to the largest `deleted_at` seen: deletions still being committed are held back until they commit, so resuming never skips one.',
+    scope: 'interactions:read',
+    params: ['since', 'limit', 'cursor', 'include_total'],
+    document: RestDeletedInteractionsDocument,
+    dataSchema: 'DeletedInteractionList',
+    shape: (data) => {
+      const list = data.deletedInteractions;
+      if (!list) return null;
+      return { data: { deleted_interactions: list.nodes.map(toDeletedInteraction) }, meta: toCursorMeta(list.pageInfo) };
+    },
   }),
   define({
     path: '/api/v1/interactions/{id}',

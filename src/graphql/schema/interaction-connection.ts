@@ -13,7 +13,10 @@ import { SortOrderEnum } from './enums.js';
 import { interactionFilterArgs, withTextIds } from './interaction.js';
 import { COST_COUNTED_BY_PARENT } from './paging.js';
 
-const CursorPageInfo = builder.objectRef<CursorPage>('CursorPageInfo').implement({
+/** What a cursor page's position needs (the tombstones' pages have it too: deleted-interactions.ts). */
+export type CursorPosition = Pick<CursorPage, 'limit' | 'total' | 'hasMore' | 'nextCursor'>;
+
+export const CursorPageInfo = builder.objectRef<CursorPosition>('CursorPageInfo').implement({
   description: 'Where a cursor page stands (the REST `meta` of a cursor list).',
   fields: (t) => ({
     limit: t.exposeInt('limit', { description: 'Items per page in use.' }),
