@@ -18,7 +18,18 @@ import {
 } from '../domain/values.js';
 import { type CampaignSettings, campaignCopy, campaignSettings, minutesOf } from './campaigns.js';
 import { type Conversation, converse, type TranscriptEntry } from './conversations.js';
-import { type City, CLINIC_COUNTRY_ORDER, COUNTRIES, COUNTRY_CODES, type Country, SERVICES, SPECIALTIES, type Specialty } from './locales.js';
+import {
+  type City,
+  CLINIC_COUNTRY_ORDER,
+  COUNTRIES,
+  COUNTRY_CODES,
+  type Country,
+  FEMALE_FIRST_NAMES,
+  type Language,
+  SERVICES,
+  SPECIALTIES,
+  type Specialty,
+} from './locales.js';
 import { cumulative, Rng, recordUuid, type SeedKey, Stream, seedKey } from './random.js';
 import { DAY_MS, formatSlot, fromLocal, HOUR_MS, MINUTE_MS, toLocal, weekdayOf } from './time.js';
 
@@ -84,6 +95,8 @@ export interface SeedClinic {
   phone: string;
   email: string;
   timezone: string;
+  /** What the clinic speaks to patients in (ISO 639-1), its transcripts' and summaries' language. */
+  language: Language;
   createdAt: Date;
 }
 
@@ -334,6 +347,7 @@ function buildClinics(key: SeedKey, options: ResolvedSeedOptions, windowStart: n
       phone: country.landline(rng, city),
       email: `${rng.pick(country.emailLocalParts)}@${slug(name)}.${country.emailDomain}`,
       timezone: city.timezone,
+      language: country.language,
       createdAt: new Date(createdAt),
     };
     const pairWeights = PAIRS.map((p) => PAIR_WEIGHTS[pairKey(p)]! * (p.channel === 'whatsapp' ? country.whatsappAffinity : 1) * rng.between(0.85, 1.15));
@@ -392,8 +406,8 @@ function buildCampaigns(key: SeedKey, clinics: ClinicModel[], windowStart: numbe
       rng.reseed(Stream.campaign, index);
       const id = recordUuid(key, Stream.campaign, index, rng);
       const plan = slotPlan(rng, clinic.index, j);
-      const settings = campaignSettings(rng, plan.type, plan.channel);
-      const { name, description } = campaignCopy(rng, plan.type, settings, rng.pick(SERVICES[clinic.specialty]).name, taken);
+      const settings = campaignSettings(rng, clinic.country.language, plan.type, plan.channel);
+      const { name, description } = campaignCopy(rng, clinic.country.language, plan.type, settings, rng.pick(SERVICES[clinic.specialty]), taken);
       taken.add(name);
       const earliest = Math.max(clinic.row.createdAt.getTime() + DAY_MS, windowStart - 200 * DAY_MS);
       const createdAt = Math.floor(rng.between(earliest, windowStart - DAY_MS));
@@ -553,7 +567,7 @@ class InteractionFactory {
     const phoneNumber = patientCountry.mobile(patientRng, patientCountry === clinic.country ? clinic.city : patientCountry.cities[0]!);
 
     const service = rng.pick(SERVICES[clinic.specialty]);
-    const us = clinic.country.usStyleDates;
+    const { language, dateStyle } = clinic.country;
     const today = Math.floor(toLocal(timezone, started) / DAY_MS);
     const [slotDay, slotMinute] = appointment(rng, today, 1, 14);
     const [altDay, altMinute] = appointment(rng, today, 1, 14, slotDay);
@@ -562,6 +576,7 @@ class InteractionFactory {
     const [missedDay, missedMinute] = appointment(rng, today, -7, -1);
 
     const conversation: Conversation = {
+      language,
       channel,
       type,
       outcome,
@@ -570,13 +585,13 @@ class InteractionFactory {
       clinicPhone: clinic.row.phone,
       agent: clinic.agent,
       first,
-      service: service.name,
-      aService: `${/^[aeiou]/i.test(service.name) ? 'an' : 'a'} ${service.name}`,
+      female: FEMALE_FIRST_NAMES.has(first),
+      service: service.names[language],
       price: clinic.country.currency(service.price),
-      slot: formatSlot(slotDay, slotMinute, us),
-      altSlot: formatSlot(altDay, altMinute, us),
-      oldSlot: formatSlot(oldDay, oldMinute, us),
-      missedSlot: formatSlot(missedDay, missedMinute, us),
+      slot: formatSlot(slotDay, slotMinute, dateStyle),
+      altSlot: formatSlot(altDay, altMinute, dateStyle),
+      oldSlot: formatSlot(oldDay, oldMinute, dateStyle),
+      missedSlot: formatSlot(missedDay, missedMinute, dateStyle),
       seconds: durationSeconds ?? 0,
     };
     const { transcript, summary } = converse(conversation, rng);

@@ -5,6 +5,18 @@ import type { Rng } from './random.js';
 
 export type CountryCode = 'ES' | 'GB' | 'US' | 'DE' | 'FR' | 'MX';
 
+/** The languages the demo clinics speak (ISO 639-1, as in `clinics.language`). */
+export type Language = 'en' | 'es' | 'de' | 'fr';
+
+/** How a country writes an appointment's day and time (see time.ts formatSlot). */
+export type DateStyle = 'en-GB' | 'en-US' | 'es' | 'de' | 'fr';
+
+/** A noun as a sentence needs it: its grammatical gender picks the articles and agreements ('n' in English). */
+export interface Noun {
+  text: string;
+  gender: 'm' | 'f' | 'n';
+}
+
 export interface City {
   name: string;
   timezone: string;
@@ -19,11 +31,13 @@ export interface City {
 export interface Country {
   code: CountryCode;
   name: string;
+  /** The language the clinics there write and speak to patients in. */
+  language: Language;
   /** How much more (or less) patients there use WhatsApp than calls; 1 = the base mix. */
   whatsappAffinity: number;
-  usStyleDates: boolean;
+  dateStyle: DateStyle;
+  /** A base price in euros, converted into the local currency and written as the country writes prices. */
   currency: (amount: number) => string;
-  /** Conversion of a base price in euros into the local currency. */
   emailDomain: string;
   emailLocalParts: string[];
   cities: City[];
@@ -41,40 +55,71 @@ export type Specialty = 'dental' | 'physio' | 'dermatology' | 'ophthalmology' | 
 
 export const SPECIALTIES: readonly Specialty[] = ['dental', 'physio', 'dermatology', 'ophthalmology', 'family'];
 
-/** Services a patient books, per specialty, with a base price in euros. */
-export const SERVICES: Record<Specialty, ReadonlyArray<{ name: string; price: number }>> = {
+export interface Service {
+  /** The English name (campaign copy and transcripts of English-speaking clinics). */
+  name: string;
+  /** Base price in euros. */
+  price: number;
+  /** The name in each language, with its gender. */
+  names: Record<Language, Noun>;
+}
+
+type Gender = Noun['gender'];
+
+function service(price: number, en: string, es: [string, Gender], de: [string, Gender], fr: [string, Gender]): Service {
+  return {
+    name: en,
+    price,
+    names: { en: { text: en, gender: 'n' }, es: { text: es[0], gender: es[1] }, de: { text: de[0], gender: de[1] }, fr: { text: fr[0], gender: fr[1] } },
+  };
+}
+
+/** Services a patient books, per specialty: base price in euros, English, Spanish, German and French names. */
+export const SERVICES: Record<Specialty, readonly Service[]> = {
   dental: [
-    { name: 'dental check-up', price: 45 },
-    { name: 'dental cleaning', price: 60 },
-    { name: 'teeth whitening session', price: 250 },
-    { name: 'filling', price: 80 },
-    { name: 'orthodontic consultation', price: 50 },
-    { name: 'implant consultation', price: 70 },
+    service(45, 'dental check-up', ['revisión dental', 'f'], ['Kontrolluntersuchung', 'f'], ['contrôle dentaire', 'm']),
+    service(60, 'dental cleaning', ['limpieza dental', 'f'], ['Zahnreinigung', 'f'], ['détartrage', 'm']),
+    service(250, 'teeth whitening session', ['sesión de blanqueamiento dental', 'f'], ['Bleaching-Sitzung', 'f'], ['séance de blanchiment dentaire', 'f']),
+    service(80, 'filling', ['empaste', 'm'], ['Zahnfüllung', 'f'], ['soin de carie', 'm']),
+    service(50, 'orthodontic consultation', ['consulta de ortodoncia', 'f'], ['Kieferorthopädie-Beratung', 'f'], ["consultation d'orthodontie", 'f']),
+    service(70, 'implant consultation', ['consulta de implantes', 'f'], ['Implantatberatung', 'f'], ['consultation implantaire', 'f']),
   ],
   physio: [
-    { name: 'physiotherapy session', price: 50 },
-    { name: 'back pain assessment', price: 60 },
-    { name: 'sports massage', price: 55 },
-    { name: 'post-surgery rehabilitation session', price: 65 },
+    service(50, 'physiotherapy session', ['sesión de fisioterapia', 'f'], ['Physiotherapie-Behandlung', 'f'], ['séance de kinésithérapie', 'f']),
+    service(60, 'back pain assessment', ['valoración de dolor de espalda', 'f'], ['Rückenschmerz-Untersuchung', 'f'], ['bilan pour mal de dos', 'm']),
+    service(55, 'sports massage', ['masaje deportivo', 'm'], ['Sportmassage', 'f'], ['massage sportif', 'm']),
+    service(
+      65,
+      'post-surgery rehabilitation session',
+      ['sesión de rehabilitación postoperatoria', 'f'],
+      ['Reha-Behandlung nach einer Operation', 'f'],
+      ['séance de rééducation postopératoire', 'f'],
+    ),
   ],
   dermatology: [
-    { name: 'skin check', price: 90 },
-    { name: 'acne consultation', price: 80 },
-    { name: 'mole assessment', price: 95 },
-    { name: 'laser treatment session', price: 180 },
+    service(90, 'skin check', ['revisión dermatológica', 'f'], ['Hautkrebs-Screening', 'n'], ['examen de la peau', 'm']),
+    service(80, 'acne consultation', ['consulta de acné', 'f'], ['Akne-Sprechstunde', 'f'], ["consultation pour l'acné", 'f']),
+    service(95, 'mole assessment', ['revisión de lunares', 'f'], ['Muttermal-Kontrolle', 'f'], ['contrôle des grains de beauté', 'm']),
+    service(180, 'laser treatment session', ['sesión de tratamiento láser', 'f'], ['Laserbehandlung', 'f'], ['séance de laser', 'f']),
   ],
   ophthalmology: [
-    { name: 'eye examination', price: 70 },
-    { name: 'contact lens fitting', price: 60 },
-    { name: 'glaucoma screening', price: 85 },
-    { name: 'laser eye surgery consultation', price: 100 },
+    service(70, 'eye examination', ['revisión de la vista', 'f'], ['Augenuntersuchung', 'f'], ['examen de la vue', 'm']),
+    service(60, 'contact lens fitting', ['adaptación de lentes de contacto', 'f'], ['Kontaktlinsenanpassung', 'f'], ['adaptation de lentilles', 'f']),
+    service(85, 'glaucoma screening', ['prueba de detección de glaucoma', 'f'], ['Glaukom-Vorsorge', 'f'], ['dépistage du glaucome', 'm']),
+    service(
+      100,
+      'laser eye surgery consultation',
+      ['consulta de cirugía láser ocular', 'f'],
+      ['Beratung zur Augenlaser-OP', 'f'],
+      ['consultation de chirurgie réfractive', 'f'],
+    ),
   ],
   family: [
-    { name: 'GP consultation', price: 60 },
-    { name: 'annual health check', price: 120 },
-    { name: 'blood test', price: 40 },
-    { name: 'flu vaccination', price: 25 },
-    { name: "children's check-up", price: 55 },
+    service(60, 'GP consultation', ['consulta de medicina general', 'f'], ['Hausarzt-Sprechstunde', 'f'], ['consultation de médecine générale', 'f']),
+    service(120, 'annual health check', ['chequeo médico anual', 'm'], ['Gesundheits-Check-up', 'm'], ['bilan de santé annuel', 'm']),
+    service(40, 'blood test', ['análisis de sangre', 'm'], ['Blutabnahme', 'f'], ['prise de sang', 'f']),
+    service(25, 'flu vaccination', ['vacuna contra la gripe', 'f'], ['Grippeimpfung', 'f'], ['vaccination contre la grippe', 'f']),
+    service(55, "children's check-up", ['revisión pediátrica', 'f'], ['Kinder-Vorsorgeuntersuchung', 'f'], ['consultation pédiatrique', 'f']),
   ],
 };
 
@@ -92,8 +137,9 @@ export const COUNTRIES: Record<CountryCode, Country> = {
     code: 'ES',
     name: 'Spain',
     whatsappAffinity: 1.35,
-    usStyleDates: false,
-    currency: (a) => `€${a}`,
+    language: 'es',
+    dateStyle: 'es',
+    currency: (a) => `${a} €`,
     emailDomain: 'es',
     emailLocalParts: ['citas', 'recepcion', 'info', 'hola'],
     cities: [
@@ -159,7 +205,8 @@ export const COUNTRIES: Record<CountryCode, Country> = {
     code: 'GB',
     name: 'United Kingdom',
     whatsappAffinity: 0.9,
-    usStyleDates: false,
+    language: 'en',
+    dateStyle: 'en-GB',
     currency: (a) => `£${Math.round(a * 0.85)}`,
     emailDomain: 'co.uk',
     emailLocalParts: ['reception', 'appointments', 'hello', 'info'],
@@ -226,7 +273,8 @@ export const COUNTRIES: Record<CountryCode, Country> = {
     code: 'US',
     name: 'United States',
     whatsappAffinity: 0.4,
-    usStyleDates: true,
+    language: 'en',
+    dateStyle: 'en-US',
     currency: (a) => `$${Math.round(a * 1.6)}`,
     emailDomain: 'com',
     emailLocalParts: ['frontdesk', 'appointments', 'info', 'hello'],
@@ -295,8 +343,9 @@ export const COUNTRIES: Record<CountryCode, Country> = {
     code: 'DE',
     name: 'Germany',
     whatsappAffinity: 0.95,
-    usStyleDates: false,
-    currency: (a) => `€${Math.round(a * 1.1)}`,
+    language: 'de',
+    dateStyle: 'de',
+    currency: (a) => `${Math.round(a * 1.1)} €`,
     emailDomain: 'de',
     emailLocalParts: ['praxis', 'termine', 'info', 'kontakt'],
     cities: [
@@ -360,8 +409,9 @@ export const COUNTRIES: Record<CountryCode, Country> = {
     code: 'FR',
     name: 'France',
     whatsappAffinity: 0.85,
-    usStyleDates: false,
-    currency: (a) => `€${a}`,
+    language: 'fr',
+    dateStyle: 'fr',
+    currency: (a) => `${a} €`,
     emailDomain: 'fr',
     emailLocalParts: ['contact', 'rdv', 'accueil', 'secretariat'],
     cities: [
@@ -425,8 +475,10 @@ export const COUNTRIES: Record<CountryCode, Country> = {
     code: 'MX',
     name: 'Mexico',
     whatsappAffinity: 1.6,
-    usStyleDates: false,
-    currency: (a) => `MX$${Math.round(a * 18) * 10}`,
+    language: 'es',
+    dateStyle: 'es',
+    // About 19 pesos to the euro, rounded to tens, with Mexico's thousands separator: "$1,140 MXN".
+    currency: (a) => `$${String(Math.round((a * 19) / 10) * 10).replace(/\B(?=(\d{3})+$)/g, ',')} MXN`,
     emailDomain: 'com.mx',
     emailLocalParts: ['citas', 'contacto', 'recepcion', 'hola'],
     cities: [
@@ -494,6 +546,18 @@ export const COUNTRIES: Record<CountryCode, Country> = {
     mobile: (r, c) => (c.area.length === 2 ? `+52 ${c.area} ${digits(r, 4)} ${digits(r, 4)}` : `+52 ${c.area} ${digits(r, 3)} ${digits(r, 4)}`),
   },
 };
+
+/** The women among the first names above (the transcripts' agreements: "la paciente", "intéressée", "die Patientin"). */
+export const FEMALE_FIRST_NAMES: ReadonlySet<string> = new Set(
+  [
+    'Lucía Martina Sofía María Julia Paula Carmen Elena Laura', // ES
+    'Amelia Isla Ava Emily Sophie Poppy Jessica Chloe Lily', // GB
+    'Olivia Emma Charlotte Sophia Amelia Isabella Evelyn Abigail Madison', // US
+    'Emma Mia Hannah Sophia Lina Marie Lea Clara Anna', // DE
+    'Jade Louise Emma Alice Chloé Inès Léa Manon Camille', // FR
+    'Sofía Valentina Regina Camila Ximena Renata Fernanda Mariana Andrea', // MX
+  ].flatMap((names) => names.split(' ')),
+);
 
 /** Countries of clinics 0, 1, 2, ...: the default eight are two Spanish, two US, and one of each other. */
 export const CLINIC_COUNTRY_ORDER: readonly CountryCode[] = ['ES', 'GB', 'US', 'DE', 'FR', 'MX', 'ES', 'US'];

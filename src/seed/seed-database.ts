@@ -29,9 +29,9 @@ function upsertColumns(table: string, columns: readonly string[], touched = ''):
 }
 
 const CLINICS_SQL = `
-  INSERT INTO clinics (id, name, address, phone, email, timezone, created_at)
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
-  ON CONFLICT (id) ${upsertColumns('clinics', ['name', 'address', 'phone', 'email', 'timezone', 'created_at'])}`;
+  INSERT INTO clinics (id, name, address, phone, email, timezone, created_at, language)
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
+  ON CONFLICT (id) ${upsertColumns('clinics', ['name', 'address', 'phone', 'email', 'timezone', 'created_at', 'language'])}`;
 
 const CAMPAIGNS_SQL = `
   INSERT INTO campaigns (id, name, description, type, channel, status, clinic_id, created_at, updated_at, settings)
@@ -84,6 +84,7 @@ async function writeClinics(client: pg.Client, clinics: readonly SeedClinic[]): 
       batch.map((c) => c.email),
       batch.map((c) => c.timezone),
       batch.map((c) => c.createdAt.toISOString()),
+      batch.map((c) => c.language),
     ]);
   }
 }

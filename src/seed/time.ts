@@ -1,6 +1,7 @@
 // Wall-clock time in a clinic's IANA time zone, fast enough for a million records: the UTC offset
 // is computed with Intl once per (zone, UTC day) and reused; only the rare day that contains a DST
 // change is resolved per call.
+import type { DateStyle } from './locales.js';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
@@ -67,17 +68,42 @@ export function weekdayOf(dayNumber: number): number {
   return (((dayNumber + 3) % 7) + 7) % 7;
 }
 
-const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const WEEKDAYS = {
+  en: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'],
+  es: ['lunes', 'martes', 'miércoles', 'jueves', 'viernes', 'sábado', 'domingo'],
+  de: ['Montag', 'Dienstag', 'Mittwoch', 'Donnerstag', 'Freitag', 'Samstag', 'Sonntag'],
+  fr: ['lundi', 'mardi', 'mercredi', 'jeudi', 'vendredi', 'samedi', 'dimanche'],
+};
+const MONTHS = {
+  en: ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'],
+  es: ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'],
+  de: ['Januar', 'Februar', 'März', 'April', 'Mai', 'Juni', 'Juli', 'August', 'September', 'Oktober', 'November', 'Dezember'],
+  fr: ['janvier', 'février', 'mars', 'avril', 'mai', 'juin', 'juillet', 'août', 'septembre', 'octobre', 'novembre', 'décembre'],
+};
 
-/** "Tuesday 14 March at 10:30", or "Tuesday, March 14 at 10:30 AM" in the US style. */
-export function formatSlot(dayNumber: number, minuteOfDay: number, usStyle: boolean): string {
+/**
+ * An appointment's day and time as the country writes it, without a leading preposition (the
+ * sentence adds "on", "el", "am", "le"): "Tuesday 14 March at 10:30", "Tuesday, March 14 at 10:30 AM",
+ * "martes 14 de marzo a las 10:30", "Dienstag, 14. März, um 10:30 Uhr", "mardi 14 mars à 10h30".
+ */
+export function formatSlot(dayNumber: number, minuteOfDay: number, style: DateStyle): string {
+  const language = style === 'en-GB' || style === 'en-US' ? 'en' : style;
   const date = new Date(dayNumber * DAY_MS);
-  const weekday = WEEKDAYS[weekdayOf(dayNumber)]!;
-  const month = MONTHS[date.getUTCMonth()]!;
+  const weekday = WEEKDAYS[language][weekdayOf(dayNumber)]!;
+  const month = MONTHS[language][date.getUTCMonth()]!;
   const day = date.getUTCDate();
   const h = Math.floor(minuteOfDay / 60);
   const m = String(minuteOfDay % 60).padStart(2, '0');
-  if (usStyle) return `${weekday}, ${month} ${day} at ${h % 12 === 0 ? 12 : h % 12}:${m} ${h < 12 ? 'AM' : 'PM'}`;
-  return `${weekday} ${day} ${month} at ${String(h).padStart(2, '0')}:${m}`;
+  switch (style) {
+    case 'en-US':
+      return `${weekday}, ${month} ${day} at ${h % 12 === 0 ? 12 : h % 12}:${m} ${h < 12 ? 'AM' : 'PM'}`;
+    case 'es':
+      return `${weekday} ${day} de ${month} a la${h === 1 ? '' : 's'} ${h}:${m}`;
+    case 'de':
+      return `${weekday}, ${day}. ${month}, um ${h}:${m} Uhr`;
+    case 'fr':
+      return `${weekday} ${day === 1 ? '1er' : day} ${month} à ${h}h${m === '00' ? '' : m}`;
+    default:
+      return `${weekday} ${day} ${month} at ${String(h).padStart(2, '0')}:${m}`;
+  }
 }

@@ -19,6 +19,7 @@ import {
   SeedOptionError,
   type SeedOptions,
 } from '../../src/seed/generate.js';
+import type { Language } from '../../src/seed/locales.js';
 
 const END = new Date('2026-03-15T18:30:00.000Z');
 const DAY = 86_400_000;
@@ -284,18 +285,54 @@ describe('the mixes (8 clinics, 8,000 interactions over 60 days)', () => {
     expect(used.size).toBeGreaterThan(data.campaigns.length * 0.75);
   });
 
-  it('has a transcript consistent with the outcome and a one-sentence summary for every interaction', () => {
-    const keywords: Record<OutcomeValue, RegExp> = {
-      APPOINTMENT_BOOKED: /booked|scheduled|confirmed/,
-      APPOINTMENT_MODIFIED: /rescheduled|moved/,
-      APPOINTMENT_CANCELLED: /cancelled/,
-      NO_ANSWER: /unanswered/,
-      VOICEMAIL_REACHED: /voicemail/,
-      CALLBACK_REQUESTED: /call(ed)? back|asked for a call/,
-      DECISION_PENDING: /decid|not yet confirmed/,
-      OPT_OUT: /not to be contacted/,
-      UNREACHABLE: /could not be reached|did not reply|stopped replying/,
+  it("has a transcript consistent with the outcome and a one-sentence summary for every interaction, in the clinic's language", () => {
+    const keywords: Record<Language, Record<OutcomeValue, RegExp>> = {
+      en: {
+        APPOINTMENT_BOOKED: /booked|scheduled|confirmed/,
+        APPOINTMENT_MODIFIED: /rescheduled|moved/,
+        APPOINTMENT_CANCELLED: /cancelled/,
+        NO_ANSWER: /unanswered/,
+        VOICEMAIL_REACHED: /voicemail/,
+        CALLBACK_REQUESTED: /call(ed)? back|asked for a call/,
+        DECISION_PENDING: /decid|not yet confirmed/,
+        OPT_OUT: /not to be contacted/,
+        UNREACHABLE: /could not be reached|did not reply|stopped replying/,
+      },
+      es: {
+        APPOINTMENT_BOOKED: /reservó|se le dio cita|Se programó|confirmó/,
+        APPOINTMENT_MODIFIED: /cambió su cita|se trasladó/,
+        APPOINTMENT_CANCELLED: /canceló/,
+        NO_ANSWER: /no fue atendida/,
+        VOICEMAIL_REACHED: /buzón de voz/,
+        CALLBACK_REQUESTED: /devolviera la llamada|devolvieran la llamada|le llamaran/,
+        DECISION_PENDING: /decid|aún no ha confirmado/,
+        OPT_OUT: /no se le volviera a contactar/,
+        UNREACHABLE: /no se pudo contactar|No se pudo contactar|no respondió|dejó de responder/,
+      },
+      de: {
+        APPOINTMENT_BOOKED: /buchte|erhielt einen Termin|eingeplant|bestätigt/,
+        APPOINTMENT_MODIFIED: /verschoben|verlegt/,
+        APPOINTMENT_CANCELLED: /abgesagt/,
+        NO_ANSWER: /nicht angenommen/,
+        VOICEMAIL_REACHED: /Mailbox/,
+        CALLBACK_REQUESTED: /Rückruf|bat um einen Anruf/,
+        DECISION_PENDING: /entscheidet|noch nicht bestätigt/,
+        OPT_OUT: /nicht mehr kontaktiert/,
+        UNREACHABLE: /nicht erreichbar|erreichte .+ nicht|nicht geantwortet|antwortete aber nicht mehr/,
+      },
+      fr: {
+        APPOINTMENT_BOOKED: /a réservé|a obtenu un rendez-vous|programmée?|a confirmé/,
+        APPOINTMENT_MODIFIED: /déplacé/,
+        APPOINTMENT_CANCELLED: /a annulé/,
+        NO_ANSWER: /sans réponse/,
+        VOICEMAIL_REACHED: /messagerie/,
+        CALLBACK_REQUESTED: /rappelée?|rappelle/,
+        DECISION_PENDING: /décid|pas encore confirmé/,
+        OPT_OUT: /ne plus être contactée?/,
+        UNREACHABLE: /pas pu être jointe?|n'a pas répondu|n'a plus répondu/,
+      },
     };
+    expect(new Set(data.clinics.map((c) => c.language))).toEqual(new Set(['es', 'en', 'de', 'fr']));
     for (const i of data.interactions) {
       expect(i.transcript.length).toBeGreaterThan(0);
       for (const entry of i.transcript) {
@@ -309,9 +346,10 @@ describe('the mixes (8 clinics, 8,000 interactions over 60 days)', () => {
       else expect(roles).toEqual(new Set(['assistant', 'user']));
       if (['APPOINTMENT_BOOKED', 'APPOINTMENT_MODIFIED', 'APPOINTMENT_CANCELLED', 'CALLBACK_REQUESTED', 'DECISION_PENDING'].includes(i.outcome))
         expect(i.transcript.length).toBeGreaterThanOrEqual(3);
-      expect(i.summary).toMatch(keywords[i.outcome]);
-      expect(i.summary).toMatch(/^[A-Z].*\.$/);
-      expect(i.summary.split(/\.\s/)).toHaveLength(1);
+      expect(i.summary).toMatch(keywords[clinics.get(i.clinicId)!.language][i.outcome]);
+      expect(i.summary).toMatch(/^\p{Lu}.*\.$/u);
+      // The full stop of a German date ("14. März") ends no sentence.
+      expect(i.summary.split(/(?<!\d)\.\s/)).toHaveLength(1);
     }
   });
 

@@ -34,11 +34,22 @@ describe('seedDemoData', () => {
     expect(progress.map(([done]) => done)).toEqual([...progress.map(([done]) => done)].sort((a, b) => a - b));
 
     // Every column of every row is what the generator produced.
-    const clinics = await sql('SELECT id, name, address, phone, email, timezone, created_at FROM clinics WHERE id = ANY($1::uuid[]) ORDER BY id', [clinicIds]);
+    const clinics = await sql('SELECT id, name, address, phone, email, timezone, language, created_at FROM clinics WHERE id = ANY($1::uuid[]) ORDER BY id', [
+      clinicIds,
+    ]);
     expect(clinics).toEqual(
       [...data.clinics]
         .sort((a, b) => a.id.localeCompare(b.id))
-        .map((c) => ({ id: c.id, name: c.name, address: c.address, phone: c.phone, email: c.email, timezone: c.timezone, created_at: c.createdAt })),
+        .map((c) => ({
+          id: c.id,
+          name: c.name,
+          address: c.address,
+          phone: c.phone,
+          email: c.email,
+          timezone: c.timezone,
+          language: c.language,
+          created_at: c.createdAt,
+        })),
     );
     const campaigns = await sql(
       `SELECT id, name, description, type::text, channel::text, status::text, clinic_id, created_at, updated_at, settings
