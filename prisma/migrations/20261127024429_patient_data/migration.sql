@@ -12,6 +12,7 @@ ADD COLUMN     "language" TEXT;
 CREATE TABLE "interaction_search_documents" (
     "interaction_id" TEXT NOT NULL,
     "clinic_id" UUID NOT NULL,
+    "started_at" TIMESTAMPTZ(3) NOT NULL,
     "document" tsvector NOT NULL,
 
     CONSTRAINT "interaction_search_documents_pkey" PRIMARY KEY ("interaction_id")
@@ -157,7 +158,7 @@ LANGUAGE sql SET search_path FROM CURRENT AS $function$
   ), configs AS (
     SELECT c."id", "interaction_search_config"(c."language") AS config FROM "clinics" c
   ), docs AS (
-    SELECT i."id", i."clinic_id", to_tsvector(k.config, "interaction_search_text"(i."summary", t."entries")) AS document
+    SELECT i."id", i."clinic_id", i."started_at", strip(to_tsvector(k.config, "interaction_search_text"(i."summary", t."entries"))) AS document
     FROM wanted w
     JOIN "interactions" i ON i."id" = w.id
     JOIN configs k ON k."id" = i."clinic_id"
@@ -167,11 +168,12 @@ LANGUAGE sql SET search_path FROM CURRENT AS $function$
     USING wanted w
     WHERE d."interaction_id" = w.id AND NOT EXISTS (SELECT 1 FROM docs WHERE docs."id" = w.id AND docs.document <> ''::tsvector)
   )
-  INSERT INTO "interaction_search_documents" ("interaction_id", "clinic_id", "document")
-  SELECT "id", "clinic_id", document FROM docs WHERE document <> ''::tsvector
-  ON CONFLICT ("interaction_id") DO UPDATE SET "clinic_id" = EXCLUDED."clinic_id", "document" = EXCLUDED."document"
-    WHERE ("interaction_search_documents"."clinic_id", "interaction_search_documents"."document")
-      IS DISTINCT FROM (EXCLUDED."clinic_id", EXCLUDED."document");
+  INSERT INTO "interaction_search_documents" ("interaction_id", "clinic_id", "started_at", "document")
+  SELECT "id", "clinic_id", "started_at", document FROM docs WHERE document <> ''::tsvector
+  ON CONFLICT ("interaction_id") DO UPDATE
+    SET "clinic_id" = EXCLUDED."clinic_id", "started_at" = EXCLUDED."started_at", "document" = EXCLUDED."document"
+    WHERE ("interaction_search_documents"."clinic_id", "interaction_search_documents"."started_at", "interaction_search_documents"."document")
+      IS DISTINCT FROM (EXCLUDED."clinic_id", EXCLUDED."started_at", EXCLUDED."document");
 $function$;
 
 CREATE OR REPLACE FUNCTION "interaction_search_on_interactions"() RETURNS trigger
@@ -183,7 +185,7 @@ BEGIN
   ELSIF TG_OP = 'UPDATE' THEN
     PERFORM "interaction_search_refresh"(ARRAY(
       SELECT n."id" FROM new_rows n JOIN old_rows o ON o."id" = n."id"
-      WHERE n."summary" IS DISTINCT FROM o."summary" OR n."clinic_id" <> o."clinic_id"));
+      WHERE n."summary" IS DISTINCT FROM o."summary" OR n."clinic_id" <> o."clinic_id" OR n."started_at" <> o."started_at"));
   ELSIF TG_OP = 'DELETE' THEN
     DELETE FROM "interaction_search_documents" d USING old_rows o WHERE d."interaction_id" = o."id";
   ELSE
@@ -226,9 +228,9 @@ BEGIN
   TRUNCATE "interaction_search_documents", "interaction_search_terms", "interaction_search_term_changes";
   -- The word counts are computed once below, not appended per row by the documents' triggers.
   ALTER TABLE "interaction_search_documents" DISABLE TRIGGER USER;
-  INSERT INTO "interaction_search_documents" ("interaction_id", "clinic_id", "document")
-  SELECT d."id", d."clinic_id", d.document FROM (
-    SELECT i."id", i."clinic_id", to_tsvector(k.config, "interaction_search_text"(i."summary", t."entries")) AS document
+  INSERT INTO "interaction_search_documents" ("interaction_id", "clinic_id", "started_at", "document")
+  SELECT d."id", d."clinic_id", d."started_at", d.document FROM (
+    SELECT i."id", i."clinic_id", i."started_at", strip(to_tsvector(k.config, "interaction_search_text"(i."summary", t."entries"))) AS document
     FROM "interactions" i
     JOIN (SELECT c."id", "interaction_search_config"(c."language") AS config FROM "clinics" c) k ON k."id" = i."clinic_id"
     LEFT JOIN "interaction_transcripts" t ON t."interaction_id" = i."id"
@@ -259,6 +261,8 @@ $function$;
 SELECT "interaction_search_rebuild"();
 
 CREATE INDEX "interaction_search_documents_document_idx" ON "interaction_search_documents" USING GIN ("document");
+CREATE INDEX "interaction_search_documents_started_at_interaction_id_idx" ON "interaction_search_documents"("started_at" DESC, "interaction_id" DESC);
+CREATE INDEX "interaction_search_documents_clinic_id_started_at_interaction_id_idx" ON "interaction_search_documents"("clinic_id", "started_at" DESC, "interaction_id" DESC);
 
 CREATE TRIGGER "interaction_search_terms_insert" AFTER INSERT ON "interaction_search_documents"
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "interaction_search_terms_apply"();
