@@ -262,7 +262,7 @@ SELECT "interaction_search_rebuild"();
 
 CREATE INDEX "interaction_search_documents_document_idx" ON "interaction_search_documents" USING GIN ("document");
 CREATE INDEX "interaction_search_documents_started_at_interaction_id_idx" ON "interaction_search_documents"("started_at" DESC, "interaction_id" DESC);
-CREATE INDEX "interaction_search_documents_clinic_id_started_at_interaction_id_idx" ON "interaction_search_documents"("clinic_id", "started_at" DESC, "interaction_id" DESC);
+CREATE INDEX "interaction_search_documents_clinic_id_started_at_interacti_idx" ON "interaction_search_documents"("clinic_id", "started_at" DESC, "interaction_id" DESC);
 
 CREATE TRIGGER "interaction_search_terms_insert" AFTER INSERT ON "interaction_search_documents"
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "interaction_search_terms_apply"();
