@@ -27,7 +27,9 @@ async function countText(db: Db, filters: Filters & { text: string }, visibleCli
     const counted = await countOneWord(db, text, visibleClinics, filters.clinicId);
     if (counted !== null) return counted;
   }
-  return countMatches(db, text, visibleClinics, filters.clinicId, byClinicsAlone ? [] : interactionConditions(others, visibleClinics));
+  const { clinicId, from, to, ...rest } = others;
+  const conditions = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
+  return countMatches(db, { text, visible: visibleClinics, clinicId, from, to, others: conditions });
 }
 
 /**

@@ -25,7 +25,7 @@ import type { Filters, ListOrder } from './filters.js';
 import { isShortSearch, phoneSearchPaging } from './phone-search.js';
 import { type InteractionRow, inIdOrder, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
 import { foundRows, type MatchesPage, matchesPage } from './search-page.js';
-import { fewMatchesPage, TEXT_MATCHES_MAX } from './text-search.js';
+import { textPageIds, walkIsCheaper } from './text-search.js';
 
 /** From this offset on, a page's ids are found first and its rows read by id. */
 export const IDS_FIRST_FROM = 1_000;
@@ -142,28 +142,24 @@ export function listInteractions(db: Db, request: ListRequest): InteractionList 
 
 /**
  * A page of a full-text search (text-search.ts), in either order. Its total comes first (from the
- * word counts when it can), and says how to find the page: few matches through the GIN index, then
- * sorted; many by walking the list order and checking each row's document (read-page's other
- * strategies assume an index in list order that the search cannot use). Counted also when
- * `includeTotal` is false: choosing the strategy needs the count.
+ * word counts when it can) with the number of interactions in its clinics and window (from the
+ * rollups), and they say how to find the page: every match through the GIN index, then sorted, or
+ * the documents walked in list order (read-page's other strategies assume an index in list order
+ * that the search cannot use). Counted also when `includeTotal` is false: the choice needs it.
  */
 function textPage(db: Db, { filters, visibleClinics, page, limit, order }: ListRequest, text: string): InteractionList {
   const skip = (page - 1) * limit;
-  const ascending = order === 'asc';
   const total = lazy(() => countInteractions(db, filters, visibleClinics));
   const ids = lazy(async (): Promise<string[]> => {
-    const n = await total();
-    if (skip >= n) return [];
-    if (n <= TEXT_MATCHES_MAX) {
-      const { text: _text, ...others } = filters;
-      return fewMatchesPage(db, text, visibleClinics, filters.clinicId, interactionConditions(others, visibleClinics), { skip, take: limit, ascending });
-    }
-    const direction = ascending ? Prisma.sql`ORDER BY started_at, id` : Prisma.sql`ORDER BY started_at DESC, id DESC`;
-    const rows = await queryRows<{ id: string }>(
+    const { text: _text, clinicId, from, to, ...rest } = filters;
+    const [matches, inScope] = await Promise.all([total(), countInteractions(db, { clinicId, from, to }, visibleClinics)]);
+    if (skip >= matches) return [];
+    const others = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
+    return textPageIds(
       db,
-      Prisma.sql`SELECT id FROM interactions WHERE ${and(interactionConditions(filters, visibleClinics))} ${direction} LIMIT ${limit}::bigint OFFSET ${skip}::bigint`,
+      { text, visible: visibleClinics, clinicId, from, to, others },
+      { skip, take: limit, ascending: order === 'asc', fewMatches: !walkIsCheaper(matches, inScope, skip, limit) },
     );
-    return rows.map((row) => row.id);
   });
   async function rows(query: PothosQuery): Promise<InteractionRow[]> {
     const selection = rowsSelection(query);

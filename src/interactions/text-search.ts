@@ -12,13 +12,15 @@
 //   - a one-word search restricted by clinics alone is counted from the per-clinic word counts
 //     (interaction_search_terms, plus changes not yet folded): a sum over clinics at any size;
 //   - anything else is counted from the GIN index (every match visited: exact, not instant);
-//   - few matches (up to TEXT_MATCHES_MAX): found through the index and sorted;
-//   - many: the list order's index is walked newest first and each row's document checked, which
-//     stops after the page (a word in 30% of rows is found in about three rows per match).
+//   - few matches: found through the index and sorted;
+//   - many: the documents are walked in list order (they carry their interaction's started_at)
+//     and each checked, which stops after the page (a word in 30% of rows is found in about three
+//     rows per match); the list's other filters are checked by id for the matching ones only.
+// Which is cheaper is decided from the total (read-page.ts, textPage).
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import { clinicScope } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
-import { and, num, prepared, queryRows } from '../db/sql.js';
+import { and, instant, num, prepared, queryRows } from '../db/sql.js';
 import { hasControlCharacter, type Problems } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 
@@ -26,8 +28,15 @@ import { Prisma } from '../generated/prisma/client.js';
 export const MAX_TEXT_LENGTH = 200;
 /** Most words in a search text: each is a condition on every candidate document. */
 export const MAX_TEXT_WORDS = 16;
-/** Up to this many matches, a page is found through the index and sorted; beyond, by walking the list order. */
-export const TEXT_MATCHES_MAX = 10_000;
+/**
+ * Whether walking the documents in list order costs less than finding every match and sorting
+ * them: the walk reads about (skip + take) x inScope / matches documents (the matches spread over
+ * the documents in scope), each cheaply (in index order); finding every match reads `matches`
+ * documents at random and sorts them, about twice the cost each (measured at 1m: bench/results).
+ */
+export function walkIsCheaper(matches: number, inScope: number, skip: number, take: number): boolean {
+  return matches * matches > ((skip + take) * inScope) / 2;
+}
 
 /** A word as the search counts them: a run of letters or digits. */
 const WORD = /[\p{L}\p{N}]+/gu;
@@ -74,12 +83,31 @@ export function textCondition(text: string, alias?: string): Prisma.Sql {
   return documentMatches(document, column('clinic_id'), text);
 }
 
-/** The ids of the interactions whose documents match (through the GIN index), as a subquery for `id IN (...)`. */
-export function matchingIds(text: string, visible: VisibleClinics, clinicId?: string): Prisma.Sql {
+/** What a page or count of a search selects, besides its text. */
+export interface TextScope {
+  text: string;
+  visible: VisibleClinics;
+  clinicId?: string;
+  from?: Date;
+  to?: Date;
+  /**
+   * The list's other filters as conditions on the columns of `interactions` (conditions.ts);
+   * empty when there are none. Checked for each matching document, by its interaction's id.
+   */
+  others: readonly Prisma.Sql[];
+}
+
+/** Conditions on the search documents `d` (their own columns: clinic, started_at, words). */
+function documentConditions({ text, visible, clinicId, from, to, others }: TextScope): Prisma.Sql[] {
   const scope = clinicScope(visible, clinicId);
-  const clinics = scope === undefined ? Prisma.empty : Prisma.sql`AND d.clinic_id = ANY(${[...scope]}::uuid[])`;
-  return Prisma.sql`SELECT d.interaction_id FROM interaction_search_documents d
-    WHERE ${documentMatches(Prisma.sql`d.document`, Prisma.sql`d.clinic_id`, text)} ${clinics}`;
+  return [
+    documentMatches(Prisma.sql`d.document`, Prisma.sql`d.clinic_id`, text),
+    ...(scope === undefined ? [] : [Prisma.sql`d.clinic_id = ANY(${[...scope]}::uuid[])`]),
+    ...(from ? [Prisma.sql`d.started_at >= ${instant(from, 'from')}`] : []),
+    ...(to ? [Prisma.sql`d.started_at <= ${instant(to, 'to')}`] : []),
+    // Unqualified columns inside resolve to `interactions` (the innermost FROM).
+    ...(others.length === 0 ? [] : [Prisma.sql`EXISTS (SELECT 1 FROM interactions WHERE interactions.id = d.interaction_id AND ${and(others)})`]),
+  ];
 }
 
 /**
@@ -106,40 +134,39 @@ export async function countOneWord(db: Db, text: string, visible: VisibleClinics
   return row?.countable ? num(row.total) : null;
 }
 
-/** The exact number of interactions matching the search and `conditions` (on interactions), from the GIN index. */
-export async function countMatches(
-  db: Db,
-  text: string,
-  visible: VisibleClinics,
-  clinicId: string | undefined,
-  conditions: readonly Prisma.Sql[],
-): Promise<number> {
-  const statement =
-    conditions.length === 0
-      ? Prisma.sql`SELECT count(*) AS total FROM (${matchingIds(text, visible, clinicId)}) AS m`
-      : Prisma.sql`SELECT count(*) AS total FROM interactions WHERE id IN (${matchingIds(text, visible, clinicId)}) AND ${and(conditions)}`;
-  const [row] = await queryRows<{ total: bigint }>(db, statement);
+/** The exact number of matches, counted through the GIN index. */
+export async function countMatches(db: Db, search: TextScope): Promise<number> {
+  const [row] = await queryRows<{ total: bigint }>(
+    db,
+    Prisma.sql`SELECT count(*) AS total FROM interaction_search_documents d WHERE ${and(documentConditions(search))}`,
+  );
   return num(row?.total);
 }
 
+export interface TextPageRequest {
+  skip: number;
+  take: number;
+  ascending: boolean;
+  /** Every match is found through the index and sorted (few matches), else the list order is walked. */
+  fewMatches: boolean;
+}
+
 /**
- * A page's ids of a search with few matches: every match found through the index, then sorted in
- * list order (`conditions`: the list's other filters, on interactions).
+ * A page's interaction ids, in list order. Few matches: all of them found through the GIN index
+ * first (MATERIALIZED: PostgreSQL, not knowing how common the words are, would otherwise walk),
+ * then sorted. Many: the documents walked in list order (their own (started_at, id) index), each
+ * checked, until the page is full.
  */
-export async function fewMatchesPage(
-  db: Db,
-  text: string,
-  visible: VisibleClinics,
-  clinicId: string | undefined,
-  conditions: readonly Prisma.Sql[],
-  { skip, take, ascending }: { skip: number; take: number; ascending: boolean },
-): Promise<string[]> {
-  const order = ascending ? Prisma.sql`started_at, id` : Prisma.sql`started_at DESC, id DESC`;
-  const rows = await queryRows<{ id: string }>(
-    db,
-    Prisma.sql`SELECT id FROM interactions WHERE id IN (${matchingIds(text, visible, clinicId)}) AND ${and(conditions)}
-      ORDER BY ${order} LIMIT ${take}::bigint OFFSET ${skip}::bigint`,
-  );
+export async function textPageIds(db: Db, search: TextScope, { skip, take, ascending, fewMatches }: TextPageRequest): Promise<string[]> {
+  const order = ascending ? Prisma.sql`started_at, interaction_id` : Prisma.sql`started_at DESC, interaction_id DESC`;
+  const statement = fewMatches
+    ? Prisma.sql`WITH matches AS MATERIALIZED (
+          SELECT d.interaction_id, d.started_at FROM interaction_search_documents d WHERE ${and(documentConditions(search))}
+        )
+        SELECT interaction_id AS id FROM matches ORDER BY ${order} LIMIT ${take}::bigint OFFSET ${skip}::bigint`
+    : Prisma.sql`SELECT d.interaction_id AS id FROM interaction_search_documents d WHERE ${and(documentConditions(search))}
+        ORDER BY ${order} LIMIT ${take}::bigint OFFSET ${skip}::bigint`;
+  const rows = await queryRows<{ id: string }>(db, statement);
   return rows.map((row) => row.id);
 }
 

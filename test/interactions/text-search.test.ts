@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { importFiles } from '../../src/importer/import.js';
-import { TEXT_MATCHES_MAX } from '../../src/interactions/text-search.js';
+import { walkIsCheaper } from '../../src/interactions/text-search.js';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
 import { databaseUrl, sql, testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction, type InteractionInput } from '../helpers/factories.js';
@@ -184,22 +184,28 @@ describe('q: full-text search of summaries and transcripts', () => {
     expect(await search(key, 'q=invisible%20brace')).toEqual({ ids: [line.id], total: 1 });
   });
 
-  it('pages through many matches (more than are sorted at once) in list order', async () => {
+  it('pages through many matches (walked in list order) and few (sorted) alike', async () => {
     const { clinic, key } = await clinicSpeaking('en');
     const prefix = `int_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
-    const n = TEXT_MATCHES_MAX + 30;
-    // Every third row does not match; rows start in pairs per second (ties broken by id).
+    const n = 10_030;
+    // Every third row does not match, every 1000th also says "chargeback"; rows start in pairs
+    // per second (ties broken by id).
     await sql(
       `INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at, summary)
        SELECT $1 || '_' || lpad(g::text, 6, '0'), 'voice', 'INBOUND', 'inbound', '+34 600 000 000', $2,
               timestamptz '2026-01-01' + (g / 2) * interval '1 second',
-              CASE WHEN g % 3 = 0 THEN 'nothing to see' ELSE 'asked for a refund' END
+              CASE WHEN g % 3 = 0 THEN 'nothing to see' WHEN g % 1000 = 1 THEN 'a refund after a chargeback' ELSE 'asked for a refund' END
        FROM generate_series(1, $3::int) AS g`,
       [prefix, clinic.id, n],
     );
     const matching = Array.from({ length: n }, (_, k) => k + 1).filter((g) => g % 3 !== 0);
     const newestFirst = [...matching].sort((x, y) => Math.floor(y / 2) - Math.floor(x / 2) || y - x).map((g) => `${prefix}_${String(g).padStart(6, '0')}`);
-    expect(matching.length).toBeGreaterThan(TEXT_MATCHES_MAX / 2);
+    expect(walkIsCheaper(matching.length, n, 0, 100)).toBe(true);
+    expect(walkIsCheaper(matching.length, n, 3000, 100)).toBe(true);
+    const rare = newestFirst.filter((id) => Number(id.slice(-6)) % 1000 === 1);
+    expect(walkIsCheaper(rare.length, n, 0, 100)).toBe(false);
+    expect(await search(key, 'q=chargebacks')).toEqual({ ids: rare, total: rare.length });
+    expect(await search(key, 'q=chargeback&order=asc')).toEqual({ ids: [...rare].reverse(), total: rare.length });
     const first = await search(key, 'q=refunds');
     expect(first.total).toBe(matching.length);
     expect(first.ids).toEqual(newestFirst.slice(0, 100));
