@@ -6,6 +6,7 @@ import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Problems } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from '../interactions/conditions.js';
+import { textMatchIds } from '../interactions/text-search.js';
 import { checkCursorList, type Filters } from '../interactions/filters.js';
 import type { QueryValues } from '../rest/query-params.js';
 import { REST_NAMES } from '../rest/routes.js';
@@ -48,6 +49,7 @@ export function checkInteractionExport(query: QueryValues, problems: Problems): 
       clinicId: query[REST_NAMES.clinicId],
       campaignId: query[REST_NAMES.campaignId],
       search: query[REST_NAMES.search],
+      text: query[REST_NAMES.text],
       order: query[REST_NAMES.order],
       updatedSince: query[REST_NAMES.updatedSince],
     },
@@ -94,7 +96,10 @@ export function exportStatement(
   horizon: Date | undefined,
   requestId: string,
 ): string {
-  const conditions = [...interactionConditions(request.filters, visible)];
+  // A full-text search finds its matches through the index (the list's condition checks rows one
+  // by one, which suits a page that stops early, not a statement that reads every match).
+  const { text, ...filters } = request.filters;
+  const conditions = [...interactionConditions(filters, visible), ...(text === undefined ? [] : [textMatchIds(text)])];
   if (request.order === 'feed') {
     if (!request.updatedSince || !horizon) throw new Error('exports: the change feed needs updated_since and a horizon');
     conditions.push(Prisma.sql`updated_at >= ${request.updatedSince.toISOString()}::timestamptz`);

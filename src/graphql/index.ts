@@ -5,6 +5,7 @@ import './schema/enums.js';
 import './schema/paging.js';
 import './schema/interaction.js';
 import './schema/interaction-connection.js';
+import './schema/text-highlights.js';
 import './schema/deleted-interactions.js';
 import './schema/clinic.js';
 import './schema/campaign.js';

@@ -83,6 +83,15 @@ export function textCondition(text: string, alias?: string): Prisma.Sql {
   return documentMatches(document, column('clinic_id'), text);
 }
 
+/**
+ * The search as `id IN (the matching documents)`, for a statement that reads every match (an
+ * export): the documents are found through the GIN index rather than checked one by one.
+ */
+export function textMatchIds(text: string): Prisma.Sql {
+  return Prisma.sql`id IN (SELECT d.interaction_id FROM interaction_search_documents d
+    WHERE ${documentMatches(Prisma.sql`d.document`, Prisma.sql`d.clinic_id`, text)})`;
+}
+
 /** What a page or count of a search selects, besides its text. */
 export interface TextScope {
   text: string;

@@ -38,6 +38,7 @@ import { exportDocs } from '../exports/openapi.js';
 import { schema as graphqlSchema } from '../graphql/index.js';
 import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
 import { MAX_SEARCH_LENGTH } from '../interactions/filters.js';
+import { MAX_TEXT_LENGTH, MAX_TEXT_WORDS } from '../interactions/text-search.js';
 import { PHI_SCOPE } from '../phi/masking.js';
 import { PHI_FILTERS, phiScopeMessage } from '../phi/scope.js';
 import {
@@ -545,11 +546,11 @@ function restRule(name: string, argument: GraphQLArgument, metrics: boolean): Re
         schema: { minLength: 1, maxLength: MAX_SEARCH_LENGTH },
         extra: { examples: { digits: { value: '612 345' }, international: { summary: 'sent as search=%2B34', value: '+34' } } },
       };
-    case 'search':
+    case 'q':
       return {
-        note: `1 to ${MAX_SEARCH_LENGTH} characters. A literal \`+\` must be URL-encoded as \`%2B\`.`,
-        schema: { minLength: 1, maxLength: MAX_SEARCH_LENGTH },
-        extra: { examples: { digits: { value: '612 345' }, international: { summary: 'sent as search=%2B34', value: '+34' } } },
+        note: `1 to ${MAX_TEXT_LENGTH} characters, at most ${MAX_TEXT_WORDS} words (runs of letters or digits; everything else separates them and is never an operator). A text of stop words only matches nothing.`,
+        schema: { minLength: 1, maxLength: MAX_TEXT_LENGTH },
+        extra: { examples: { word: { value: 'cancel' }, words: { summary: 'every word must match', value: 'cancel appointment' } } },
       };
     default:
       // A parameter REST reads as GraphQL does needs no rule of its own: the argument's type and

@@ -8,6 +8,7 @@ import { type CursorPage, listInteractionsAfter } from '../../interactions/curso
 import { checkCursorList } from '../../interactions/filters.js';
 import { requirePhiScope } from '../../phi/scope.js';
 import { builder } from '../builder.js';
+import { searchedRows } from '../searched-rows.js';
 import { checked, rejected } from '../errors.js';
 import { SortOrderEnum } from './enums.js';
 import { interactionFilterArgs, withTextIds } from './interaction.js';
@@ -41,7 +42,7 @@ const InteractionConnection = builder.objectRef<CursorPage>('InteractionConnecti
       complexity: COST_COUNTED_BY_PARENT,
       type: ['Interaction'],
       description: 'The interactions of this page, in the list order.',
-      resolve: (query, page) => page.rows(query),
+      resolve: (query, page) => searchedRows(page.rows(query), page.text),
     }),
     pageInfo: t.field({ type: CursorPageInfo, description: 'The next cursor and whether more follow.', resolve: (page) => page }),
   }),

@@ -6,6 +6,7 @@ import { type InteractionList, listInteractions } from '../../interactions/read-
 import { maskPhoneNumber, readsPhi, redactText, redactTranscript } from '../../phi/masking.js';
 import { requirePhiScope } from '../../phi/scope.js';
 import { builder } from '../builder.js';
+import { searchedRows } from '../searched-rows.js';
 import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum, SortOrderEnum } from './enums.js';
@@ -101,6 +102,10 @@ export const interactionFilterArgs = builder.args((t) => ({
   type: t.field({ type: InteractionTypeEnum, description: 'Only this type; must be valid for `channel` when both are given.' }),
   outcomes: t.field({ type: [OutcomeEnum], description: 'Only these outcomes (any of them).' }),
   search: t.string({ description: 'Case-insensitive substring of the phone number. Needs scope `phi:read`.' }),
+  text: t.string({
+    description:
+      "Full-text search of the summary and transcript: every word must appear, in any case and with or without accents, stemmed in the clinic's language (`cancelled` finds `cancel` and `cancelling`). At most 200 characters and 16 words. Needs scope `phi:read`.",
+  }),
 }));
 
 /** An interaction list's arguments as Pothos gives them (enum arguments as their internal values). */
@@ -113,6 +118,7 @@ export interface ListArgs {
   type?: string | null;
   outcomes?: readonly string[] | null;
   search?: string | null;
+  text?: string | null;
   clinicId?: string | number | null;
   campaignId?: string | number | null;
 }
@@ -139,7 +145,7 @@ export const InteractionPage = builder.objectRef<InteractionList>('InteractionPa
       complexity: COST_COUNTED_BY_PARENT,
       type: ['Interaction'],
       description: 'The interactions on this page.',
-      resolve: (query, list) => list.rows(query),
+      resolve: (query, list) => searchedRows(list.rows(query), list.text),
     }),
     pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (list) => list }),
   }),
