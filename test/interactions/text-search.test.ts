@@ -160,6 +160,14 @@ describe('q: full-text search of summaries and transcripts', () => {
     ]);
     expect(await search(key, 'q=glaucoma')).toEqual({ ids: [rows[0]!.id, rows[1]!.id], total: 2 });
     expect((await search(key, 'q=cataract')).total).toBe(1);
+    // A document follows its interaction's started_at (documents are walked in list order).
+    await sql(`UPDATE interactions SET started_at = started_at - interval '1 day' WHERE id = $1`, [rows[0]!.id]);
+    expect((await search(key, 'q=glaucoma')).ids).toEqual([rows[1]!.id, rows[0]!.id]);
+    const [document] = await sql<{ same: boolean }>(
+      'SELECT d.started_at = i.started_at AS same FROM interaction_search_documents d JOIN interactions i ON i.id = d.interaction_id WHERE i.id = $1',
+      [rows[0]!.id],
+    );
+    expect(document!.same).toBe(true);
     await sql('SELECT interaction_search_terms_fold()');
     await sql('DELETE FROM interactions WHERE id = $1', [rows[1]!.id]);
     expect(await search(key, 'q=glaucoma')).toEqual({ ids: [rows[0]!.id], total: 1 });
