@@ -141,7 +141,7 @@ describe('OpenAPI document', () => {
       );
       const data = deref(deref(op.responses[200]).content['application/json'].schema).properties;
       expect(data.data).toEqual({ $ref: `#/components/schemas/${route.dataSchema}` });
-      expect('meta' in data).toBe(route.params.includes('page'));
+      expect('meta' in data).toBe(route.params.includes('page') || route.params.includes('cursor'));
     }
   });
 
@@ -167,7 +167,7 @@ describe('OpenAPI document', () => {
     for (const [argument, rest] of Object.entries(REST_NAMES)) argumentOf[rest] = argument;
     Object.assign(argumentOf, { page: 'page', limit: 'limit', id: 'id' });
     // Parameters only the cursor list takes are its root field's arguments.
-    const alternativeArgumentOf: Record<string, string> = { cursor: 'after', updated_since: 'updatedSince' };
+    const alternativeArgumentOf: Record<string, string> = { limit: 'first', cursor: 'after', updated_since: 'updatedSince', since: 'since' };
     const rootOf = (document: Any) => graphqlSchema.getQueryType()!.getFields()[document.definitions[0].selectionSet.selections[0].name.value]!;
     for (const route of routes) {
       const op = doc.paths[route.path].get;
@@ -177,10 +177,15 @@ describe('OpenAPI document', () => {
         if (parameter.in === 'header') continue;
         const argument =
           root.args.find((arg) => arg.name === argumentOf[parameter.name]) ??
+          root.args.find((arg) => arg.name === alternativeArgumentOf[parameter.name]) ??
           alternative?.args.find((arg) => arg.name === alternativeArgumentOf[parameter.name]);
         expect(argument, `${route.path} ${parameter.name}`).toBeDefined();
         // The GraphQL description, in REST's names, then what REST adds.
-        expect(parameter.description).toContain(argument!.description!.replaceAll('`startedAt`', '`started_at`'));
+        const restNames = argument!.description!.replace(
+          /`([a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+)`/g,
+          (_, name: string) => `\`${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}\``,
+        );
+        expect(parameter.description).toContain(restNames);
       }
       for (const [status, response] of Object.entries<Any>(op.responses)) {
         if (Number(status) < 400) continue;
@@ -370,7 +375,8 @@ describe('served responses match the document', () => {
     return body;
   }
 
-  const templateOf = (path: string) => (path.startsWith('/api/v1/interactions/') ? '/api/v1/interactions/{id}' : path);
+  const templateOf = (path: string) =>
+    path.startsWith('/api/v1/interactions/') && path !== '/api/v1/interactions/deleted' ? '/api/v1/interactions/{id}' : path;
   const bearer = (value: string) => `Bearer ${value}`;
 
   it('200: interactions (list, filters, pages) and one by id, both channels', async () => {
@@ -426,6 +432,9 @@ describe('served responses match the document', () => {
       expect(breakdown.data.groups.length, groupBy).toBeGreaterThan(0);
     }
     await check('/api/v1/metrics/breakdown', '?group_by=campaign&page=99', 200, bearer(key));
+    // Tombstones of deleted interactions (none for these clinics): the cursor meta as documented.
+    const deleted = await check('/api/v1/interactions/deleted', '?since=2026-01-01&limit=10&cursor=', 200, bearer(key));
+    expect(deleted.data.deleted_interactions).toEqual([]);
     const durations = await check('/api/v1/metrics/durations', '?date_from=2020-01-01', 200, bearer(key));
     expect(durations.data.count).toBeGreaterThan(0);
     await check('/api/v1/metrics/durations', '?channel=whatsapp', 200, bearer(key));

@@ -6,6 +6,7 @@ import { CursorError, cursorCodec, type Position } from '../../interactions/curs
 import type { ParameterNames } from '../../interactions/filters.js';
 import { listTombstonesAfter, type Tombstone, type TombstonePage, tombstoneList } from '../../interactions/tombstones.js';
 import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
 import { checked, rejected } from '../errors.js';
 import { CursorPageInfo } from './interaction-connection.js';
 
@@ -78,25 +79,28 @@ builder.queryFields((t) => ({
       after: t.arg.string({ description: 'The next cursor of the previous page; absent or empty for the first page.' }),
       includeTotal: t.arg.boolean({ description: 'False: `total` is null and nothing is counted. Default true.' }),
     },
-    resolve: async (_root, args, context) => {
-      const list = checked(context, args, checkDeletedList);
-      let after: Position | null = null;
-      if (list.after) {
-        const codec = await cursorCodec(context.db);
-        try {
-          after = codec.decode(list.after, tombstoneList(list.since));
-        } catch (error) {
-          if (error instanceof CursorError) throw rejected(context, (names) => ({ [names.after]: error.message }));
-          throw error;
-        }
-      }
-      return listTombstonesAfter(context.db, {
-        visibleClinics: context.visibleClinics,
-        since: list.since,
-        after,
-        limit: list.limit,
-        includeTotal: list.includeTotal,
-      });
-    },
+    // Checked before anything is awaited: a request whose parameters are wrong fails synchronously
+    // (the OpenAPI document executes the REST document that way to find a 400's details).
+    resolve: (_root, args, context) => readTombstones(context, checked(context, args, checkDeletedList)),
   }),
 }));
+
+async function readTombstones(context: GraphQLContext, list: ReturnType<typeof checkDeletedList>): Promise<TombstonePage> {
+  let after: Position | null = null;
+  if (list.after) {
+    const codec = await cursorCodec(context.db);
+    try {
+      after = codec.decode(list.after, tombstoneList(list.since));
+    } catch (error) {
+      if (error instanceof CursorError) throw rejected(context, (names) => ({ [names.after]: error.message }));
+      throw error;
+    }
+  }
+  return listTombstonesAfter(context.db, {
+    visibleClinics: context.visibleClinics,
+    since: list.since,
+    after,
+    limit: list.limit,
+    includeTotal: list.includeTotal,
+  });
+}
