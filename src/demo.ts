@@ -1,9 +1,16 @@
 // First start on the embedded database: demo data and a demo key. The key itself is kept in the data
 // folder (mode 600), never in the database, so later starts can print it again.
+//
+// The demo data are sandbox data and the demo key a `svc_test_` key (decisions section 12), which
+// sees only sandbox clinics. Only ever called for the embedded database (server.ts), never for a
+// DATABASE_URL one.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createApiKey, lookupApiKey } from './auth/api-keys.js';
 import type { Db } from './db/client.js';
+import { queryRows } from './db/sql.js';
+import { Prisma } from './generated/prisma/client.js';
+import { generateDemoData, type SeedOptions } from './seed/generate.js';
 import { seedDemoData } from './seed/seed-database.js';
 
 interface DemoKeyFile {
@@ -16,23 +23,56 @@ export interface DemoSetup {
   /** False when the stored demo key was revoked or has expired. */
   keyValid: boolean;
   seeded: boolean;
+  /** Clinics of a demo database older than environments that this start made sandbox clinics. */
+  movedToSandbox: number;
 }
 
-export async function ensureDemoSetup(db: Db, url: string, dataDir: string, log: (m: string) => void): Promise<DemoSetup> {
+/** The migration that gave clinics an environment (every clinic then existing became live). */
+export const ENVIRONMENTS_MIGRATION = '20261127024429_patient_data';
+
+/** `demoData`: the size of the demo data (the defaults; tests load less). */
+export async function ensureDemoSetup(db: Db, url: string, dataDir: string, log: (m: string) => void, demoData: SeedOptions = {}): Promise<DemoSetup> {
   let seeded = false;
   if ((await db.clinic.count()) === 0) {
-    log('Empty database: loading demo data (about 50,000 interactions over the last 90 days)...');
-    const counts = await seedDemoData(url, {});
-    log(`Loaded ${counts.clinics} clinics, ${counts.campaigns} campaigns and ${counts.interactions} interactions.`);
+    log('Empty database: loading sandbox demo data (about 50,000 interactions over the last 90 days)...');
+    const counts = await seedDemoData(url, { ...demoData, environment: 'sandbox' });
+    log(`Loaded ${counts.clinics} sandbox clinics, ${counts.campaigns} campaigns and ${counts.interactions} interactions.`);
     seeded = true;
   }
   const file = path.join(dataDir, 'demo-key.json');
   if (fs.existsSync(file)) {
     const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoKeyFile;
     const lookup = await lookupApiKey(db, stored.key);
-    return { key: stored.key, keyValid: lookup.status === 'valid', seeded };
+    const movedToSandbox = seeded ? 0 : await demoClinicsToSandbox(db, stored.id);
+    if (movedToSandbox > 0) {
+      log(`Demo data from before environments: its ${movedToSandbox} clinics are now sandbox clinics, which the demo key (svc_test_) sees.`);
+    }
+    return { key: stored.key, keyValid: lookup.status === 'valid', seeded, movedToSandbox };
   }
   const { key, record } = await createApiKey(db, { name: 'Demo key (embedded database)', environment: 'test' });
   fs.writeFileSync(file, JSON.stringify({ id: record.id, key } satisfies DemoKeyFile), { mode: 0o600 });
-  return { key, keyValid: true, seeded };
+  return { key, keyValid: true, seeded, movedToSandbox: 0 };
+}
+
+/**
+ * A demo database seeded before environments existed: the migration made its clinics live, while its
+ * demo key is a test key, so the demo would show nothing. Its clinics become sandbox clinics again,
+ * as a new demo database's are. Only when all of this holds, so nothing else is ever moved:
+ * - the demo key is a test key created before the environments migration was applied (a database
+ *   set up later was seeded as sandbox; its live clinics are someone's choice);
+ * - the clinic is one the demo seeded: its id is one of the default seed's (ids depend only on the
+ *   seed and the counts), and it is live.
+ * Returns how many clinics were moved (0 on every later start).
+ */
+async function demoClinicsToSandbox(db: Db, demoKeyId: string): Promise<number> {
+  const demoClinics = generateDemoData({}).clinics.map((clinic) => clinic.id);
+  const moved = await queryRows<{ id: string }>(
+    db,
+    Prisma.sql`UPDATE clinics SET environment = 'sandbox'
+               WHERE id = ANY(${demoClinics}::uuid[]) AND environment = 'live'
+                 AND EXISTS (SELECT 1 FROM api_keys k JOIN _prisma_migrations m ON m.migration_name = ${ENVIRONMENTS_MIGRATION}
+                             WHERE k.id = ${demoKeyId}::uuid AND k.environment = 'test' AND k.created_at < m.started_at)
+               RETURNING id::text AS id`,
+  );
+  return moved.length;
 }

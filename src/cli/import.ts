@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CLINIC_ENVIRONMENTS, type ClinicEnvironmentValue, isClinicEnvironment } from '../auth/clinic-environments.js';
 import { checkReadable, ImportDatabaseError, ImportFileError, type ImportFiles, importFiles } from '../importer/import.js';
 import { createProgress } from '../importer/progress.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../importer/read-ndjson.js';
@@ -11,6 +12,15 @@ interface ImportOptions {
   interactions?: string;
   skipInvalid?: boolean;
   maxLineBytes?: string;
+  environment?: string;
+}
+
+/** `--environment`: live (the default) or sandbox. */
+export function environmentFlag(command: string, value: string | undefined, fallback: ClinicEnvironmentValue): ClinicEnvironmentValue {
+  if (value === undefined) return fallback;
+  if (!isClinicEnvironment(value))
+    throw new CliError(`${command}: --environment must be one of ${CLINIC_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(value)}`, 2);
+  return value;
 }
 
 function lineLimit(value: string | undefined): number | undefined {
@@ -29,6 +39,10 @@ export function registerImport(program: Command, cli: CommandContext): void {
     .option('--clinics <file>', 'clinics, one per line')
     .option('--campaigns <file>', 'campaigns, one per line')
     .option('--interactions <file>', 'interactions, one per line, optionally with `campaign_id`; a line without `transcript` removes a stored one')
+    .option(
+      '--environment <env>',
+      'live (default) or sandbox: new clinics get it, and records of a stored clinic of the other environment are invalid lines (seen by svc_live_ / svc_test_ keys)',
+    )
     .option('--skip-invalid', 'write the valid lines even when some lines are invalid')
     .option('--max-line-bytes <n>', `longest line accepted, in bytes; a longer one is an invalid line (default ${DEFAULT_MAX_LINE_BYTES})`)
     .action(async (options: ImportOptions) => {
@@ -38,6 +52,7 @@ export function registerImport(program: Command, cli: CommandContext): void {
         throw new CliError('import: give at least one of --clinics FILE, --campaigns FILE, --interactions FILE', 2);
       }
       const maxLineBytes = lineLimit(options.maxLineBytes);
+      const environment = environmentFlag('import', options.environment, 'live');
       const report = await translateImportErrors(async () => {
         // Before the database is opened: a typo in a path fails at once.
         for (const file of Object.values(files)) if (file !== undefined) await checkReadable(file);
@@ -46,6 +61,7 @@ export function registerImport(program: Command, cli: CommandContext): void {
             files,
             url,
             skipInvalid: Boolean(options.skipInvalid),
+            environment,
             maxLineBytes,
             progress: createProgress(!out.json && Boolean(cli.io.stderr.isTTY), cli.io.stderr),
             onWait: () => cli.console.error('Another import into this database is running; waiting for it to finish (imports run one at a time)...'),

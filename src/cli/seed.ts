@@ -1,8 +1,10 @@
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
+import { KEY_PREFIX_OF_ENVIRONMENT } from '../auth/clinic-environments.js';
 import { SEED_DEFAULTS, SEED_LIMITS, SeedOptionError } from '../seed/generate.js';
-import { seedDemoData } from '../seed/seed-database.js';
+import { SeedEnvironmentError, seedDemoData } from '../seed/seed-database.js';
 import { CliError, type CommandContext, withDatabase } from './context.js';
+import { environmentFlag } from './import.js';
 
 interface SeedFlags {
   clinics?: string;
@@ -10,6 +12,7 @@ interface SeedFlags {
   days?: string;
   seed?: string;
   endDate?: string;
+  environment?: string;
 }
 
 function count(flag: keyof typeof SEED_LIMITS, raw: string | undefined): number {
@@ -41,6 +44,7 @@ export function parseSeedFlags(flags: SeedFlags, now: () => Date = () => new Dat
     days: count('days', flags.days),
     seed,
     endDate,
+    environment: environmentFlag('seed', flags.environment, 'sandbox'),
   };
 }
 
@@ -53,6 +57,7 @@ export function registerSeed(program: Command, cli: CommandContext): void {
     .option('--days <n>', `length of the period, in days, ending at --end-date (default ${SEED_DEFAULTS.days})`)
     .option('--seed <s>', `seed of the random generator (default ${SEED_DEFAULTS.seed})`)
     .option('--end-date <iso>', 'end of the period (default: now); with the same seed and counts, the same end date gives the same rows')
+    .option('--environment <env>', 'sandbox (default: seen by svc_test_ keys) or live (seen by svc_live_ keys)')
     .action(async (flags: SeedFlags) => {
       const out = cli.output();
       const options = parseSeedFlags(flags);
@@ -78,17 +83,19 @@ export function registerSeed(program: Command, cli: CommandContext): void {
         );
       } catch (error) {
         if (error instanceof SeedOptionError) throw new CliError(`--${error.option}: ${error.message}`, 2);
+        if (error instanceof SeedEnvironmentError) throw new CliError(`seed: ${error.message}`);
         throw error;
       } finally {
         bar?.stop();
       }
       const seconds = (performance.now() - started) / 1000;
       const endDate = options.endDate.toISOString();
-      out.result({ ...counts, seed: options.seed, days: options.days, end_date: endDate }, () =>
+      const { environment } = options;
+      out.result({ ...counts, environment, seed: options.seed, days: options.days, end_date: endDate }, () =>
         cli.console.log(
-          `Seeded ${counts.clinics.toLocaleString('en-US')} clinics, ${counts.campaigns.toLocaleString('en-US')} campaigns and ` +
+          `Seeded ${counts.clinics.toLocaleString('en-US')} ${environment} clinics, ${counts.campaigns.toLocaleString('en-US')} campaigns and ` +
             `${counts.interactions.toLocaleString('en-US')} interactions (seed ${JSON.stringify(options.seed)}, ${options.days} days ending ${endDate}) ` +
-            `in ${seconds.toFixed(1)} s.`,
+            `in ${seconds.toFixed(1)} s; ${KEY_PREFIX_OF_ENVIRONMENT[environment]} keys see them.`,
         ),
       );
     });

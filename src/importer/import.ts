@@ -6,6 +6,8 @@
 // Imports into one database run one at a time (session.ts: an advisory lock held over both passes).
 import fs from 'node:fs/promises';
 import type pg from 'pg';
+import type { ClinicEnvironmentValue } from '../auth/clinic-environments.js';
+import { isUuid } from '../domain/parameters.js';
 import { CLAIM_TRANSACTION_ID } from '../interactions/change-feed.js';
 import { IdIndex } from './id-index.js';
 import { createProgress, type Progress } from './progress.js';
@@ -14,7 +16,7 @@ import { normalizeUuid, RESOURCES, type RecordOf, type Resource } from './record
 import { DatabaseReferences } from './references.js';
 import { ImportSession } from './session.js';
 import { checkLine, type Problem, WHOLE_LINE } from './validate.js';
-import { BatchWriter } from './write.js';
+import { BatchWriter, type WriteContext } from './write.js';
 
 export { IMPORT_APPLICATION_NAME, ImportDatabaseError } from './session.js';
 
@@ -27,6 +29,11 @@ export interface ImportOptions {
   skipInvalid?: boolean;
   /** PostgreSQL connection string. */
   url: string;
+  /**
+   * The environment the import writes: new clinics get it, and a record of a stored clinic of the
+   * other environment is an invalid line (data never moves between environments). Default `live`.
+   */
+  environment?: ClinicEnvironmentValue;
   /** Show progress bars on stderr. */
   progress?: boolean | Progress;
   /** Rows per multi-row statement. */
@@ -49,6 +56,8 @@ export interface ResourceReport {
 }
 
 export interface ImportReport {
+  /** The environment the import wrote (or would have written). */
+  environment: ClinicEnvironmentValue;
   resources: Partial<Record<Resource, ResourceReport>>;
   /** Invalid lines over all files. */
   invalid: number;
@@ -108,7 +117,10 @@ class Pass1State {
   /** Per resource, the numbers of the invalid lines (pass 2 skips them). */
   readonly invalidLines: Record<Resource, Set<number>> = { clinics: new Set(), campaigns: new Set(), interactions: new Set() };
 
-  constructor(readonly files: ImportFiles) {}
+  constructor(
+    readonly files: ImportFiles,
+    readonly environment: ClinicEnvironmentValue,
+  ) {}
 }
 
 /**
@@ -153,7 +165,8 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
   });
   const progress = typeof options.progress === 'object' ? options.progress : createProgress(Boolean(options.progress));
   const maxListed = options.maxListedProblems ?? DEFAULT_MAX_LISTED;
-  const report: ImportReport = { resources: {}, invalid: 0, problems: [], problemsNotListed: 0, committed: false };
+  const environment = options.environment ?? 'live';
+  const report: ImportReport = { environment, resources: {}, invalid: 0, problems: [], problemsNotListed: 0, committed: false };
   const identities = new Map<string, FileIdentity>();
   for (const { path } of files) identities.set(path, await checkReadable(path));
 
@@ -165,7 +178,7 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
   try {
     await session.lockImports(options.onWait);
     // Only the invalid line numbers outlive pass 1: the ids it kept are released before pass 2.
-    const invalidLines = await validateFiles(client, files, identities, report, progress, maxListed, maxLineBytes);
+    const invalidLines = await validateFiles(client, files, identities, report, progress, maxListed, maxLineBytes, environment);
     if (report.invalid > 0 && !options.skipInvalid) return report;
 
     await client.query('BEGIN');
@@ -179,7 +192,7 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
         progress.start(`writing ${path}`, identity.size);
         try {
           const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-          stats.written = await writeFile(client, resource, path, invalidLines[resource], batchSize, maxLineBytes, progress);
+          stats.written = await writeFile(client, resource, path, invalidLines[resource], batchSize, maxLineBytes, progress, { environment });
         } finally {
           progress.stop();
         }
@@ -213,8 +226,9 @@ async function validateFiles(
   progress: Progress,
   maxListed: number,
   maxLineBytes: number,
+  environment: ClinicEnvironmentValue,
 ): Promise<Record<Resource, Set<number>>> {
-  const state = new Pass1State(Object.fromEntries(files.map((f) => [f.resource, f.path])));
+  const state = new Pass1State(Object.fromEntries(files.map((f) => [f.resource, f.path])), environment);
   const references = new DatabaseReferences(client);
   for (const { resource, path } of files) {
     const stats: ResourceReport = { file: path, lines: 0, valid: 0, invalid: 0, written: 0 };
@@ -273,6 +287,16 @@ async function checkAcrossLines(resource: Resource, batch: LineFacts[], state: P
     if (seen !== undefined) facts.problems.push({ field: 'id', reason: `duplicate of line ${seen}` });
   }
   if (resource === 'clinics') {
+    // A stored clinic of the other environment is refused: its line is invalid, and so are the
+    // lines that refer to it (they name an invalid line), rather than moving its data.
+    const ids = batch.flatMap((f) => (f.id !== undefined && isUuid(f.id) ? [normalizeUuid(f.id)] : []));
+    await references.load(ids, []);
+    for (const facts of batch) {
+      if (facts.id === undefined || !isUuid(facts.id)) continue;
+      const stored = references.clinicEnvironment(normalizeUuid(facts.id));
+      if (stored && stored !== state.environment)
+        facts.problems.push({ field: 'id', reason: environmentConflict(normalizeUuid(facts.id), stored, state.environment) });
+    }
     finishEntries(resource, batch, state);
     return;
   }
@@ -318,7 +342,14 @@ async function checkAcrossLines(resource: Resource, batch: LineFacts[], state: P
 function clinicProblem(clinicId: string, state: Pass1State, references: DatabaseReferences): string | undefined {
   const entry = state.clinics.get(clinicId);
   if (entry) return entry.valid ? undefined : `unknown clinic ${clinicId} (its line ${state.files.clinics}:${entry.line} is invalid)`;
-  return references.clinicExists(clinicId) ? undefined : `unknown clinic ${clinicId}`;
+  const stored = references.clinicEnvironment(clinicId);
+  if (!stored) return `unknown clinic ${clinicId}`;
+  return stored === state.environment ? undefined : environmentConflict(clinicId, stored, state.environment);
+}
+
+/** Why a record of a stored clinic of the other environment is refused. */
+function environmentConflict(clinicId: string, stored: ClinicEnvironmentValue, writing: ClinicEnvironmentValue): string {
+  return `clinic ${clinicId} is a ${stored} clinic; this import writes ${writing} data (--environment ${writing}), and data never moves between environments`;
 }
 
 function campaignProblem(campaignId: string, clinicId: string | undefined, state: Pass1State, references: DatabaseReferences): string | undefined {
@@ -354,8 +385,9 @@ async function writeFile<R extends Resource>(
   batchSize: number,
   maxLineBytes: number,
   progress: Progress,
+  context: WriteContext,
 ): Promise<number> {
-  const writer = new BatchWriter(client, resource, batchSize);
+  const writer = new BatchWriter(client, resource, batchSize, context);
   try {
     for await (const batch of readLines(path, { maxLineBytes, onBytes: (n) => progress.update(n) })) {
       for (const line of batch) {

@@ -11,6 +11,9 @@ export type Resource = (typeof RESOURCES)[number];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** As the clinics_language_check constraint (`es`, `en`). */
+const ISO_639_1 = /^[a-z]{2}$/;
+
 // ISO 8601 extended format with a date, a time and an explicit zone (Z or +-HH:MM).
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):(\d{2}))$/;
 
@@ -112,6 +115,9 @@ export const clinicRecord = z.strictObject({
   email: z.string(),
   timezone: z.string().refine(isTimeZone, 'must be an IANA time zone name (Europe/Madrid)'),
   created_at: timestamp,
+  // Not part of the REST representation: the language its patients are spoken to in, for the
+  // full-text search's stemming. Absent or null: the stored one is kept (none for a new clinic).
+  language: z.string().regex(ISO_639_1, 'must be an ISO 639-1 language code: two lowercase letters (es)').nullish(),
 });
 export type ClinicRecord = z.infer<typeof clinicRecord>;
 

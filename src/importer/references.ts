@@ -1,12 +1,14 @@
 // Rows already in the database that import lines may refer to: looked up in batches
 // (`WHERE id = ANY($1)`) and cached, so a million interactions of a few clinics cost a few queries.
 import type pg from 'pg';
+import type { ClinicEnvironmentValue } from '../auth/clinic-environments.js';
 
 /** Beyond this many cached ids the cache starts afresh: memory stays bounded whatever the files hold. */
 const MAX_CACHED = 200_000;
 
 export class DatabaseReferences {
-  private readonly clinics = new Map<string, boolean>();
+  /** Clinic id -> its environment, or null when there is no such clinic. */
+  private readonly clinics = new Map<string, ClinicEnvironmentValue | null>();
   /** Campaign id -> its clinic id, or null when there is no such campaign. */
   private readonly campaigns = new Map<string, string | null>();
   /** Interaction id -> its clinic id, for the stored interactions among the last batch's ids only. */
@@ -15,7 +17,7 @@ export class DatabaseReferences {
   constructor(private readonly client: pg.ClientBase) {}
 
   /**
-   * Makes `clinicExists`, `campaignClinic` and `interactionClinic` answer for these ids (clinic ids:
+   * Makes `clinicEnvironment`, `campaignClinic` and `interactionClinic` answer for these ids (clinic ids:
    * valid UUIDs, lower case). Interactions are not cached: each id occurs once in the files.
    */
   async load(clinicIds: Iterable<string>, campaignIds: Iterable<string>, interactionIds: string[] = []): Promise<void> {
@@ -24,9 +26,12 @@ export class DatabaseReferences {
     const clinics = [...new Set(clinicIds)].filter((id) => !this.clinics.has(id));
     const campaigns = [...new Set(campaignIds)].filter((id) => !this.campaigns.has(id));
     if (clinics.length > 0) {
-      const found = await this.client.query<{ id: string }>('SELECT id::text AS id FROM clinics WHERE id = ANY($1::uuid[])', [clinics]);
-      for (const id of clinics) this.clinics.set(id, false);
-      for (const row of found.rows) this.clinics.set(row.id, true);
+      const found = await this.client.query<{ id: string; environment: ClinicEnvironmentValue }>(
+        'SELECT id::text AS id, environment::text AS environment FROM clinics WHERE id = ANY($1::uuid[])',
+        [clinics],
+      );
+      for (const id of clinics) this.clinics.set(id, null);
+      for (const row of found.rows) this.clinics.set(row.id, row.environment);
     }
     if (campaigns.length > 0) {
       const found = await this.client.query<{ id: string; clinic_id: string }>(
@@ -46,8 +51,8 @@ export class DatabaseReferences {
     }
   }
 
-  /** Undefined when not loaded. */
-  clinicExists(id: string): boolean | undefined {
+  /** The stored clinic's environment, null when there is no such clinic, undefined when not loaded. */
+  clinicEnvironment(id: string): ClinicEnvironmentValue | null | undefined {
     return this.clinics.get(id);
   }
 

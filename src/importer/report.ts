@@ -1,8 +1,12 @@
 // How an import report is shown: one JSON document (--json) or a table for people.
+
+import { KEY_PREFIX_OF_ENVIRONMENT } from '../auth/clinic-environments.js';
 import type { ImportReport } from './import.js';
 import { RESOURCES } from './records.js';
 
 export interface ImportJson {
+  /** The environment written (`live` or `sandbox`). */
+  environment: string;
   written: { clinics: number; campaigns: number; interactions: number };
   invalid: number;
   errors: string[];
@@ -23,6 +27,7 @@ export function toJson(report: ImportReport): ImportJson {
   const written = (r: (typeof RESOURCES)[number]) => report.resources[r]?.written ?? 0;
   const reason = rejection(report);
   return {
+    environment: report.environment,
     written: { clinics: written('clinics'), campaigns: written('campaigns'), interactions: written('interactions') },
     invalid: report.invalid,
     errors: report.problems,
@@ -45,7 +50,8 @@ export function summaryLines(report: ImportReport): string[] {
       .join('  ')
       .trimEnd();
   const lines = [format(header), ...rows.map(format)];
-  if (report.committed) lines.push('Written in one transaction.');
+  if (report.committed)
+    lines.push(`Written in one transaction, to the ${report.environment} environment (${KEY_PREFIX_OF_ENVIRONMENT[report.environment]} keys see it).`);
   return lines;
 }
 

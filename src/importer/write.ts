@@ -2,14 +2,26 @@
 // ON CONFLICT (id) DO UPDATE` per table, whatever the batch size. One batch is in flight while the
 // next one is parsed. Rows that would not change are left alone (no dead tuples on a re-import).
 import type pg from 'pg';
+import type { ClinicEnvironmentValue } from '../auth/clinic-environments.js';
 import type { CampaignRecord, ClinicRecord, InteractionRecord, RecordOf, Resource } from './records.js';
 import { parseTimestamp } from './records.js';
+
+/** What holds for every row of an import. */
+export interface WriteContext {
+  /** The environment new clinics are written in (an existing clinic's never changes). */
+  environment: ClinicEnvironmentValue;
+}
 
 interface Column<R> {
   name: string;
   /** PostgreSQL type of the column (the parameter is an array of it). */
   type: string;
-  value: (record: R) => unknown;
+  value: (record: R, context: WriteContext) => unknown;
+  /**
+   * `insert`: written only with a new row, never updated (a clinic's environment: data never moves
+   * between environments). `keep-null`: a null leaves the stored value as it is.
+   */
+  update?: 'insert' | 'keep-null';
 }
 
 interface Table<R> {
@@ -34,6 +46,8 @@ const clinics: Table<ClinicRecord> = {
     { name: 'email', type: 'text', value: (r) => r.email },
     { name: 'timezone', type: 'text', value: (r) => r.timezone },
     { name: 'created_at', type: 'timestamptz', value: (r) => utc(r.created_at) },
+    { name: 'environment', type: '"ClinicEnvironment"', value: (_r, context) => context.environment, update: 'insert' },
+    { name: 'language', type: 'text', value: (r) => r.language ?? null, update: 'keep-null' },
   ],
 };
 
@@ -76,7 +90,11 @@ function upsertSql<R>(table: Table<R>): string {
   const q = (name: string) => `"${name}"`;
   const names = table.columns.map((c) => q(c.name));
   const params = table.columns.map((c, i) => `$${i + 1}::${c.type}[]`);
-  const updated = table.columns.filter((c) => c.name !== 'id').map((c) => q(c.name));
+  const updatedColumns = table.columns.filter((c) => c.name !== 'id' && c.update !== 'insert');
+  const updated = updatedColumns.map((c) => q(c.name));
+  const incoming = updatedColumns.map((c) =>
+    c.update === 'keep-null' ? `coalesce(EXCLUDED.${q(c.name)}, ${q(table.name)}.${q(c.name)})` : `EXCLUDED.${q(c.name)}`,
+  );
   // An interaction's updated_at moves only when the row changes (the WHERE leaves identical rows
   // alone): the change feed must not list a re-import that changed nothing. RETURNING names the
   // rows written, so a transcript-only change can move updated_at afterwards (Batch.execute).
@@ -84,8 +102,8 @@ function upsertSql<R>(table: Table<R>): string {
   return [
     `INSERT INTO ${q(table.name)} (${names.join(', ')}${feed ? ', "updated_at"' : ''})`,
     `SELECT *${feed ? ', statement_timestamp()' : ''} FROM unnest(${params.join(', ')})`,
-    `ON CONFLICT ("id") DO UPDATE SET ${updated.map((n) => `${n} = EXCLUDED.${n}`).join(', ')}${feed ? ', "updated_at" = EXCLUDED."updated_at"' : ''}`,
-    `WHERE (${updated.map((n) => `${q(table.name)}.${n}`).join(', ')}) IS DISTINCT FROM (${updated.map((n) => `EXCLUDED.${n}`).join(', ')})`,
+    `ON CONFLICT ("id") DO UPDATE SET ${updated.map((n, i) => `${n} = ${incoming[i]}`).join(', ')}${feed ? ', "updated_at" = EXCLUDED."updated_at"' : ''}`,
+    `WHERE (${updated.map((n) => `${q(table.name)}.${n}`).join(', ')}) IS DISTINCT FROM (${incoming.join(', ')})`,
     ...(feed ? ['RETURNING "id"'] : []),
   ].join('\n');
 }
@@ -119,13 +137,14 @@ class Batch<R extends Resource> {
   constructor(
     private readonly resource: R,
     private readonly table: Table<RecordOf[R]>,
+    private readonly context: WriteContext,
   ) {
     this.columns = table.columns.map(() => []);
   }
 
   add(record: RecordOf[R]): void {
     this.table.columns.forEach((column, i) => {
-      this.columns[i]!.push(column.value(record));
+      this.columns[i]!.push(column.value(record, this.context));
     });
     if (this.resource === 'interactions') {
       const r = record as InteractionRecord;
@@ -162,6 +181,7 @@ export class BatchWriter<R extends Resource> {
     private readonly client: pg.ClientBase,
     private readonly resource: R,
     private readonly batchSize: number,
+    private readonly context: WriteContext = { environment: 'live' },
   ) {
     this.batch = this.newBatch();
   }
@@ -205,7 +225,7 @@ export class BatchWriter<R extends Resource> {
   }
 
   private newBatch(): Batch<R> {
-    return new Batch(this.resource, TABLES[this.resource] as Table<RecordOf[R]>);
+    return new Batch(this.resource, TABLES[this.resource] as Table<RecordOf[R]>, this.context);
   }
 
   /** One statement at a time: node-postgres runs one query per client. */

@@ -4,12 +4,30 @@
 // generated while the previous batch is being written, and at most two batches exist at a time.
 
 import pg from 'pg';
+import type { ClinicEnvironmentValue } from '../auth/clinic-environments.js';
 import { CLAIM_TRANSACTION_ID } from '../interactions/change-feed.js';
 import { type DemoData, generateDemoData, type SeedCampaign, type SeedClinic, type SeedInteraction, type SeedOptions } from './generate.js';
 
 export interface SeedDatabaseOptions extends SeedOptions {
   /** Called with the number of interactions written so far (0 first, `total` last). */
   onProgress?: (done: number, total: number) => void;
+  /** The environment of the clinics written; default `sandbox` (demo data is testing data). */
+  environment?: ClinicEnvironmentValue;
+}
+
+/** A clinic the seed would write is stored in the other environment: nothing was written. */
+export class SeedEnvironmentError extends Error {
+  constructor(
+    readonly clinicId: string,
+    readonly stored: ClinicEnvironmentValue,
+    readonly wanted: ClinicEnvironmentValue,
+  ) {
+    super(
+      `clinic ${clinicId} is a ${stored} clinic; this seed writes ${wanted} data, and data never moves between environments ` +
+        `(seed with --environment ${stored}, or another --seed, whose clinics are others): nothing was written`,
+    );
+    this.name = 'SeedEnvironmentError';
+  }
 }
 
 export interface SeedCounts {
@@ -28,9 +46,10 @@ function upsertColumns(table: string, columns: readonly string[], touched = ''):
   return `DO UPDATE SET ${set} WHERE (${current}) IS DISTINCT FROM (${incoming})`;
 }
 
+// The environment is written with a new clinic only, never updated (SeedEnvironmentError).
 const CLINICS_SQL = `
-  INSERT INTO clinics (id, name, address, phone, email, timezone, created_at, language)
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
+  INSERT INTO clinics (id, name, address, phone, email, timezone, created_at, language, environment)
+  SELECT *, $9::"ClinicEnvironment" FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
   ON CONFLICT (id) ${upsertColumns('clinics', ['name', 'address', 'phone', 'email', 'timezone', 'created_at', 'language'])}`;
 
 const CAMPAIGNS_SQL = `
@@ -73,7 +92,16 @@ const INTERACTIONS_SQL = `
   SELECT id, entries FROM input
   ON CONFLICT (interaction_id) ${upsertColumns('interaction_transcripts', ['entries'])}`;
 
-async function writeClinics(client: pg.Client, clinics: readonly SeedClinic[]): Promise<void> {
+/** The first of `clinics` stored in another environment than `environment`, if any. */
+async function clinicOfOtherEnvironment(client: pg.Client, clinics: readonly SeedClinic[], environment: ClinicEnvironmentValue) {
+  const { rows } = await client.query<{ id: string; environment: ClinicEnvironmentValue }>(
+    `SELECT id::text AS id, environment::text AS environment FROM clinics WHERE id = ANY($1::uuid[]) AND environment <> $2::"ClinicEnvironment" ORDER BY id LIMIT 1`,
+    [clinics.map((c) => c.id), environment],
+  );
+  return rows[0];
+}
+
+async function writeClinics(client: pg.Client, clinics: readonly SeedClinic[], environment: ClinicEnvironmentValue): Promise<void> {
   for (let i = 0; i < clinics.length; i += BATCH_SIZE) {
     const batch = clinics.slice(i, i + BATCH_SIZE);
     await client.query(CLINICS_SQL, [
@@ -85,6 +113,7 @@ async function writeClinics(client: pg.Client, clinics: readonly SeedClinic[]): 
       batch.map((c) => c.timezone),
       batch.map((c) => c.createdAt.toISOString()),
       batch.map((c) => c.language),
+      environment,
     ]);
   }
 }
@@ -138,11 +167,21 @@ class InteractionBatch {
   }
 }
 
-/** Writes `data` through an open connection, inside the caller's transaction. */
-export async function writeDemoData(client: pg.Client, data: DemoData, onProgress?: (done: number, total: number) => void): Promise<SeedCounts> {
+/**
+ * Writes `data` through an open connection, inside the caller's transaction, its clinics in
+ * `environment` (SeedEnvironmentError when one of them is stored in the other).
+ */
+export async function writeDemoData(
+  client: pg.Client,
+  data: DemoData,
+  onProgress?: (done: number, total: number) => void,
+  environment: ClinicEnvironmentValue = 'sandbox',
+): Promise<SeedCounts> {
+  const conflict = await clinicOfOtherEnvironment(client, data.clinics, environment);
+  if (conflict) throw new SeedEnvironmentError(conflict.id, conflict.environment, environment);
   const total = data.options.interactions;
   onProgress?.(0, total);
-  await writeClinics(client, data.clinics);
+  await writeClinics(client, data.clinics, environment);
   await writeCampaigns(client, data.campaigns);
 
   let done = 0;
@@ -184,7 +223,7 @@ export async function writeDemoData(client: pg.Client, data: DemoData, onProgres
  * everything is written or nothing is. Also used by the server's first start on an empty database.
  */
 export async function seedDemoData(url: string, options: SeedDatabaseOptions = {}): Promise<SeedCounts> {
-  const { onProgress, ...seedOptions } = options;
+  const { onProgress, environment = 'sandbox', ...seedOptions } = options;
   const data = generateDemoData(seedOptions);
   const client = new pg.Client({ connectionString: url, application_name: 'clinic-analytics seed' });
   await client.connect();
@@ -192,7 +231,7 @@ export async function seedDemoData(url: string, options: SeedDatabaseOptions = {
     await client.query('BEGIN');
     try {
       await client.query(CLAIM_TRANSACTION_ID);
-      const counts = await writeDemoData(client, data, onProgress);
+      const counts = await writeDemoData(client, data, onProgress, environment);
       await client.query('COMMIT');
       // The phone numbers' changes folded into the fragment counts at once (interactions/phone-fragments.ts).
       await client.query('SELECT interaction_phone_changes_fold(), clinic_data_changes_fold()');

@@ -3,16 +3,26 @@
 // 404). On a database of its own: what a key sees depends on every clinic in it (while only one
 // environment exists, an unrestricted key reads the all-clinics rollups), so the shared test
 // database, where other files create clinics all the time, cannot serve.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
+import { createApiKey } from '../../src/auth/api-keys.js';
 import { visibleClinicsOf } from '../../src/auth/clinic-environments.js';
 import { createPrismaClient, type Db } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
+import { ENVIRONMENTS_MIGRATION, ensureDemoSetup } from '../../src/demo.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { generateDemoData } from '../../src/seed/generate.js';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
-import { withFreshDatabase } from '../helpers/db.js';
+import { runCli } from '../helpers/cli.js';
+import { migrateUpTo, withFreshDatabase } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
+import { campaignLine, clinicLine, voiceLine, writeLines } from '../importer/files.js';
 import { expectError, expectStatus, get, type Json, type RestResponse } from '../rest/client.js';
 
 /** A database of this file's own, migrated, dropped by `drop`. */
@@ -380,4 +390,235 @@ describe('a database that cannot answer which clinics a key sees', () => {
     expect(response.status).toBe(503);
     expect(response.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
   });
+});
+
+describe('import --environment', () => {
+  const importJson = async (...args: string[]) => {
+    const run = await runCli(['--json', 'import', ...args], database.url);
+    return { code: run.code, out: JSON.parse(run.stdout) as Json, stderr: run.stderr };
+  };
+  const environmentOf = async (id: string) => (await db.clinic.findUnique({ where: { id }, select: { environment: true } }))?.environment;
+
+  it('writes new clinics in the environment asked for (default live) and says which', async () => {
+    const clinic = clinicLine({ language: 'es' });
+    const run = await importJson(
+      '--environment',
+      'sandbox',
+      '--clinics',
+      writeLines('clinics.ndjson', [clinic]),
+      '--interactions',
+      writeLines('i.ndjson', [voiceLine(clinic.id)]),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.out).toMatchObject({ environment: 'sandbox', written: { clinics: 1, campaigns: 0, interactions: 1 }, invalid: 0 });
+    expect(await db.clinic.findUnique({ where: { id: clinic.id }, select: { environment: true, language: true } })).toEqual({
+      environment: 'sandbox',
+      language: 'es',
+    });
+    expect(ids(await get(app, '/api/v1/clinics', testKey), 'clinics')).toContain(clinic.id);
+    expect(ids(await get(app, '/api/v1/clinics', liveKey), 'clinics')).not.toContain(clinic.id);
+
+    const human = await runCli(['import', '--clinics', writeLines('clinics.ndjson', [clinicLine()])], database.url);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('Written in one transaction, to the live environment (svc_live_ keys see it).');
+  });
+
+  it('refuses the records of a stored clinic of the other environment, naming the clinic and both environments', async () => {
+    const stored = clinicLine();
+    expect((await importJson('--environment', 'sandbox', '--clinics', writeLines('clinics.ndjson', [stored]))).code).toBe(0);
+    const fresh = clinicLine();
+    const clinics = writeLines('clinics.ndjson', [{ ...stored, name: 'Moved?' }, fresh]);
+    const interactions = writeLines('interactions.ndjson', [voiceLine(stored.id), voiceLine(fresh.id)]);
+    const refused = await importJson('--clinics', clinics, '--interactions', interactions);
+    const reason = `clinic ${stored.id} is a sandbox clinic; this import writes live data (--environment live), and data never moves between environments`;
+    expect(refused.code).toBe(1);
+    expect(refused.out).toEqual({
+      environment: 'live',
+      written: { clinics: 0, campaigns: 0, interactions: 0 },
+      invalid: 2,
+      errors: [`${clinics}:1 id: ${reason}`, `${interactions}:1 clinic_id: unknown clinic ${stored.id} (its line ${clinics}:1 is invalid)`],
+      error: '2 invalid lines: nothing was written (--skip-invalid writes the valid lines)',
+    });
+    // Records of the stored clinic without its clinic line: refused by their clinic_id.
+    const campaigns = writeLines('campaigns.ndjson', [campaignLine(stored.id)]);
+    const alone = await importJson('--campaigns', campaigns);
+    expect(alone.out.errors).toEqual([`${campaigns}:1 clinic_id: ${reason}`]);
+
+    // --skip-invalid writes the rest; the stored clinic keeps its environment and name.
+    const skipped = await importJson('--skip-invalid', '--clinics', clinics, '--interactions', interactions);
+    expect(skipped.code).toBe(0);
+    expect(skipped.out).toMatchObject({ environment: 'live', written: { clinics: 1, interactions: 1 }, invalid: 2 });
+    expect(await db.clinic.findUnique({ where: { id: stored.id }, select: { environment: true, name: true } })).toEqual({
+      environment: 'sandbox',
+      name: stored.name,
+    });
+    expect(await environmentOf(fresh.id)).toBe('live');
+    // The same import into its own environment updates it.
+    expect((await importJson('--environment', 'sandbox', '--clinics', writeLines('clinics.ndjson', [{ ...stored, name: 'Renamed' }]))).code).toBe(0);
+    expect(await db.clinic.findUnique({ where: { id: stored.id }, select: { environment: true, name: true } })).toEqual({
+      environment: 'sandbox',
+      name: 'Renamed',
+    });
+  });
+
+  it('language: ISO 639-1, checked like any field; a line without it keeps the stored one', async () => {
+    const withoutLanguage = clinicLine();
+    const clinic = { ...withoutLanguage, language: 'fr' };
+    expect((await importJson('--clinics', writeLines('clinics.ndjson', [clinic]))).code).toBe(0);
+    expect((await importJson('--clinics', writeLines('clinics.ndjson', [{ ...withoutLanguage, name: 'Same language' }]))).code).toBe(0);
+    expect(await db.clinic.findUnique({ where: { id: clinic.id }, select: { language: true, name: true } })).toEqual({ language: 'fr', name: 'Same language' });
+    const bad = writeLines('clinics.ndjson', [clinicLine({ language: 'ES' }), clinicLine({ language: 'spa' }), clinicLine({ language: 7 })]);
+    const refused = await importJson('--clinics', bad);
+    expect(refused.code).toBe(1);
+    expect(refused.out.errors).toEqual([
+      `${bad}:1 language: must be an ISO 639-1 language code: two lowercase letters (es)`,
+      `${bad}:2 language: must be an ISO 639-1 language code: two lowercase letters (es)`,
+      `${bad}:3 language: expected a string, got number`,
+    ]);
+  });
+
+  it('refuses an unknown environment (usage error, exit 2)', async () => {
+    const run = await importJson('--environment', 'production', '--clinics', writeLines('clinics.ndjson', [clinicLine()]));
+    expect(run.code).toBe(2);
+    expect(run.out).toEqual({ error: 'import: --environment must be one of live, sandbox, got "production"' });
+  });
+});
+
+describe('seed --environment', () => {
+  const seedArgs = (seed: string) => ['seed', '--clinics', '1', '--interactions', '30', '--days', '2', '--seed', seed, '--end-date', '2026-02-01'];
+  const clinicOf = (seed: string) => generateDemoData({ clinics: 1, interactions: 30, seed }).clinics[0]!.id;
+
+  it('writes sandbox clinics by default, live ones when asked, and says which', async () => {
+    const sandboxRun = await runCli(['--json', ...seedArgs('env-seed-sandbox')], database.url);
+    expect(sandboxRun.code, sandboxRun.stderr).toBe(0);
+    expect(JSON.parse(sandboxRun.stdout)).toMatchObject({ environment: 'sandbox', clinics: 1, interactions: 30 });
+    const liveRun = await runCli([...seedArgs('env-seed-live'), '--environment', 'live'], database.url);
+    expect(liveRun.code, liveRun.stderr).toBe(0);
+    expect(liveRun.stdout).toMatch(/^Seeded 1 live clinics, 5 campaigns and 30 interactions .* svc_live_ keys see them\.\n$/);
+    expect(
+      await db.clinic.findMany({
+        where: { id: { in: [clinicOf('env-seed-sandbox'), clinicOf('env-seed-live')] } },
+        select: { id: true, environment: true },
+        orderBy: { id: 'asc' },
+      }),
+    ).toEqual(
+      [
+        { id: clinicOf('env-seed-sandbox'), environment: 'sandbox' },
+        { id: clinicOf('env-seed-live'), environment: 'live' },
+      ].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+  });
+
+  it('refuses to seed into clinics of the other environment, and writes nothing', async () => {
+    const before = await db.interaction.count({ where: { clinicId: clinicOf('env-seed-sandbox') } });
+    const run = await runCli(['--json', ...seedArgs('env-seed-sandbox'), '--environment', 'live', '--interactions', '40'], database.url);
+    expect(run.code).toBe(1);
+    const { error } = JSON.parse(run.stdout);
+    expect(error).toContain(`clinic ${clinicOf('env-seed-sandbox')} is a sandbox clinic; this seed writes live data`);
+    expect(error).toContain('nothing was written');
+    expect(await db.interaction.count({ where: { clinicId: clinicOf('env-seed-sandbox') } })).toBe(before);
+    expect(await environmentOf(clinicOf('env-seed-sandbox'))).toBe('sandbox');
+  });
+
+  const environmentOf = async (id: string) => (await db.clinic.findUnique({ where: { id }, select: { environment: true } }))?.environment;
+});
+
+describe('the embedded demo database', () => {
+  const DEMO_CLINICS = generateDemoData({}).clinics.map((c) => c.id);
+
+  /** The demo key file a first start leaves in the data folder. */
+  function dataFolder(): string {
+    return fs.mkdtempSync(path.join(os.tmpdir(), 'demo-env-'));
+  }
+
+  it('a first start seeds sandbox data, which its demo key (svc_test_) sees', async () => {
+    await withFreshDatabase('demo_new', async (url) => {
+      await migrate(url);
+      const demoDb = createPrismaClient(url, 2);
+      const folder = dataFolder();
+      try {
+        // The demo's own data, smaller (the default 50,000 interactions take a minute here).
+        const small = { clinics: 3, interactions: 300, days: 5 };
+        const setup = await ensureDemoSetup(demoDb, url, folder, () => {}, small);
+        expect(setup).toMatchObject({ seeded: true, keyValid: true, movedToSandbox: 0 });
+        expect(setup.key).toMatch(/^svc_test_/);
+        expect(await demoDb.clinic.groupBy({ by: ['environment'], _count: true })).toEqual([{ environment: 'sandbox', _count: 3 }]);
+        const demoApp = testApp(demoDb);
+        const clinics = await get(demoApp, '/api/v1/clinics?limit=100', setup.key);
+        expect(ids(clinics, 'clinics').sort()).toEqual(
+          generateDemoData(small)
+            .clinics.map((c) => c.id)
+            .sort(),
+        );
+        expect((await get(demoApp, '/api/v1/interactions', setup.key)).body.meta.total).toBe(300);
+        // A later start moves nothing.
+        expect(await ensureDemoSetup(demoDb, url, folder, () => {})).toMatchObject({ key: setup.key, seeded: false, movedToSandbox: 0 });
+      } finally {
+        await demoDb.$disconnect();
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
+    });
+  }, 120_000);
+
+  it('a demo database from before environments: its seeded clinics become sandbox ones again, nothing else', async () => {
+    await withFreshDatabase('demo_old', async (url) => {
+      // The database as the demo left it before the migration that made every clinic live.
+      await migrateUpTo(url, `_${ENVIRONMENTS_MIGRATION.split('_').slice(1).join('_')}`);
+      const demoDb = createPrismaClient(url, 2);
+      const folder = dataFolder();
+      const other = randomUUID();
+      try {
+        const old = new pg.Client({ connectionString: url });
+        await old.connect();
+        for (const id of [...DEMO_CLINICS, other]) {
+          await old.query(`INSERT INTO clinics (id, name, address, phone, email, timezone) VALUES ($1, 'Old demo', 'a', 'p', 'e', 'UTC')`, [id]);
+        }
+        await old.end();
+        const { key, record } = await createApiKey(demoDb, { name: 'Demo key (embedded database)', environment: 'test' });
+        fs.writeFileSync(path.join(folder, 'demo-key.json'), JSON.stringify({ id: record.id, key }));
+        await migrate(url);
+        expect(await demoDb.clinic.count({ where: { environment: 'live' } })).toBe(9);
+        const demoApp = testApp(demoDb);
+        expect((await get(demoApp, '/api/v1/clinics', key)).body.meta.total).toBe(0);
+
+        const logged: string[] = [];
+        const setup = await ensureDemoSetup(demoDb, url, folder, (line) => logged.push(line));
+        expect(setup).toEqual({ key, keyValid: true, seeded: false, movedToSandbox: 8 });
+        expect(logged.join('\n')).toContain('its 8 clinics are now sandbox clinics');
+        expect(ids(await get(demoApp, '/api/v1/clinics?limit=100', key), 'clinics').sort()).toEqual([...DEMO_CLINICS].sort());
+        // A clinic the demo did not seed stays live.
+        expect(await demoDb.clinic.findUnique({ where: { id: other }, select: { environment: true } })).toEqual({ environment: 'live' });
+        expect((await ensureDemoSetup(demoDb, url, folder, () => {})).movedToSandbox).toBe(0);
+      } finally {
+        await demoDb.$disconnect();
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
+    });
+  }, 120_000);
+
+  it('a demo database set up after environments keeps its live clinics live', async () => {
+    await withFreshDatabase('demo_after', async (url) => {
+      await migrate(url);
+      const demoDb = createPrismaClient(url, 2);
+      const folder = dataFolder();
+      try {
+        // Someone seeded live data with the demo's seed before the first start.
+        const live = new pg.Client({ connectionString: url });
+        await live.connect();
+        for (const id of DEMO_CLINICS) {
+          await live.query(`INSERT INTO clinics (id, name, address, phone, email, timezone, environment) VALUES ($1, 'Live', 'a', 'p', 'e', 'UTC', 'live')`, [
+            id,
+          ]);
+        }
+        await live.end();
+        const first = await ensureDemoSetup(demoDb, url, folder, () => {});
+        expect(first).toMatchObject({ seeded: false, movedToSandbox: 0 });
+        expect((await ensureDemoSetup(demoDb, url, folder, () => {})).movedToSandbox).toBe(0);
+        expect(await demoDb.clinic.count({ where: { environment: 'live' } })).toBe(8);
+      } finally {
+        await demoDb.$disconnect();
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
+    });
+  }, 120_000);
 });

@@ -17,6 +17,7 @@ describe('npm run cli -- import (a process)', () => {
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual({
+      environment: 'live',
       written: { clinics: 0, campaigns: 0, interactions: 0 },
       invalid: 1,
       errors: [`${interactions}:1 direction: must be inbound for type INBOUND`],
@@ -44,7 +45,7 @@ describe('cli import', () => {
 
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ written: { clinics: 1, campaigns: 1, interactions: 2 }, invalid: 0, errors: [] });
+    expect(JSON.parse(run.stdout)).toEqual({ environment: 'live', written: { clinics: 1, campaigns: 1, interactions: 2 }, invalid: 0, errors: [] });
     const rows = await sql('SELECT id, campaign_id, clinic_id::text FROM interactions WHERE id = ANY($1) ORDER BY started_at', [lines.map((l) => l.id)]);
     expect(rows).toEqual(lines.map((l) => ({ id: l.id, campaign_id: campaign.id, clinic_id: clinic.id })));
     const transcripts = await sql('SELECT entries FROM interaction_transcripts WHERE interaction_id = $1', [lines[0]!.id]);
@@ -64,6 +65,7 @@ describe('cli import', () => {
 
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toEqual({
+      environment: 'live',
       written: { clinics: 0, campaigns: 0, interactions: 0 },
       invalid: 1,
       errors: [`${interactions}:2 recording_url: must be absent or null for a whatsapp conversation`],
@@ -83,7 +85,7 @@ describe('cli import', () => {
 
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(`${interactions}:3 direction: must be inbound for type INBOUND\n`);
-    expect(run.stdout).toContain('Written in one transaction.');
+    expect(run.stdout).toContain('Written in one transaction, to the live environment (svc_live_ keys see it).');
     expect(run.stdout).toMatch(/interactions\s+\S+interactions\.ndjson\s+2\s+1\s+1\s+1\n/);
     expect(await sql('SELECT id FROM interactions WHERE id = $1', [good.id])).toEqual([{ id: good.id }]);
   });

@@ -26,7 +26,7 @@ describe('npm run cli -- seed (a process)', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(
-      /^Seeded 1 clinics, 5 campaigns and 20 interactions \(seed "cli-seed-process", 2 days ending 2026-02-01T00:00:00.000Z\) in \d+\.\d s\.\n$/,
+      /^Seeded 1 sandbox clinics, 5 campaigns and 20 interactions \(seed "cli-seed-process", 2 days ending 2026-02-01T00:00:00.000Z\) in \d+\.\d s; svc_test_ keys see them\.\n$/,
     );
     const clinicIds = generateDemoData({ clinics: 1, interactions: 20, seed: 'cli-seed-process' }).clinics.map((c) => c.id);
     expect(await interactionsOf(clinicIds)).toBe(20);
@@ -41,7 +41,7 @@ describe('seed', () => {
     const after = Date.now();
     expect(run.code, run.stderr).toBe(0);
     const out = json(run);
-    expect(out).toEqual({ clinics: 2, campaigns: 10, interactions: 500, seed, days: 10, end_date: expect.any(String) });
+    expect(out).toEqual({ clinics: 2, campaigns: 10, interactions: 500, environment: 'sandbox', seed, days: 10, end_date: expect.any(String) });
     const endDate = new Date(out.end_date as string);
     expect(endDate.toISOString()).toBe(out.end_date);
     expect(endDate.getTime()).toBeGreaterThanOrEqual(before);
@@ -62,7 +62,7 @@ describe('seed', () => {
   it('prints a human summary without --json, and a numeric seed comes back as a number', async () => {
     const run = await cli('seed', '--clinics', '1', '--interactions', '50', '--days', '3', '--seed', '918273', '--end-date', '2026-01-10T00:00:00Z');
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/Seeded 1 clinics, 5 campaigns and 50 interactions \(seed 918273, 3 days ending 2026-01-10T00:00:00.000Z\)/);
+    expect(run.stdout).toMatch(/Seeded 1 sandbox clinics, 5 campaigns and 50 interactions \(seed 918273, 3 days ending 2026-01-10T00:00:00.000Z\)/);
     const again = await cli(
       '--json',
       'seed',
