@@ -85,7 +85,11 @@ const Viewer = builder.objectRef<ViewerShape>('Viewer').implement({
       description: `The first characters of the key, e.g. ${code(`${KEY_PREFIXES.live}AbCd`)}, to recognise it; the rest is never stored.`,
       resolve: ({ key }) => key.prefix,
     }),
-    environment: t.field({ type: ApiKeyEnvironmentEnum, description: 'Production or testing key.', resolve: ({ key }) => key.environment }),
+    environment: t.field({
+      type: ApiKeyEnvironmentEnum,
+      description: 'Production or testing key: a `LIVE` key sees live clinics only, a `TEST` key sandbox ones only.',
+      resolve: ({ key }) => key.environment,
+    }),
     scopes: t.stringList({
       description: `The scopes the key holds, of ${SCOPES.map(code).join(', ')}; possibly none.`,
       resolve: ({ key }) => [...key.scopes],
