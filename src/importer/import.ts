@@ -208,7 +208,7 @@ export async function importFiles(options: ImportOptions): Promise<ImportReport>
     report.committed = true;
     // The phone numbers' changes folded into the fragment counts now rather than by the service
     // over the next seconds (its folds are chunked): short phone searches read no backlog.
-    await client.query('SELECT interaction_phone_changes_fold(), clinic_data_changes_fold()');
+    await client.query('SELECT interaction_phone_changes_fold(), clinic_data_changes_fold(), interaction_search_terms_fold()');
     return report;
   } catch (error) {
     throw error instanceof ImportFileError ? error : session.explain(error, committing);

@@ -234,7 +234,7 @@ export async function seedDemoData(url: string, options: SeedDatabaseOptions = {
       const counts = await writeDemoData(client, data, onProgress, environment);
       await client.query('COMMIT');
       // The phone numbers' changes folded into the fragment counts at once (interactions/phone-fragments.ts).
-      await client.query('SELECT interaction_phone_changes_fold(), clinic_data_changes_fold()');
+      await client.query('SELECT interaction_phone_changes_fold(), clinic_data_changes_fold(), interaction_search_terms_fold()');
       return counts;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
