@@ -91,7 +91,24 @@ const EMAIL =
   /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?)*\.\p{L}{2,}(?![\p{L}\p{N}-])/gu;
 
 function redactEmails(text: string): string {
-  return text.replace(EMAIL, EMAIL_PLACEHOLDER);
+  // Only the words holding an `@` are matched, rather than every position of the text.
+  let out = '';
+  let copied = 0;
+  for (let at = text.indexOf('@'); at !== -1; at = text.indexOf('@', at + 1)) {
+    if (at < copied) continue;
+    let start = at;
+    while (start > 0 && !isSpace(text.charCodeAt(start - 1))) start--;
+    let end = at + 1;
+    while (end < text.length && !isSpace(text.charCodeAt(end))) end++;
+    const word = text.slice(start, end);
+    const replaced = word.replace(EMAIL, EMAIL_PLACEHOLDER);
+    if (replaced !== word) {
+      out += text.slice(copied, start) + replaced;
+      copied = end;
+    }
+    at = end - 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /**
@@ -105,9 +122,16 @@ export function redactText(text: string): string {
   return out;
 }
 
-/** What the masked API shows of a transcript: each turn's content redacted; other keys as stored. */
+/**
+ * What the masked API shows of a transcript: each turn's content redacted; other keys as stored.
+ * A turn with nothing to redact is the stored object itself (nothing is copied for it).
+ */
 export function redactTranscript<E extends { content?: unknown }>(entries: readonly E[]): E[] {
-  return entries.map((entry) => (typeof entry.content === 'string' ? { ...entry, content: redactText(entry.content) } : entry));
+  return entries.map((entry) => {
+    if (typeof entry.content !== 'string') return entry;
+    const content = redactText(entry.content);
+    return content === entry.content ? entry : { ...entry, content };
+  });
 }
 
 // Phone numbers in text. The text is cut into words (runs of non-space); a word holding a digit is
@@ -154,10 +178,12 @@ const NOT_PHONE = [
   /^\d{1,2}([./-])\d{1,2}\1\d{2,4}\.?$/, // 04/02/2026, 4.2.26, 02-04-2026
   /^\d{4}([./-])\d{1,2}\1\d{1,2}$/, // 2026-02-04
   /^(?:1[89]|20)\d\d[/-](?:(?:1[89]|20)\d\d|\d\d)$/, // 2025-2026, 2025/26
-  /^(?:1[89]|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/, // 20260204
   /^\d+\.\d+$/, // 3.75, 10.30
   /^\d{1,2}[.]\d\d-\d{1,2}[.]\d\d$/, // 10.30-11.30
 ];
+
+/** Eight digits that are a date: 20260204. */
+const COMPACT_DATE = /^(?:1[89]|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/;
 
 /** Three words that spell a date with spaces: 04 02 2026. */
 const isSpacedDate = (words: readonly NumberWord[]) =>
@@ -178,13 +204,18 @@ function numberWord(text: string, wordStart: number, wordEnd: number): NumberWor
   let start = wordStart;
   let cutBefore = false;
   let cutAfter = false;
-  const leading = LEADING.exec(core);
-  if (leading) {
-    core = core.slice(leading[0].length);
-    start += leading[0].length;
-    cutBefore = true;
+  // The regular expressions below only for words that begin or end with something else than a
+  // digit (most number words do not).
+  const first = core.charCodeAt(0);
+  if (!isDigit(first) && first !== 0x2b) {
+    const leading = LEADING.exec(core);
+    if (leading) {
+      core = core.slice(leading[0].length);
+      start += leading[0].length;
+      cutBefore = true;
+    }
   }
-  for (;;) {
+  while (core.length > 0 && !isDigit(core.charCodeAt(core.length - 1))) {
     const trailing = TRAILING.exec(core);
     if (trailing) {
       core = core.slice(0, trailing.index);
@@ -204,10 +235,14 @@ function numberWord(text: string, wordStart: number, wordEnd: number): NumberWor
     start += 1;
     cutBefore = true;
   }
-  if (!NUMBER_WORD.test(core)) return undefined;
-  if (NOT_PHONE.some((shape) => shape.test(core))) return undefined;
   let digits = 0;
-  for (let i = 0; i < core.length; i++) if (isDigit(core.charCodeAt(i))) digits++;
+  let separated = false;
+  for (let i = 0; i < core.length; i++) {
+    const code = core.charCodeAt(i);
+    if (isDigit(code)) digits++;
+    else separated = true;
+  }
+  if (separated ? !NUMBER_WORD.test(core) || NOT_PHONE.some((shape) => shape.test(core)) : digits === 8 && COMPACT_DATE.test(core)) return undefined;
   return { start, end: start + core.length, core, digits, plus: core.startsWith('+') || core.startsWith('(+'), cutBefore, cutAfter };
 }
 
@@ -266,37 +301,47 @@ function phoneSpans(text: string, words: readonly NumberWord[], spans: Array<[nu
   }
 }
 
-/** `text` with its phone numbers replaced; `firstDigit`: where its first digit is. */
+/** The fewest digits a phone number has (a local `555-0123`): a run of words with fewer holds none. */
+const MIN_PHONE_DIGITS = 7;
+
+/**
+ * `text` with its phone numbers replaced; `firstDigit`: where its first digit is. Words holding a
+ * digit are gathered in runs (one joining space apart) and counted cheaply first: only a run with
+ * enough digits for a phone number is looked at closely, so the times, dates and amounts of
+ * ordinary text cost a scan and no regular expression.
+ */
 function redactPhones(text: string, firstDigit: number): string {
   const spans: Array<[number, number]> = [];
-  let segment: NumberWord[] = [];
-  let previousEnd = -1;
-  const flush = () => {
-    if (segment.length) phoneSpans(text, segment, spans);
-    segment = [];
-  };
+  // The current run: its words' [start, end) bounds and its digits. (No closures here: this runs
+  // for every text of every masked answer.)
+  const bounds: number[] = [];
+  let runDigits = 0;
   let i = firstDigit;
-  while (i < text.length) {
-    if (!isDigit(text.charCodeAt(i))) {
-      i++;
-      continue;
-    }
+  for (;;) {
+    while (i < text.length && !isDigit(text.charCodeAt(i))) i++;
+    const last = i >= text.length;
     let wordStart = i;
-    while (wordStart > 0 && !isSpace(text.charCodeAt(wordStart - 1))) wordStart--;
-    let wordEnd = i + 1;
-    while (wordEnd < text.length && !isSpace(text.charCodeAt(wordEnd))) wordEnd++;
-    const word = numberWord(text, wordStart, wordEnd);
-    if (!word) flush();
-    else {
-      const previous = segment.at(-1);
-      const joined = previous && !previous.cutAfter && !word.cutBefore && wordStart === previousEnd + 1 && SPACE_JOIN.has(text.charCodeAt(previousEnd));
-      if (!joined) flush();
-      segment.push(word);
+    let wordEnd = i;
+    let digits = 0;
+    if (!last) {
+      while (wordStart > 0 && !isSpace(text.charCodeAt(wordStart - 1))) wordStart--;
+      for (; wordEnd < text.length; wordEnd++) {
+        const code = text.charCodeAt(wordEnd);
+        if (isSpace(code)) break;
+        if (isDigit(code)) digits++;
+      }
     }
-    previousEnd = wordEnd;
+    const previousEnd = bounds.length ? bounds[bounds.length - 1]! : -2;
+    if (last || !(wordStart === previousEnd + 1 && SPACE_JOIN.has(text.charCodeAt(previousEnd)))) {
+      if (runDigits >= MIN_PHONE_DIGITS) analyseRun(text, bounds, spans);
+      bounds.length = 0;
+      runDigits = 0;
+    }
+    if (last) break;
+    bounds.push(wordStart, wordEnd);
+    runDigits += digits;
     i = wordEnd;
   }
-  flush();
   if (!spans.length) return text;
   let out = '';
   let copied = 0;
@@ -305,4 +350,19 @@ function redactPhones(text: string, firstDigit: number): string {
     copied = end;
   }
   return out + text.slice(copied);
+}
+
+/** The phone numbers of one run of words (`bounds`: start, end of each), added to `spans`. */
+function analyseRun(text: string, bounds: readonly number[], spans: Array<[number, number]>): void {
+  let segment: NumberWord[] = [];
+  for (let k = 0; k < bounds.length; k += 2) {
+    const word = numberWord(text, bounds[k]!, bounds[k + 1]!);
+    const previous = segment.at(-1);
+    if (previous && (!word || previous.cutAfter || word.cutBefore)) {
+      phoneSpans(text, segment, spans);
+      segment = [];
+    }
+    if (word) segment.push(word);
+  }
+  if (segment.length) phoneSpans(text, segment, spans);
 }
