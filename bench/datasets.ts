@@ -19,6 +19,7 @@ import { projectRoot } from '../src/config.js';
 import { createPrismaClient } from '../src/db/client.js';
 import { useEmbeddedPostgres } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
+import type { Scope } from '../src/domain/values.js';
 
 /**
  * Bump when the generated rows change: datasets of another version are rebuilt. 2: 10 campaigns
@@ -866,14 +867,15 @@ export async function serverVersion(url: string): Promise<string> {
  * turn, keep the per-key GraphQL field rate limits (src/graphql/use-query-limits.ts) from capping
  * the measurement; see README.md.
  */
-export async function createBenchKeys(url: string, count: number): Promise<string[]> {
+export async function createBenchKeys(url: string, count: number, options: { name?: string; scopes?: Scope[] } = {}): Promise<string[]> {
+  const name = options.name ?? 'bench';
   const db = createPrismaClient(url, 2);
   try {
-    await db.apiKey.deleteMany({ where: { name: { startsWith: 'bench ' } } });
+    await db.apiKey.deleteMany({ where: { name: { startsWith: `${name} ` } } });
     const keys: string[] = [];
     for (let i = 0; i < count; i++) {
       // Live keys: the datasets' clinics are live ones, which test keys do not see (decisions section 12).
-      const { key } = await createApiKey(db, { name: `bench ${i + 1}`, tier: 'unlimited', environment: 'live' });
+      const { key } = await createApiKey(db, { name: `${name} ${i + 1}`, tier: 'unlimited', environment: 'live', scopes: options.scopes });
       keys.push(key);
     }
     return keys;

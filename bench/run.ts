@@ -10,6 +10,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { projectRoot } from '../src/config.js';
 import { listMigrations } from '../src/db/migrate.js';
+import { SCOPES } from '../src/domain/values.js';
 import { createBenchKeys, type Dataset, describeDataset, ensureDataset, openCluster, parseSize, type Size, serverVersion } from './datasets.js';
 import { type ExportMeasurement, exportScenariosFor, exportTable, exportVerdicts, measureExports, selectedExport } from './exports.js';
 import { compile, type Server, sampleRss, startServer, stopServer, treeCpu, workerPids } from './processes.js';
@@ -691,12 +692,17 @@ async function main(): Promise<void> {
       const datasetFacts = await describeDataset(dataset.url);
       const keys = await createBenchKeys(dataset.url, options.keys);
       const scenarios = scenariosFor(dataset.meta).filter((s) => selected(options, s));
+      // Keys without phi:read, for the scenarios that measure masked answers (scenarios.ts `masked`).
+      const maskedKeys = scenarios.some((s) => s.masked)
+        ? await createBenchKeys(dataset.url, options.keys, { name: 'bench masked', scopes: SCOPES.filter((scope) => scope !== 'phi:read') })
+        : [];
+      const keysOf = (scenario: Scenario) => (scenario.masked ? maskedKeys : keys);
       const exportScenarios = options.profile ? [] : exportScenariosFor(dataset.meta, size).filter((s) => selectedExport(options.scenarios, s));
       if (!scenarios.length && !exportScenarios.length) throw new Error(`No scenario matches --scenarios ${options.scenarios.join(',')}`);
 
       if (options.profile) {
         profiles.push(`## ${size.label}`, '');
-        for (const scenario of scenarios) profiles.push(`### ${scenario.name}`, '', await profileScenario(dataset, scenario, keys, options), '');
+        for (const scenario of scenarios) profiles.push(`### ${scenario.name}`, '', await profileScenario(dataset, scenario, keysOf(scenario), options), '');
         continue;
       }
 
@@ -718,7 +724,7 @@ async function main(): Promise<void> {
           }
         }
         for (const scenario of scenarios) {
-          const a = await request(ours.base, scenario, keys[k++ % keys.length]!);
+          const a = await request(ours.base, scenario, keysOf(scenario)[k++ % keys.length]!);
           const b = scenario.serviceOnly ? undefined : await request(baseline.base, scenario, keys[k++ % keys.length]!);
           for (const p of checkAnswers(scenario, a, b)) problems.push(`${scenario.name}: ${p}`);
         }
@@ -736,7 +742,7 @@ async function main(): Promise<void> {
         }
 
         for (const scenario of scenarios) {
-          const row: Row = { scenario, ours: await measure(ours, scenario, keys, options, cluster.postmasterPid(), monitor) };
+          const row: Row = { scenario, ours: await measure(ours, scenario, keysOf(scenario), options, cluster.postmasterPid(), monitor) };
           if (!scenario.serviceOnly) row.baseline = await measure(baseline, scenario, keys, options, cluster.postmasterPid(), monitor);
           // A scenario about 304s: autocannon counts them as non-2xx; its body check (empty) is what fails.
           if (scenario.status === 304) row.ours.non2xx = 0;

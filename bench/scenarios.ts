@@ -29,6 +29,8 @@ export interface Scenario {
   serviceOnly?: true;
   /** The status every answer must have (default 200). */
   status?: number;
+  /** Sent with keys that lack phi:read: the answers' patient data is masked (src/phi). */
+  masked?: true;
   /** Completes the scenario from the dataset or the service before it is checked (a cursor, an ETag). */
   resolve?: (context: ResolveContext) => Promise<Partial<Scenario>>;
 }
@@ -140,6 +142,20 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     }),
     serviceOnly('key and quota /me', 'interactions', '/api/v1/me'),
   ];
+  // The masking of patient data (src/phi): the same first page read by keys with phi:read and by
+  // keys without it, a page of calls and one of WhatsApp conversations (transcripts in lists).
+  // Target: masking costs at most 10% of requests/s. Names say "masking" (`--scenarios masking`).
+  const masking = [
+    ['first page', '/api/v1/interactions'],
+    ['WhatsApp first page', '/api/v1/interactions?channel=whatsapp'],
+  ].flatMap(([what, path]) => [
+    serviceOnly(`masking: ${what}, key with phi:read`, 'interactions', path!),
+    serviceOnly(`masking: ${what}, key without phi:read`, 'interactions', path!, {
+      masked: true,
+      target: 'limits',
+      limits: { rpsVersus: { scenario: `masking: ${what}, key with phi:read`, factor: 0.9 } },
+    }),
+  ]);
   return [
     get('interactions first page', 'interactions', '/api/v1/interactions', 'first-page'),
     get(
@@ -165,6 +181,7 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
         ]),
     get('deep page (2000 x 25)', 'interactions', '/api/v1/interactions?page=2000&limit=25', 'deep-page'),
     ...integrators,
+    ...masking,
     ...metrics,
     ...zonedMetrics,
     ...byDimension,
