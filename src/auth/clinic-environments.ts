@@ -26,6 +26,20 @@ export function isClinicEnvironment(value: string): value is ClinicEnvironmentVa
   return (CLINIC_ENVIRONMENTS as readonly string[]).includes(value);
 }
 
+/** The statement for an unrestricted key of each environment, built once (it runs on every request). */
+const UNRESTRICTED: Record<ClinicEnvironmentValue, Prisma.Sql> = {
+  live: clinicsOfEnvironment('live'),
+  sandbox: clinicsOfEnvironment('sandbox'),
+};
+
+function clinicsOfEnvironment(environment: ClinicEnvironmentValue): Prisma.Sql {
+  return prepared(
+    'clinics_of_environment',
+    Prisma.sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM clinics WHERE environment <> ${environment}::"ClinicEnvironment")
+               THEN array(SELECT id::text FROM clinics WHERE environment = ${environment}::"ClinicEnvironment" ORDER BY id) END AS ids`,
+  );
+}
+
 /**
  * The clinics `key` may see: its own clinic list (or every clinic) among the clinics of its
  * environment. `null` (every clinic, which lets the metrics read the all-clinics rollups) only for
@@ -40,14 +54,7 @@ export async function visibleClinicsOf(db: Db, key: Pick<ApiKeyPrincipal, 'envir
   const environment = CLINIC_ENVIRONMENT_OF_KEY[key.environment];
   const restricted = key.clinicIds && key.clinicIds.length > 0 ? key.clinicIds : null;
   if (restricted === null) {
-    const [row] = await queryRows<{ ids: string[] | null }>(
-      db,
-      prepared(
-        'clinics_of_environment',
-        Prisma.sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM clinics WHERE environment <> ${environment}::"ClinicEnvironment")
-                   THEN array(SELECT id::text FROM clinics WHERE environment = ${environment}::"ClinicEnvironment" ORDER BY id) END AS ids`,
-      ),
-    );
+    const [row] = await queryRows<{ ids: string[] | null }>(db, UNRESTRICTED[environment]);
     return row?.ids ?? null;
   }
   const [row] = await queryRows<{ ids: string[] }>(
