@@ -475,6 +475,14 @@ function verdicts(reports: SizeReport[]): Verdict[] {
         detail: big && small ? `${(p50(big.ours) / p50(small.ours)).toFixed(1)}x the 100k p50 (${f1(p50(small.ours))} ms)` : '',
       });
     }
+    if (limits.growthFrom1m !== undefined) {
+      const small = find(bySize(1_000_000), name);
+      checks.push({
+        target: `<= ${limits.growthFrom1m}x its 1m p50`,
+        met: big && small && within(p50(big.ours), p50(small.ours), limits.growthFrom1m),
+        detail: big && small ? `${(p50(big.ours) / p50(small.ours)).toFixed(1)}x the 1m p50 (${f1(p50(small.ours))} ms)` : '',
+      });
+    }
     if (limits.versus) {
       const other = find(at10m, limits.versus.scenario);
       checks.push({

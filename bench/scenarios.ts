@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { CursorCodec } from '../src/interactions/cursor.js';
 import { campaignsDocument, GRAPHQL_DOCUMENT } from './baseline/handlers.js';
-import { CLINIC_IDS, type DatasetMeta } from './datasets.js';
+import { CLINIC_IDS, type DatasetMeta, REASONS } from './datasets.js';
 
 export type Group = 'interactions' | 'metrics' | 'graphql';
 
@@ -49,6 +49,8 @@ export interface Limits {
   p50Ms?: number;
   /** At most this many times the same scenario's p50 at 100k. */
   growth?: number;
+  /** At most this many times the same scenario's p50 at 1m. */
+  growthFrom1m?: number;
   /** At most `factor` times the p50 of the scenario named `scenario` (the same request in UTC, or without compare). */
   versus?: { scenario: string; factor: number };
   /** At least `factor` times the requests/s of the scenario named `scenario`. */
@@ -156,6 +158,27 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
       limits: { rpsVersus: { scenario: `masking: ${what}, key with phi:read`, factor: 0.9 } },
     }),
   ]);
+  // Full-text search of summaries and transcripts (the datasets' summaries name a reason: REASONS),
+  // first page with its exact total. Names say "full-text" (`--scenarios full-text` selects them).
+  const textLimits = (p50Ms: number): Partial<Scenario> => ({ target: 'limits', limits: { p50Ms, growthFrom1m: 1.5 } });
+  const textSearch = [
+    serviceOnly(`full-text q, a word in 1% ("${REASONS.rare}")`, 'interactions', `/api/v1/interactions?q=${REASONS.rare}`, textLimits(50)),
+    serviceOnly(`full-text q, a word in 30% ("${REASONS.common}")`, 'interactions', `/api/v1/interactions?q=${REASONS.common}`, textLimits(150)),
+    // Two words: no word count applies, every match is counted through the index.
+    serviceOnly(`full-text q, two words ("${REASONS.rare} appointment")`, 'interactions', `/api/v1/interactions?q=${REASONS.rare}%20appointment`),
+    serviceOnly(
+      `full-text q, a word in 1%, one clinic, voice`,
+      'interactions',
+      `/api/v1/interactions?q=${REASONS.rare}&channel=voice&clinic_id=${CLINIC_IDS[0]}`,
+    ),
+    {
+      ...serviceOnly(`full-text GraphQL text + highlights, limit 20 ("${REASONS.rare}")`, 'graphql', '/graphql'),
+      method: 'POST' as const,
+      body: JSON.stringify({
+        query: `{ interactions(text: "${REASONS.rare}", limit: 20) { nodes { id startedAt summary highlights } pageInfo { total } } }`,
+      }),
+    },
+  ];
   return [
     get('interactions first page', 'interactions', '/api/v1/interactions', 'first-page'),
     get(
@@ -182,6 +205,7 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     get('deep page (2000 x 25)', 'interactions', '/api/v1/interactions?page=2000&limit=25', 'deep-page'),
     ...integrators,
     ...masking,
+    ...textSearch,
     ...metrics,
     ...zonedMetrics,
     ...byDimension,

@@ -3,6 +3,7 @@
 // page's rows in one statement per distinct text (ts_headline, text-search.ts).
 import DataLoader from 'dataloader';
 import { highlightsOf } from '../../interactions/text-search.js';
+import { readsPhi } from '../../phi/masking.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { searchedBy } from '../searched-rows.js';
@@ -36,7 +37,9 @@ builder.objectField(Interaction, 'highlights', (t) =>
       "Where the words of the list's full-text search (`text`) appear: up to three fragments of the summary and transcript, each matched word as it was written between `**` (`I want to **cancel** my appointment`). Null when the list was not searched by `text`.",
     resolve: (interaction, _args, context) => {
       const text = searchedBy.get(interaction);
-      return text === undefined ? null : highlightLoader(context, text).load(interaction.id);
+      // What was said is patient data: a key without phi:read cannot search (403), and never reads it here either.
+      if (text === undefined || !readsPhi(context.key)) return null;
+      return highlightLoader(context, text).load(interaction.id);
     },
   }),
 );
