@@ -143,6 +143,29 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
       },
     }),
     serviceOnly('key and quota /me', 'interactions', '/api/v1/me'),
+    // Tombstones for mirroring clients (/interactions/deleted): the datasets get one per 100
+    // interactions (benchTombstones), as after purges; the first page, and the page after 5,000.
+    serviceOnly('tombstones first page /interactions/deleted', 'interactions', '/api/v1/interactions/deleted', {
+      resolve: async ({ databaseUrl }) => {
+        await benchTombstones(databaseUrl, meta.rows / 100);
+        return {};
+      },
+    }),
+    serviceOnly('tombstones page after 5,000 /interactions/deleted', 'interactions', '/api/v1/interactions/deleted', {
+      resolve: async ({ databaseUrl, base, key }) => {
+        await benchTombstones(databaseUrl, meta.rows / 100);
+        let cursor = '';
+        for (let read = 0; read < 5_000; read += 500) {
+          const response = await fetch(`${base}/api/v1/interactions/deleted?limit=500&include_total=false&cursor=${encodeURIComponent(cursor)}`, {
+            headers: { authorization: `Bearer ${key}` },
+          });
+          const body = (await response.json()) as { meta?: { next_cursor?: string | null } };
+          if (!body.meta?.next_cursor) throw new Error('tombstones: fewer than 5,000 in the dataset');
+          cursor = body.meta.next_cursor;
+        }
+        return { path: `/api/v1/interactions/deleted?cursor=${encodeURIComponent(cursor)}` };
+      },
+    }),
   ];
   // The masking of patient data (src/phi): the same first page read by keys with phi:read and by
   // keys without it, a page of calls and one of WhatsApp conversations (transcripts in lists).
@@ -312,6 +335,26 @@ export function checkAnswers(scenario: Scenario, ours: Answer, baseline: Answer 
 }
 
 /** The earliest updated_at of the dataset (where a mirror's first sync starts), as an ISO instant. */
+/**
+ * `count` tombstones in the dataset (ids `bench-deleted-<n>`, of every clinic, one a second from
+ * 2026-01-01), as purges would leave them; written once (the table is apart from the generated rows).
+ */
+async function benchTombstones(databaseUrl: string, count: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO interaction_tombstones (id, clinic_id, deleted_at)
+       SELECT 'bench-deleted-' || g, ($2::uuid[])[g % cardinality($2::uuid[]) + 1], timestamptz '2026-01-01' + g * interval '1 second'
+       FROM generate_series(1, $1::int) AS g
+       ON CONFLICT (id) DO NOTHING`,
+      [Math.max(5_100, Math.round(count)), CLINIC_IDS],
+    );
+  } finally {
+    await client.end();
+  }
+}
+
 async function firstUpdate(databaseUrl: string): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
