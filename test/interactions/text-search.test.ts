@@ -59,7 +59,7 @@ describe('q: full-text search of summaries and transcripts', () => {
     expect(await search(key, 'q=appointment%20whitening')).toEqual({ ids: [], total: 0 });
     expect(await search(key, 'q=nobody')).toEqual({ ids: [c!.id], total: 1 });
     // Punctuation and tsquery syntax are words' separators, never operators.
-    expect(await search(key, `q=${encodeURIComponent("cancel & !dentist | (book):*")}`)).toEqual({ ids: [], total: 0 });
+    expect(await search(key, `q=${encodeURIComponent('cancel & !dentist | (book):*')}`)).toEqual({ ids: [], total: 0 });
     expect(await search(key, `q=${encodeURIComponent('cancel, dentist!')}`)).toEqual({ ids: [a!.id], total: 1 });
     // A text that is only stop words has nothing to match.
     expect(await search(key, 'q=the')).toEqual({ ids: [], total: 0 });
@@ -154,10 +154,7 @@ describe('q: full-text search of summaries and transcripts', () => {
     ]);
     expect((await search(key, 'q=glaucoma')).total).toBe(2);
     await sql('UPDATE interactions SET summary = $2 WHERE id = $1', [rows[0]!.id, 'asked about cataracts']);
-    await sql('INSERT INTO interaction_transcripts (interaction_id, entries) VALUES ($1, $2)', [
-      rows[0]!.id,
-      JSON.stringify(said('and my glaucoma drops')),
-    ]);
+    await sql('INSERT INTO interaction_transcripts (interaction_id, entries) VALUES ($1, $2)', [rows[0]!.id, JSON.stringify(said('and my glaucoma drops'))]);
     expect(await search(key, 'q=glaucoma')).toEqual({ ids: [rows[0]!.id, rows[1]!.id], total: 2 });
     expect((await search(key, 'q=cataract')).total).toBe(1);
     // A document follows its interaction's started_at (documents are walked in list order).
@@ -250,7 +247,10 @@ describe('q: full-text search of summaries and transcripts', () => {
     ]);
     const response = await get(app, '/api/v1/interactions?q=invoices', key, { accept: 'application/x-ndjson' });
     expectStatus(response, 200);
-    const lines = String(response.text).trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    const lines = String(response.text)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string });
     expect(lines.map((l) => l.id)).toEqual([a!.id]);
   });
 });

@@ -8,8 +8,8 @@ import { type CursorPage, listInteractionsAfter } from '../../interactions/curso
 import { checkCursorList } from '../../interactions/filters.js';
 import { requirePhiScope } from '../../phi/scope.js';
 import { builder } from '../builder.js';
-import { searchedRows } from '../searched-rows.js';
 import { checked, rejected } from '../errors.js';
+import { searchedRows } from '../searched-rows.js';
 import { SortOrderEnum } from './enums.js';
 import { interactionFilterArgs, withTextIds } from './interaction.js';
 import { COST_COUNTED_BY_PARENT } from './paging.js';

@@ -6,9 +6,9 @@ import { type InteractionList, listInteractions } from '../../interactions/read-
 import { maskPhoneNumber, readsPhi, redactText, redactTranscript } from '../../phi/masking.js';
 import { requirePhiScope } from '../../phi/scope.js';
 import { builder } from '../builder.js';
-import { searchedRows } from '../searched-rows.js';
 import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
+import { searchedRows } from '../searched-rows.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum, SortOrderEnum } from './enums.js';
 import { COST_COUNTED_BY_PARENT, costByLimit, PageInfo, pagingArgs } from './paging.js';
 
