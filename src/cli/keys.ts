@@ -1,7 +1,17 @@
 // `keys create | list | revoke`: issuing API keys is an operator task (decisions.md section 7); no
 // HTTP endpoint does it.
 import type { Command } from 'commander';
-import { ApiKeyInputError, type ApiKeyRecord, type CreateApiKeyInput, createApiKey, listApiKeys, revokeApiKey } from '../auth/api-keys.js';
+import {
+  ApiKeyInputError,
+  type ApiKeyRecord,
+  type CreateApiKeyInput,
+  createApiKey,
+  type KeyEnvironmentValue,
+  listApiKeys,
+  revokeApiKey,
+} from '../auth/api-keys.js';
+import { CLINIC_ENVIRONMENT_OF_KEY } from '../auth/clinic-environments.js';
+import type { Db } from '../db/client.js';
 import { isUuid } from '../domain/parameters.js';
 import { KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
 import { CliError, type CommandContext, withDatabase } from './context.js';
@@ -127,6 +137,23 @@ function scopesText(scopes: readonly Scope[]): string {
   return scopes.length === SCOPES.length ? 'all' : scopes.join(',');
 }
 
+/**
+ * What the key's clinic list names that the key will not see: clinics of the other environment
+ * (a key sees only its own environment's clinics) and clinics that do not exist (yet).
+ */
+async function clinicsNeverSeen(db: Db, record: { environment: KeyEnvironmentValue; clinicIds: readonly string[] | null }): Promise<string[]> {
+  if (!record.clinicIds) return [];
+  const stored = await db.clinic.findMany({ where: { id: { in: [...record.clinicIds] } }, select: { id: true, environment: true } });
+  const environmentOf = new Map(stored.map((clinic) => [clinic.id, clinic.environment]));
+  const own = CLINIC_ENVIRONMENT_OF_KEY[record.environment];
+  return record.clinicIds.flatMap((id) => {
+    const environment = environmentOf.get(id);
+    if (environment === undefined) return [`clinic ${id} does not exist (yet); the key will see it once it is imported into the ${own} environment`];
+    if (environment !== own) return [`clinic ${id} is a ${environment} clinic: this ${record.environment} key never sees it (it sees ${own} clinics only)`];
+    return [];
+  });
+}
+
 function clinicsText(clinicIds: readonly string[] | null): string {
   if (!clinicIds) return 'all';
   return clinicIds.length === 1 ? clinicIds[0]! : `${clinicIds.length} clinics`;
@@ -159,9 +186,10 @@ export function registerKeys(program: Command, cli: CommandContext): void {
     .action(async (opts: CreateOptions) => {
       const out = cli.output();
       const input = parseCreateOptions(opts);
-      const { key, record } = await withDatabase(cli, async ({ db }) => {
+      const { key, record, unseen } = await withDatabase(cli, async ({ db }) => {
         try {
-          return await createApiKey(db, input);
+          const created = await createApiKey(db, input);
+          return { ...created, unseen: await clinicsNeverSeen(db, created.record) };
         } catch (error) {
           if (error instanceof ApiKeyInputError) throw optionError(OPTION_OF_FIELD[error.field], error.message);
           throw error;
@@ -192,6 +220,8 @@ export function registerKeys(program: Command, cli: CommandContext): void {
         },
       );
       if (out.json) cli.console.error(warning);
+      // Not refused: a clinic may be imported later, and a restriction naming it is then right.
+      for (const line of unseen) cli.console.error(`Note: ${line}`);
     });
 
   keys

@@ -90,6 +90,8 @@ describe('keys create, list, revoke', () => {
       expires_at: expiresAt.toISOString(),
     });
     expect(created.stderr).toMatch(/cannot be (shown|retrieved) again/);
+    // The clinic is live (the default): a test key is created all the same, with a note.
+    expect(created.stderr).toContain(`Note: clinic ${clinic.id} is a live clinic: this test key never sees it (it sees sandbox clinics only)`);
 
     const [row] = await sql<{ hash: string }>('SELECT hash FROM api_keys WHERE id = $1', [body.id]);
     expect(row!.hash).toBe(hashApiKey(body.key));
