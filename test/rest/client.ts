@@ -135,9 +135,10 @@ export const ENDPOINTS = [
     path: '/api/v1/interactions',
     scope: 'interactions:read',
     kind: 'list',
-    params: ['page', 'limit', 'date_from', 'date_to', 'channel', 'type', 'outcome', 'clinic_id', 'search', 'campaign_id'],
+    params: ['page', 'limit', 'date_from', 'date_to', 'channel', 'type', 'outcome', 'clinic_id', 'search', 'q', 'campaign_id'],
   },
   { name: 'interaction', path: '/api/v1/interactions/{id}', scope: 'interactions:read', kind: 'object', params: [] },
+  { name: 'deleted', path: '/api/v1/interactions/deleted', scope: 'interactions:read', kind: 'list', params: ['since', 'limit', 'cursor', 'include_total'] },
   { name: 'clinics', path: '/api/v1/clinics', scope: 'clinics:read', kind: 'list', params: ['page', 'limit'] },
   { name: 'campaigns', path: '/api/v1/campaigns', scope: 'campaigns:read', kind: 'list', params: ['page', 'limit', 'clinic_id', 'status'] },
   {

@@ -179,6 +179,16 @@ const SEARCH_INVALID: Array<[string, string[]]> = [
   ['search=%00', ['search']],
   ['search=12%0A34', ['search']],
 ];
+const TEXT_VALID = ['q=cancel', 'q=Cancelación%20cita', `q=${'a'.repeat(200)}`, 'q=the', 'q=%22cancel%22%20%26%20!dentist'];
+const TEXT_INVALID: Array<[string, string[]]> = [
+  ['q=', ['q']],
+  ['q=%20%20', ['q']],
+  ['q=!!!', ['q']],
+  [`q=${'a'.repeat(201)}`, ['q']],
+  [`q=${Array.from({ length: 17 }, (_, i) => `w${i}`).join('%20')}`, ['q']],
+  ['q=cancel%00', ['q']],
+  ['q=a&q=b', ['q']],
+];
 const ZONE_VALID = () => [
   'timezone=UTC',
   'timezone=Europe/Madrid',
@@ -240,7 +250,9 @@ const CASES: Record<string, Case> = {
       ...CAMPAIGN_VALID,
       ...OUTCOME_VALID,
       ...SEARCH_VALID,
+      ...TEXT_VALID,
       `page=2&limit=10&date_from=2026-01-01&date_to=2026-03-01&channel=voice&type=INBOUND&outcome=APPOINTMENT_BOOKED,NO_ANSWER&clinic_id=${clinicId}&search=600`,
+      `page=2&limit=10&date_from=2026-01-01&channel=voice&outcome=APPOINTMENT_BOOKED&clinic_id=${clinicId}&search=600&q=cancel`,
     ],
     invalid: () => [
       ...PAGING_INVALID,
@@ -264,9 +276,32 @@ const CASES: Record<string, Case> = {
       ['channel=voice&channel=voice', ['channel']],
       ['outcome=NO_ANSWER&outcome=OPT_OUT', ['outcome']],
       ['page=1&page=1&limit=501&foo=bar', ['page', 'limit', 'foo']],
-      ['q=600', ['q']],
+      ['query=600', ['query']],
+      ...TEXT_INVALID,
       ['=1', ['']],
       ['page', ['page']],
+    ],
+  },
+  deleted: {
+    valid: () => [
+      'since=2026-01-01',
+      'since=2026-01-01T10:00:00Z',
+      'since=2026-01-01T10:00:00.123%2B05:30',
+      'limit=500',
+      'include_total=false',
+      'cursor=',
+      'limit=1&cursor=',
+    ],
+    invalid: () => [
+      ['since=yesterday', ['since']],
+      ['since=', ['since']],
+      ['limit=0', ['limit']],
+      ['limit=501', ['limit']],
+      ['cursor=not-a-cursor', ['cursor']],
+      ['include_total=maybe', ['include_total']],
+      ['page=2', ['page']],
+      ['q=cancel', ['q']],
+      ['since=x&limit=x', ['since', 'limit']],
     ],
   },
   interaction: {
