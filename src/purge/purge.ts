@@ -13,6 +13,7 @@ import { and, instant, num, queryRows, SQL_POOL } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { CLAIM_TRANSACTION_ID } from '../interactions/change-feed.js';
 import { foldDataChanges, foldPhoneChanges } from '../interactions/phone-fragments.js';
+import { foldSearchTerms } from '../interactions/text-search.js';
 import { candidatePattern, clinicCallingCode, type PatientNumber, readStoredNumber } from './phone-numbers.js';
 
 /** Rows per batch (one transaction each): about a quarter of a second of work, so an interrupted run loses little. */
@@ -219,7 +220,7 @@ export async function purgeInBatches(db: Db, selection: PurgeSelection, options:
     client.release(failed instanceof Error ? failed : undefined);
   }
   // The phone numbers' changes folded now rather than by the service over the next seconds, and
-  // the clinics' change counts (what confirms ETags) with them.
-  const folded = (await foldPhoneChanges(db)) + (await foldDataChanges(db));
+  // the clinics' change counts (what confirms ETags) and the search word counts with them.
+  const folded = (await foldPhoneChanges(db)) + (await foldDataChanges(db)) + (await foldSearchTerms(db));
   return { deleted, batches, folded };
 }
