@@ -29,7 +29,9 @@ async function countText(db: Db, filters: Filters & { text: string }, visibleCli
   }
   const { clinicId, from, to, ...rest } = others;
   const conditions = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
-  return countMatches(db, { text, visible: visibleClinics, clinicId, from, to, others: conditions });
+  // Every filter but the phone search is a column of the search documents too (text-search.ts).
+  const othersOnDocuments = rest.search === undefined ? conditions : undefined;
+  return countMatches(db, { text, visible: visibleClinics, clinicId, from, to, others: conditions, othersOnDocuments });
 }
 
 /**

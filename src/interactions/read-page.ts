@@ -157,7 +157,7 @@ function textPage(db: Db, { filters, visibleClinics, page, limit, order }: ListR
     const others = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
     return textPageIds(
       db,
-      { text, visible: visibleClinics, clinicId, from, to, others },
+      { text, visible: visibleClinics, clinicId, from, to, others, othersOnDocuments: rest.search === undefined ? others : undefined },
       { skip, take: limit, ascending: order === 'asc', fewMatches: !walkIsCheaper(matches, inScope, skip, limit) },
     );
   });

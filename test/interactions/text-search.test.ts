@@ -165,6 +165,11 @@ describe('q: full-text search of summaries and transcripts', () => {
       [rows[0]!.id],
     );
     expect(document!.same).toBe(true);
+    // So do its channel, type, outcome and campaign (filters are checked on the document).
+    expect((await search(key, 'q=glaucoma&outcome=OPT_OUT')).ids).toEqual([]);
+    await sql(`UPDATE interactions SET outcome = 'OPT_OUT' WHERE id = $1`, [rows[0]!.id]);
+    expect(await search(key, 'q=glaucoma&outcome=OPT_OUT')).toEqual({ ids: [rows[0]!.id], total: 1 });
+    expect(await search(key, 'q=glaucoma&outcome=APPOINTMENT_BOOKED')).toEqual({ ids: [rows[1]!.id], total: 1 });
     await sql('SELECT interaction_search_terms_fold()');
     await sql('DELETE FROM interactions WHERE id = $1', [rows[1]!.id]);
     expect(await search(key, 'q=glaucoma')).toEqual({ ids: [rows[0]!.id], total: 1 });
