@@ -152,6 +152,9 @@ const VALID: Record<string, string[]> = {
   group_by: ['campaign', 'clinic,channel', 'campaign,outcome', 'type,direction'],
   order: ['asc', 'desc'],
   include_total: ['true', 'false'],
+  q: ['cancel', 'cancel%20appointment', 'Cancelaci%C3%B3n'],
+  since: ['2026-01-01', '2026-01-01T00:00:00Z'],
+  cursor: [''],
 };
 
 /** Control characters and numbers past every integer limit, where a database or GraphQL could choke. */
