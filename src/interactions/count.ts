@@ -14,7 +14,7 @@ import { countedOutcomes, countedTotals } from '../rollups/counted.js';
 import { countableByRollups, dimensionsOf, interactionConditions, interactionWhere } from './conditions.js';
 import type { Filters } from './filters.js';
 import { countPhoneMatches } from './phone-search.js';
-import { countMatches, countOneWord } from './text-search.js';
+import { countMatches, countOneWord, type TextScope } from './text-search.js';
 
 /**
  * A full-text search's total: a one-word search restricted by clinics alone from the word counts,
@@ -27,11 +27,15 @@ async function countText(db: Db, filters: Filters & { text: string }, visibleCli
     const counted = await countOneWord(db, text, visibleClinics, filters.clinicId);
     if (counted !== null) return counted;
   }
-  const { clinicId, from, to, ...rest } = others;
-  const conditions = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
+  return countMatches(db, textScopeOf(filters, visibleClinics));
+}
+
+/** A full-text search's filters as text-search.ts reads them (its count here, its page in read-page.ts). */
+export function textScopeOf(filters: Filters & { text: string }, visibleClinics: VisibleClinics): TextScope {
+  const { text, clinicId, from, to, ...rest } = filters;
+  const others = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
   // Every filter but the phone search is a column of the search documents too (text-search.ts).
-  const othersOnDocuments = rest.search === undefined ? conditions : undefined;
-  return countMatches(db, { text, visible: visibleClinics, clinicId, from, to, others: conditions, othersOnDocuments });
+  return { text, visible: visibleClinics, clinicId, from, to, others, othersOnDocuments: rest.search === undefined ? others : undefined };
 }
 
 /**

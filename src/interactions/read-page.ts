@@ -19,7 +19,7 @@ import { and, queryRows } from '../db/sql.js';
 import { lazy } from '../domain/lazy.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions, interactionWhere } from './conditions.js';
-import { countInteractions, countQuery } from './count.js';
+import { countInteractions, countQuery, textScopeOf } from './count.js';
 import { deepPageIds } from './deep-page.js';
 import type { Filters, ListOrder } from './filters.js';
 import { isShortSearch, phoneSearchPaging } from './phone-search.js';
@@ -151,15 +151,11 @@ function textPage(db: Db, { filters, visibleClinics, page, limit, order }: ListR
   const skip = (page - 1) * limit;
   const total = lazy(() => countInteractions(db, filters, visibleClinics));
   const ids = lazy(async (): Promise<string[]> => {
-    const { text: _text, clinicId, from, to, ...rest } = filters;
-    const [matches, inScope] = await Promise.all([total(), countInteractions(db, { clinicId, from, to }, visibleClinics)]);
+    const scope = textScopeOf({ ...filters, text }, visibleClinics);
+    const inScopeFilters = { clinicId: scope.clinicId, from: scope.from, to: scope.to };
+    const [matches, inScope] = await Promise.all([total(), countInteractions(db, inScopeFilters, visibleClinics)]);
     if (skip >= matches) return [];
-    const others = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
-    return textPageIds(
-      db,
-      { text, visible: visibleClinics, clinicId, from, to, others, othersOnDocuments: rest.search === undefined ? others : undefined },
-      { skip, take: limit, ascending: order === 'asc', fewMatches: !walkIsCheaper(matches, inScope, skip, limit) },
-    );
+    return textPageIds(db, scope, { skip, take: limit, ascending: order === 'asc', fewMatches: !walkIsCheaper(matches, inScope, skip, limit) });
   });
   async function rows(query: PothosQuery): Promise<InteractionRow[]> {
     const selection = rowsSelection(query);
