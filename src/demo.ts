@@ -1,5 +1,7 @@
 // First start on the embedded database: demo data and a demo key. The key itself is kept in the data
-// folder (mode 600), never in the database, so later starts can print it again.
+// folder (mode 600), never in the database, so later starts can print it again. A stored key that
+// can no longer be used (revoked, expired) is replaced by a new one, so what is printed and pre-filled
+// in GraphiQL and /docs always works. The demo key is Premium tier (DEMO_KEY_TIER).
 //
 // The demo data are sandbox data and the demo key a `svc_test_` key (decisions section 12), which
 // sees only sandbox clinics. Only ever called for the embedded database (server.ts), never for a
@@ -9,6 +11,8 @@ import path from 'node:path';
 import { createApiKey, lookupApiKey } from './auth/api-keys.js';
 import type { Db } from './db/client.js';
 import { queryRows } from './db/sql.js';
+import { isUuid } from './domain/parameters.js';
+import type { KeyTierValue } from './domain/values.js';
 import { Prisma } from './generated/prisma/client.js';
 import { generateDemoData, type SeedOptions } from './seed/generate.js';
 import { seedDemoData } from './seed/seed-database.js';
@@ -18,10 +22,17 @@ interface DemoKeyFile {
   key: string;
 }
 
+/** The demo key's tier: room for a tour and GraphiQL's schema loading (Standard allows 60 requests a minute). */
+export const DEMO_KEY_TIER = 'premium' satisfies KeyTierValue;
+const DEMO_KEY_NAME = 'Demo key (embedded database)';
+
 export interface DemoSetup {
+  /** The demo key, always a valid one: the stored key, or a new one when there was none or it could no longer be used. */
   key: string;
-  /** False when the stored demo key was revoked or has expired. */
-  keyValid: boolean;
+  /** Why this start replaced the stored demo key; null when it kept it or there was none. */
+  replaced: 'revoked' | 'expired' | 'unknown' | null;
+  /** True when this start raised the stored demo key to the demo tier (a data folder from before it was Premium). */
+  upgraded: boolean;
   seeded: boolean;
   /** Clinics of a demo database older than environments that this start made sandbox clinics. */
   movedToSandbox: number;
@@ -40,18 +51,43 @@ export async function ensureDemoSetup(db: Db, url: string, dataDir: string, log:
     seeded = true;
   }
   const file = path.join(dataDir, 'demo-key.json');
-  if (fs.existsSync(file)) {
-    const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoKeyFile;
-    const lookup = await lookupApiKey(db, stored.key);
-    const movedToSandbox = seeded ? 0 : await demoClinicsToSandbox(db, stored.id);
-    if (movedToSandbox > 0) {
-      log(`Demo data from before environments: its ${movedToSandbox} clinics are now sandbox clinics, which the demo key (svc_test_) sees.`);
-    }
-    return { key: stored.key, keyValid: lookup.status === 'valid', seeded, movedToSandbox };
+  if (!fs.existsSync(file)) return { key: await newDemoKey(db, file), replaced: null, upgraded: false, seeded, movedToSandbox: 0 };
+
+  const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoKeyFile;
+  const lookup = await lookupApiKey(db, stored.key);
+  const movedToSandbox = seeded ? 0 : await demoClinicsToSandbox(db, stored.id);
+  if (movedToSandbox > 0) {
+    log(`Demo data from before environments: its ${movedToSandbox} clinics are now sandbox clinics, which the demo key (svc_test_) sees.`);
   }
-  const { key, record } = await createApiKey(db, { name: 'Demo key (embedded database)', environment: 'test' });
+  if (lookup.status === 'valid') {
+    // The demo key was Standard before; whoever starts the demo expects the demo key's room.
+    const upgraded = lookup.key.tier === 'standard';
+    if (upgraded) {
+      await db.apiKey.update({ where: { id: lookup.key.id }, data: { tier: DEMO_KEY_TIER } });
+      log(`The demo key ${lookup.key.prefix}... was Standard tier; it is now ${DEMO_KEY_TIER}, as demo keys are.`);
+    }
+    return { key: stored.key, replaced: null, upgraded, seeded, movedToSandbox };
+  }
+  const replaced = lookup.status === 'expired' ? 'expired' : await whyUnusable(db, stored.id);
+  const key = await newDemoKey(db, file);
+  const why = { revoked: 'was revoked', expired: 'has expired', unknown: 'is not in this database' }[replaced];
+  log(`The stored demo key ${stored.key.slice(0, 13)}... ${why}: made a new demo key ${key.slice(0, 13)}... (printed below).`);
+  return { key, replaced, upgraded: false, seeded, movedToSandbox };
+}
+
+/** A key that is neither valid nor expired was revoked, unless its row is gone (a database made anew under an old data folder). */
+async function whyUnusable(db: Db, id: string): Promise<'revoked' | 'unknown'> {
+  const row = isUuid(id) ? await db.apiKey.findUnique({ where: { id }, select: { revokedAt: true } }) : null;
+  return row?.revokedAt ? 'revoked' : 'unknown';
+}
+
+/** Issues a demo key and stores it in the data folder (mode 600), replacing any stored one. */
+async function newDemoKey(db: Db, file: string): Promise<string> {
+  const { key, record } = await createApiKey(db, { name: DEMO_KEY_NAME, environment: 'test', tier: DEMO_KEY_TIER });
   fs.writeFileSync(file, JSON.stringify({ id: record.id, key } satisfies DemoKeyFile), { mode: 0o600 });
-  return { key, keyValid: true, seeded, movedToSandbox: 0 };
+  // writeFileSync's mode applies only when it creates the file.
+  fs.chmodSync(file, 0o600);
+  return key;
 }
 
 /**

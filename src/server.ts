@@ -70,7 +70,6 @@ async function prepareDatabase(config: Config): Promise<{ database: DatabaseLoca
     const applied = await migrate(database.url);
     if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
     const demo = await ensureDemoSetup(db, database.url, config.DATA_DIR, log);
-    if (!demo.keyValid) log('Note: the stored demo key has been revoked or has expired; create a key with `npm run cli -- keys create`.');
     return { database, demoKey: demo.key };
   } catch (error) {
     await database.release();

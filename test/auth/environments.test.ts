@@ -540,7 +540,7 @@ describe('the embedded demo database', () => {
         // The demo's own data, smaller (the default 50,000 interactions take a minute here).
         const small = { clinics: 3, interactions: 300, days: 5 };
         const setup = await ensureDemoSetup(demoDb, url, folder, () => {}, small);
-        expect(setup).toMatchObject({ seeded: true, keyValid: true, movedToSandbox: 0 });
+        expect(setup).toMatchObject({ seeded: true, replaced: null, upgraded: false, movedToSandbox: 0 });
         expect(setup.key).toMatch(/^svc_test_/);
         expect(await demoDb.clinic.groupBy({ by: ['environment'], _count: true })).toEqual([{ environment: 'sandbox', _count: 3 }]);
         const demoApp = testApp(demoDb);
@@ -583,7 +583,7 @@ describe('the embedded demo database', () => {
 
         const logged: string[] = [];
         const setup = await ensureDemoSetup(demoDb, url, folder, (line) => logged.push(line));
-        expect(setup).toEqual({ key, keyValid: true, seeded: false, movedToSandbox: 8 });
+        expect(setup).toEqual({ key, replaced: null, upgraded: true, seeded: false, movedToSandbox: 8 });
         expect(logged.join('\n')).toContain('its 8 clinics are now sandbox clinics');
         expect(ids(await get(demoApp, '/api/v1/clinics?limit=100', key), 'clinics').sort()).toEqual([...DEMO_CLINICS].sort());
         // A clinic the demo did not seed stays live.
