@@ -96,6 +96,11 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     }),
   });
+  // An idle connection that PostgreSQL ends (a restart, the embedded cluster stopping at shutdown)
+  // is an 'error' event on the pool, fatal to the process without a listener. The pool drops that
+  // connection and opens another when next asked; Prisma's adapter adds its listener only on its
+  // first query, and `queryRows` (phone folding from start-up) uses the pool before any.
+  pool.on('error', () => {});
   const { onStatement } = options;
   if (onStatement) pool.on('connect', (connection) => reportStatements(connection, onStatement));
   if (bounds?.queryTimeoutMs) pool.on('connect', endOnQueryTimeout);
