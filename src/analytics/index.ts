@@ -1,4 +1,4 @@
-// Aggregated metrics of interactions (decisions.md section 4), computed by PostgreSQL from the daily
+// Aggregated metrics of interactions (docs/concepts.md, Metrics), computed by PostgreSQL from the daily
 // rollup (full days) and the raw table (partial days).
 export { countInteractions } from '../interactions/count.js';
 export { type DailyMetric, metricsDaily } from './daily.js';

@@ -1,4 +1,4 @@
-// Summary metrics of a window (decisions.md section 4), computed in one aggregate query.
+// Summary metrics of a window (docs/concepts.md, Metrics), computed in one aggregate query.
 import type { Db } from '../db/client.js';
 import { prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';

@@ -1,4 +1,4 @@
-// API keys: issuing, listing, revoking and looking them up (decisions.md section 5).
+// API keys: issuing, listing, revoking and looking them up (docs/concepts.md, API keys).
 //
 // A key is `svc_live_` / `svc_test_` followed by 40 random base62 characters (~238 bits). Only its
 // hex SHA-256 and a short display prefix are stored; the key itself exists once, in the answer of

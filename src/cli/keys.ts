@@ -1,4 +1,4 @@
-// `keys create | list | revoke`: issuing API keys is an operator task (decisions.md section 7); no
+// `keys create | list | revoke`: issuing API keys is an operator task (README.md, Operator CLI); no
 // HTTP endpoint does it.
 import type { Command } from 'commander';
 import {

@@ -1,6 +1,7 @@
 // `purge --phone NUMBER | --before DATE [--clinic ID] [--yes]`: erasure of a patient and retention
-// (decisions.md section 11). Without --yes it only says what it would delete; with it, it deletes in
-// batches (src/purge/purge.ts), each committed on its own, so an interrupted run is simply run again.
+// (docs/concepts.md, Erasure and retention). Without --yes it only says what it would delete; with
+// it, it deletes in batches (src/purge/purge.ts), each committed on its own, so an interrupted run
+// is simply run again.
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { isUuid, parseDateBound } from '../domain/parameters.js';

@@ -60,7 +60,7 @@ export function outcomeLabel(outcome: string): string {
 
 /**
  * Outcomes counted as successful in `success_rate`: the patient's scheduling request was completed
- * (decisions.md section 4).
+ * (docs/concepts.md, Metrics).
  */
 export const SUCCESSFUL_OUTCOMES: readonly OutcomeValue[] = ['APPOINTMENT_BOOKED', 'APPOINTMENT_MODIFIED', 'APPOINTMENT_CANCELLED'];
 

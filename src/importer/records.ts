@@ -1,4 +1,4 @@
-// The REST representation of the three importable resources (api-spec.md), as zod schemas.
+// The REST representation of the three importable resources (docs/concepts.md), as zod schemas.
 // A line of an import file is exactly one of these objects; unknown fields are rejected so that a
 // typo (`clinc_id`) is reported instead of silently dropped.
 import { z } from 'zod';

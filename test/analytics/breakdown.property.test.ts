@@ -72,7 +72,7 @@ const GROUPING = `GROUPING(${DIMENSIONS.map((d) => COLUMN[d]).join(', ')})`;
 const maskOf = (dimensions: readonly Dimension[]) =>
   DIMENSIONS.reduce((mask, d, i) => (dimensions.includes(d) ? mask : mask | (1 << (DIMENSIONS.length - 1 - i))), 0);
 
-/** The summary's definitions (decisions.md section 4) as aggregates; $succ and $booked are placeholders. */
+/** The summary's definitions (docs/concepts.md, Metrics) as aggregates; $succ and $booked are placeholders. */
 const METRICS = `
   count(*) AS total,
   count(*) FILTER (WHERE channel = 'voice') AS calls,

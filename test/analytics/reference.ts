@@ -1,4 +1,4 @@
-// An independent JavaScript reference of decisions.md section 4, over the fixture rows a test created.
+// An independent JavaScript reference of the metrics definitions (docs/concepts.md, Metrics), over the fixture rows a test created.
 // Rounding is exact (BigInt arithmetic, half away from zero), never binary floating point.
 import type { DailyMetric } from '../../src/analytics/daily.js';
 import type { MetricsFilter } from '../../src/analytics/filter.js';

@@ -8,7 +8,7 @@ import { createKey, type GraphQLResponse, graphql } from '../helpers/app.js';
 import { createClinic } from '../helpers/factories.js';
 import { get, type RestResponse } from '../rest/client.js';
 
-/** The spec's limits (api-spec.md, Limits), written out rather than imported from the code under test. */
+/** The spec's limits (docs/rest-api.md, Rate limits), written out rather than imported from the code under test. */
 export const STANDARD = { minute: 60, hour: 1_000, day: 10_000 } as const;
 export const PREMIUM = { minute: 300, hour: 5_000, day: 50_000 } as const;
 
