@@ -28,6 +28,7 @@ import { useAdmission } from './limits/use-admission.js';
 import type { PerWindow, QuotaStore } from './limits/windows.js';
 import { defaultLogger, type Logger } from './observability/logger.js';
 import { classifyUnexpectedError, createMetrics, type PoolStats } from './observability/prometheus.js';
+import type { Tracing } from './observability/tracing.js';
 import { useMetrics } from './observability/use-prometheus.js';
 import { useRequestLog } from './observability/use-request-log.js';
 import { createYogaLogger } from './observability/yoga-logger.js';
@@ -61,6 +62,8 @@ export interface AppOptions {
   dbPool?: PoolStats;
   /** Bounds on CSV and NDJSON exports (defaults in exports/index.ts). */
   exportLimits?: ExportLimits;
+  /** Spans for requests, GraphQL and SQL (observability/tracing.ts); unset: no tracing at all. */
+  tracing?: Pick<Tracing, 'plugin'>;
   /** Plugins run after the app's own: observers of the pipeline (a test counts parses with one). */
   plugins?: readonly Plugin[];
 }
@@ -86,7 +89,9 @@ export function createApp(options: AppOptions): App {
   // Yoga runs each hook in this order (an instrumentation wraps the ones after it), and the first
   // plugin that ends a request in onRequest answers it:
   const plugins: Plugin[] = [
-    // Outermost, so that every request has a line and its state (its clock) begins first, and
+    // Outermost when tracing: the request's span is the parent of everything below, logs included.
+    ...(options.tracing ? [options.tracing.plugin] : []),
+    // Outermost otherwise: every request has a line and its state (its clock) begins first, and
     // every later hook runs with the request as the current one (for Yoga's own error logging).
     useRequestLog({ logger }),
     // The client address before anything uses it (failed-login limits, logs); X-Request-Id on

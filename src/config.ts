@@ -88,10 +88,35 @@ const serverSchema = logSchema.extend({
   EXPORT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
 });
 
+/**
+ * OpenTelemetry's standard variables for tracing (observability/tracing.ts), checked here like the
+ * rest; tracing is off unless an endpoint is set. OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
+ * OTEL_EXPORTER_OTLP_HEADERS/_TIMEOUT and OTEL_BSP_* are free-form and read by the SDK itself.
+ */
+const httpUrl = z.string().regex(/^https?:\/\/\S+$/i, 'must be an http:// or https:// URL');
+
+const tracingSchema = z.object({
+  OTEL_SDK_DISABLED: z
+    .string()
+    .regex(/^(true|false)$/i, 'must be true or false')
+    .transform((value) => value.toLowerCase() === 'true')
+    .default(false),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  /** `none` turns tracing off even with an endpoint set (the SDK's other exporters are not offered). */
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).default('otlp'),
+  OTEL_TRACES_SAMPLER: z
+    .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+    .default('parentbased_always_on'),
+  /** The ratio of the *traceidratio samplers (default 1). */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+});
+
 export type DatabaseConfig = z.infer<typeof databaseSchema>;
+export type TracingConfig = z.infer<typeof tracingSchema>;
 export type LogConfig = z.infer<typeof logSchema>;
 export type ServerConfig = z.infer<typeof serverSchema>;
-export type Config = DatabaseConfig & ServerConfig;
+export type Config = DatabaseConfig & ServerConfig & TracingConfig;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -125,5 +150,5 @@ export function loadLogConfig(env: Env = process.env): LogConfig {
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  return parse(databaseSchema.extend(serverSchema.shape), env);
+  return parse(databaseSchema.extend(serverSchema.shape).extend(tracingSchema.shape), env);
 }

@@ -21,6 +21,7 @@ import { createRedisClient, whenReady } from './limits/redis-client.js';
 import { RedisQuotaStore } from './limits/redis-store.js';
 import type { QuotaStore } from './limits/windows.js';
 import { createLogger, loggerOptions } from './observability/logger.js';
+import { startTracing } from './observability/tracing.js';
 
 const log = (message: string) => console.log(message);
 /** After shutdown begins, how long a just-opened connection has to deliver its request. */
@@ -34,6 +35,8 @@ export interface Serving {
 /** Listens on config.PORT (0: any free port) and serves the app. */
 export async function serve(config: Config, databaseUrl: string, demoKey: string | undefined): Promise<Serving> {
   const logger = createLogger(loggerOptions(config));
+  // Before the database client: its connections must find pg already patched (tracing.ts).
+  const tracing = await startTracing(config, { logger });
   const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE, { bounds: databaseBounds(config) });
   let quotaStore: QuotaStore = new MemoryQuotaStore();
   let redis: Redis | undefined;
@@ -60,6 +63,7 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
     lifecycle,
     logger,
     metricsToken: config.METRICS_TOKEN,
+    tracing,
     trustProxy: config.TRUST_PROXY,
     dbPool: db[SQL_POOL].stats,
     exportLimits: { concurrency: config.EXPORT_CONCURRENCY, stallTimeoutMs: config.EXPORT_STALL_TIMEOUT_MS, timeoutMs: config.EXPORT_TIMEOUT_MS },
@@ -114,6 +118,8 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
       await app.dispose();
       await quotaStore.close();
       await db.$disconnect();
+      // Last: the spans of the requests that just finished are sent before the process exits.
+      await tracing?.shutdown();
     },
   };
 }
