@@ -113,6 +113,21 @@ describe('spans of a request', () => {
     for (const value of [interaction.id, PATIENT_WORD, '611222', key, PATIENT_PHONE]) expect(text).not.toContain(value);
   });
 
+  it('an export (COPY, its values inlined) streams as before, and its search words reach no span', async () => {
+    const { app, spans } = await traced();
+    const { key } = await clinicWithInteraction();
+    const response = await app.fetch(`http://localhost/api/v1/interactions?q=${PATIENT_WORD}`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/csv' },
+    });
+    expect(response.status).toBe(200);
+    const csv = await response.text();
+    expect(csv.trim().split('\n')).toHaveLength(2);
+    expect(csv).toContain(PATIENT_WORD);
+    const all = await spans();
+    expect(serverSpans(all)[0]!.attributes['http.response.status_code']).toBe(200);
+    expect(everything(all)).not.toContain(PATIENT_WORD);
+  });
+
   it('GraphQL: parse, validate and the execution named by its operation, below the request span; variables never recorded', async () => {
     const { app, spans } = await traced();
     const { key } = await clinicWithInteraction();
