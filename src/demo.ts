@@ -12,7 +12,7 @@ import { createApiKey, lookupApiKey } from './auth/api-keys.js';
 import type { Db } from './db/client.js';
 import { queryRows } from './db/sql.js';
 import { isUuid } from './domain/parameters.js';
-import type { KeyTierValue } from './domain/values.js';
+import { type KeyTierValue, TIER_LIMITS } from './domain/values.js';
 import { Prisma } from './generated/prisma/client.js';
 import { generateDemoData, type SeedOptions } from './seed/generate.js';
 import { seedDemoData } from './seed/seed-database.js';
@@ -64,7 +64,9 @@ export async function ensureDemoSetup(db: Db, url: string, dataDir: string, log:
     const upgraded = lookup.key.tier === 'standard';
     if (upgraded) {
       await db.apiKey.update({ where: { id: lookup.key.id }, data: { tier: DEMO_KEY_TIER } });
-      log(`The demo key ${lookup.key.prefix}... was Standard tier; it is now ${DEMO_KEY_TIER}, as demo keys are.`);
+      log(
+        `The demo key ${lookup.key.prefix}... was Standard tier; it is now Premium (${TIER_LIMITS[DEMO_KEY_TIER]?.minute} requests a minute), as demo keys are.`,
+      );
     }
     return { key: stored.key, replaced: null, upgraded, seeded, movedToSandbox };
   }

@@ -131,7 +131,7 @@ describe('the demo key', () => {
     const { setup, logged } = await start(folder);
     expect(setup).toMatchObject({ key, replaced: null, upgraded: true });
     expect(await me(key)).toEqual({ status: 200, tier: 'premium', minute: 300 });
-    expect(logged).toContain(`The demo key ${record.prefix}... was Standard tier; it is now premium`);
+    expect(logged).toContain(`The demo key ${record.prefix}... was Standard tier; it is now Premium (300 requests a minute)`);
     expect((await start(folder)).setup).toMatchObject({ key, upgraded: false });
   });
 
