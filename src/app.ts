@@ -14,8 +14,9 @@ import { codedError, httpOf } from './graphql/coded-error.js';
 import { callerParametersOf, createGraphQLContext, type GraphQLContext } from './graphql/context.js';
 import { schema } from './graphql/index.js';
 import { useDocumentLimits } from './graphql/use-document-limits.js';
+import { renderGraphiQL, useGraphiQLAssets } from './graphql/use-graphiql.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
-import { GRAPHQL_PATH } from './http/app-routes.js';
+import { GRAPHQL_PATH, routeOf } from './http/app-routes.js';
 import type { TrustProxySetting } from './http/client-ip.js';
 import type { Lifecycle } from './http/lifecycle.js';
 import { stateOf } from './http/request-state.js';
@@ -80,6 +81,11 @@ export function createApp(options: AppOptions): App {
     authFailureLimits: options.authFailureLimits,
     now: () => now().getTime(),
   });
+  const graphiql = {
+    title: 'Clinic analytics GraphQL',
+    headers: JSON.stringify({ Authorization: options.demoKey ? `Bearer ${options.demoKey}` : 'Bearer <your API key>' }, null, 2),
+    defaultQuery: DEFAULT_QUERY,
+  };
   const logger = options.logger ?? defaultLogger();
   const metrics = createMetrics({ processMetrics: Boolean(options.metricsToken), pool: options.dbPool });
   const reportError = (error: unknown, request: Request) => {
@@ -106,6 +112,7 @@ export function createApp(options: AppOptions): App {
     // ends with its endpoint, and it has no body for the checks' details.
     useHealth(db, options.lifecycle),
     useDocs({ demoKey: options.demoKey }),
+    useGraphiQLAssets(),
     // GraphQL requests are admitted here, before their body is parsed; REST requests inside
     // useRest, once their route is known (decisions section 1: route, then authentication).
     useAdmission(admitter, GRAPHQL_PATH, reportError),
@@ -129,11 +136,10 @@ export function createApp(options: AppOptions): App {
     // every method but GET/HEAD on API paths with 405.
     cors: false,
     plugins,
-    graphiql: {
-      title: 'Clinic analytics GraphQL',
-      headers: JSON.stringify({ Authorization: options.demoKey ? `Bearer ${options.demoKey}` : 'Bearer <your API key>' }, null, 2),
-      defaultQuery: DEFAULT_QUERY,
-    },
+    // Yoga renders GraphiQL for any URL that ends with /graphql; only the path itself has it, and
+    // the others are left to use-routes.ts (404).
+    graphiql: (request) => routeOf(request).area === 'graphql' && graphiql,
+    renderGraphiQL,
     maskedErrors: {
       maskError: (error, message) => {
         const original = error instanceof GraphQLError ? error.originalError : undefined;

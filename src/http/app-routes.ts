@@ -2,6 +2,7 @@
 // logs and metrics. A request's path is matched once and kept in its request state; use-routes.ts
 // answers the paths that name nothing (404) and methods a read-only path does not take (405), so
 // every other part looks up its own match instead of matching (and refusing) paths again.
+import { GRAPHIQL_ASSETS_PATH, GRAPHIQL_FILES, type GraphiQLFile } from '../graphql/use-graphiql.js';
 import { matchRoute, type Route } from '../rest/routes.js';
 import { DOCS_FILES, DOCS_PATH, type DocsFile } from '../rest/use-docs.js';
 import { stateOf } from './request-state.js';
@@ -10,16 +11,19 @@ export const GRAPHQL_PATH = '/graphql';
 export const METRICS_PATH = '/metrics';
 const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready']);
 const DOCS: ReadonlySet<string> = new Set(DOCS_FILES);
+const GRAPHIQL: ReadonlySet<string> = new Set(GRAPHIQL_FILES);
 
 /**
  * Where a path goes, with its label: a REST route's pattern (`/api/v1/interactions/{id}`),
- * `/graphql`, a health path, `/metrics`, `/docs` or `/api/v1/openapi.json`, else `unmatched`.
+ * `/graphql`, a health path, `/metrics`, `/docs`, `/api/v1/openapi.json` or a GraphiQL file, else `unmatched`.
  * Never the raw path, whose ids and arbitrary segments would make unbounded label values and
  * could carry personal data.
  */
 export type AppRoute =
   | { area: 'graphql' | 'health' | 'metrics'; label: string }
   | { area: 'docs'; label: string; file: DocsFile }
+  /** GraphiQL's files (its page is Yoga's answer at /graphql). */
+  | { area: 'graphiql'; label: string; file: GraphiQLFile }
   | { area: 'rest'; label: string; route: Route; pathParams: Record<string, string> }
   /** Nothing here: a 404 (unknown paths, and unknown files under /docs/). */
   | { area: 'none'; label: string }
@@ -44,6 +48,9 @@ export function matchAppRoute(pathname: string): AppRoute {
     return DOCS.has(file) ? { area: 'docs', label: DOCS_PATH, file: file as DocsFile } : { area: 'none', label: DOCS_PATH };
   }
   if (DOCS.has(pathname)) return { area: 'docs', label: pathname, file: pathname as DocsFile };
+  if (pathname.startsWith(`${GRAPHIQL_ASSETS_PATH}/`)) {
+    return GRAPHIQL.has(pathname) ? { area: 'graphiql', label: pathname, file: pathname as GraphiQLFile } : { area: 'none', label: GRAPHIQL_ASSETS_PATH };
+  }
   if (pathname.startsWith('/api/')) {
     const matched = matchRoute(pathname);
     if (matched) return { area: 'rest', label: matched.route.path, route: matched.route, pathParams: matched.pathParams };
