@@ -7,6 +7,13 @@ export const EXAMPLE_REQUEST_ID = 'req_6f1c2d9a4b8e4c0f9a3d5e7b1c2f4a6d';
 export const EXAMPLE_TIMESTAMP = '2026-01-31T09:05:00.000Z';
 export const EXAMPLE_CLINIC_ID = '3f6c1e2a-8b4d-4c7e-9a15-2d8f0b6e4c31';
 
+/**
+ * Interaction number 0 of the demo data (`npm start` without DATABASE_URL; src/seed/generate.ts,
+ * default seed): the id "Try it out" pre-fills in GET /api/v1/interactions/{id}. A record's id
+ * depends only on the seed and its index, so every demo database has this one; a test checks it.
+ */
+export const EXAMPLE_DEMO_INTERACTION_ID = '2215f102-35f4-4f93-a7b1-87a87435899a';
+
 /** A tombstone of GET /api/v1/interactions/deleted. */
 export const EXAMPLE_DELETED_INTERACTION = { id: 'int_7d41a9c2', clinic_id: EXAMPLE_CLINIC_ID, deleted_at: '2026-01-31T09:05:12.345Z' };
 

@@ -49,6 +49,7 @@ import {
   EXAMPLE_CONVERSATION,
   EXAMPLE_DAILY,
   EXAMPLE_DELETED_INTERACTION,
+  EXAMPLE_DEMO_INTERACTION_ID,
   EXAMPLE_DURATIONS,
   EXAMPLE_OUTCOMES,
   EXAMPLE_REQUEST_ID,
@@ -544,14 +545,20 @@ function restRule(name: string, argument: GraphQLArgument, metrics: boolean): Re
       return {
         note: `1 to ${MAX_SEARCH_LENGTH} characters. A literal \`+\` must be URL-encoded as \`%2B\`.`,
         schema: { minLength: 1, maxLength: MAX_SEARCH_LENGTH },
-        extra: { examples: { digits: { value: '612 345' }, international: { summary: 'sent as search=%2B34', value: '+34' } } },
+        // The examples match the demo data (its US numbers are +1 (xxx) 555-xxxx, its UK ones +44),
+        // together with the other parameters' first examples: "Try it out" sends them all at once.
+        extra: { examples: { digits: { value: '555' }, international: { summary: 'sent as search=%2B44', value: '+44' } } },
       };
     case 'q':
       return {
         note: `1 to ${MAX_TEXT_LENGTH} characters, at most ${MAX_TEXT_WORDS} words (runs of letters or digits; everything else separates them and is never an operator). A text of stop words only matches nothing.`,
         schema: { minLength: 1, maxLength: MAX_TEXT_LENGTH },
-        extra: { examples: { word: { value: 'cancel' }, words: { summary: 'every word must match', value: 'cancel appointment' } } },
+        extra: { examples: { word: { value: 'appointment' }, words: { summary: 'every word must match', value: 'cancel appointment' } } },
       };
+    case 'granularity':
+      // Required although the GraphQL argument is nullable (the resolver says which is missing);
+      // the example is what "Try it out" sends: a bucket per day of the default window.
+      return { note: `One of: ${list(enumValues(argument))}.`, extra: { required: true, example: 'day' } };
     default:
       // A parameter REST reads as GraphQL does needs no rule of its own: the argument's type and
       // description say it all (an enum is spelt as its values, which REST shares).
@@ -572,12 +579,18 @@ function queryParameter(name: string, route: Route, root: GraphQLField<unknown, 
   return { name, in: 'query', required: false, description, schema, ...rule.extra };
 }
 
+/** What "Try it out" pre-fills in a route's path parameter: an id of the demo data, which it finds there. */
+const PATH_EXAMPLES: Readonly<Record<string, Json>> = {
+  '/api/v1/interactions/{id}': { demo: { summary: 'An interaction of the demo data', value: EXAMPLE_DEMO_INTERACTION_ID } },
+};
+
 function pathParameters(route: Route, root: GraphQLField<unknown, unknown>): Json[] {
   return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => {
     const argument = root.args.find((arg) => arg.name === name);
     if (!argument) throw new Error(`openapi: ${route.path} has path parameter "${name}", but ${root.name} has no such argument`);
     const description = describedBy(argument.description, `${root.name}(${name})`);
-    return { name, in: 'path', required: true, description, schema: { type: 'string', minLength: 1 } };
+    const examples = PATH_EXAMPLES[route.path];
+    return { name, in: 'path', required: true, description, schema: { type: 'string', minLength: 1 }, ...(examples ? { examples } : {}) };
   });
 }
 
