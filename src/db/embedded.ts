@@ -190,7 +190,9 @@ async function clusterHome(dataDir: string, user: User | undefined, sharedDir: s
   if (fs.existsSync(path.join(elsewhere, 'postgres', 'PG_VERSION'))) return elsewhere;
   if (await canEnter(dataDir, user)) return dataDir;
   openFolder(sharedDir);
-  openFolder(elsewhere);
+  // Entered, not listed, by others: the postgres user only needs to pass through to its cluster and log.
+  fs.mkdirSync(elsewhere, { recursive: true });
+  fs.chmodSync(elsewhere, 0o711);
   fs.writeFileSync(path.join(elsewhere, 'data-folder.txt'), `The embedded PostgreSQL cluster of ${realDataDir}\n`);
   return elsewhere;
 }
@@ -295,6 +297,8 @@ async function start(bin: Binaries, clusterDir: string, log: Log): Promise<void>
   if (user) {
     fs.closeSync(fs.openSync(logFile, 'a'));
     fs.chownSync(logFile, user.uid, user.gid);
+    // The log can quote statements (and so patient data); it may sit in a shared folder.
+    fs.chmodSync(logFile, 0o600);
   }
   await run(bin.pg_ctl, ['start', '-D', clusterDir, '-w', '-t', '60', '-l', logFile, '-o', `-p ${port}`], user);
 }

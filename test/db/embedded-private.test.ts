@@ -75,6 +75,9 @@ describe.skipIf(!isRoot)('embedded PostgreSQL run as root from a private folder'
     expect(first.join('\n')).toContain(`cannot enter ${dataDir}; the embedded PostgreSQL cluster is kept in ${clusterDir}`);
     // Stopped by release: the postmaster removes its lock file.
     expect(fs.existsSync(path.join(clusterDir, 'postmaster.pid'))).toBe(false);
+    // Others may pass through the cluster's folder, not list it, nor read the log.
+    expect(fs.statSync(path.dirname(clusterDir)).mode & 0o777).toBe(0o711);
+    expect(fs.statSync(path.join(path.dirname(clusterDir), 'postgres.log')).mode & 0o777).toBe(0o600);
     const copies = fs.readdirSync(sharedDir).filter((name) => name.startsWith('postgresql-'));
     expect(copies).toHaveLength(1);
     expect(fs.statSync(path.join(sharedDir, copies[0] ?? '')).mode & 0o777).toBe(0o755);
