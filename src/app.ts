@@ -1,6 +1,6 @@
 // Builds the HTTP application: GraphQL (and GraphiQL) at /graphql, the REST facade under /api/v1,
-// its OpenAPI document and reference page, and health checks. It is only listened to in server.ts,
-// so tests call `app.fetch(...)` in-process.
+// its OpenAPI document and reference page, the front door (/ and the REST index), and health
+// checks. It is only listened to in server.ts, so tests call `app.fetch(...)` in-process.
 import { randomUUID } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
@@ -18,6 +18,7 @@ import { renderGraphiQL, useGraphiQLAssets } from './graphql/use-graphiql.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
 import { GRAPHQL_PATH, routeOf } from './http/app-routes.js';
 import type { TrustProxySetting } from './http/client-ip.js';
+import { useFrontDoor } from './http/front-door.js';
 import type { Lifecycle } from './http/lifecycle.js';
 import { stateOf } from './http/request-state.js';
 import { useHealth } from './http/use-health.js';
@@ -112,6 +113,8 @@ export function createApp(options: AppOptions): App {
     // ends with its endpoint, and it has no body for the checks' details.
     useHealth(db, options.lifecycle),
     useDocs({ demoKey: options.demoKey }),
+    // `/` (what the service is, its links) and `/api/v1` (the REST index): no key, never counted.
+    useFrontDoor(),
     useGraphiQLAssets(),
     // GraphQL requests are admitted here, before their body is parsed; REST requests inside
     // useRest, once their route is known (decisions section 1: route, then authentication).

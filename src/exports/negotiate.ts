@@ -15,14 +15,16 @@ const EXPORT_TYPES: Readonly<Record<string, ExportFormat>> = { 'text/csv': 'csv'
 
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
-interface Range {
+/** One media range of an Accept header: its type (lowercase), its q and its position. */
+export interface MediaRange {
   type: string;
   q: number;
   order: number;
 }
 
-function ranges(accept: string): Range[] {
-  const out: Range[] = [];
+/** The media ranges of an Accept header, by the rules above (also used by http/front-door.ts). */
+export function mediaRanges(accept: string): MediaRange[] {
+  const out: MediaRange[] = [];
   accept.split(',').forEach((part, order) => {
     const [media, ...params] = part.split(';');
     const type = media!.trim().toLowerCase();
@@ -43,8 +45,8 @@ function ranges(accept: string): Range[] {
 /** The export format an Accept header selects, or null for the JSON envelope. */
 export function exportFormatOf(accept: string | null): ExportFormat | null {
   if (!accept) return null;
-  const all = ranges(accept);
-  let best: (Range & { format: ExportFormat }) | undefined;
+  const all = mediaRanges(accept);
+  let best: (MediaRange & { format: ExportFormat }) | undefined;
   for (const range of all) {
     const format = EXPORT_TYPES[range.type];
     if (format && range.q > 0 && (!best || range.q > best.q)) best = { ...range, format };

@@ -9,6 +9,10 @@ import { stateOf } from './request-state.js';
 
 export const GRAPHQL_PATH = '/graphql';
 export const METRICS_PATH = '/metrics';
+/** The front door (front-door.ts): what the service is and where its parts are. */
+export const HOME_PATH = '/';
+/** The REST API's index (front-door.ts); `/api/v1/` is a 404 like every other trailing slash. */
+export const API_INDEX_PATH = '/api/v1';
 const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready']);
 const DOCS: ReadonlySet<string> = new Set(DOCS_FILES);
 const GRAPHIQL: ReadonlySet<string> = new Set(GRAPHIQL_FILES);
@@ -21,6 +25,8 @@ const GRAPHIQL: ReadonlySet<string> = new Set(GRAPHIQL_FILES);
  */
 export type AppRoute =
   | { area: 'graphql' | 'health' | 'metrics'; label: string }
+  /** `/` and `/api/v1`: no key needed, never counted. */
+  | { area: 'front-door'; label: typeof HOME_PATH | typeof API_INDEX_PATH }
   | { area: 'docs'; label: string; file: DocsFile }
   /** GraphiQL's files (its page is Yoga's answer at /graphql). */
   | { area: 'graphiql'; label: string; file: GraphiQLFile }
@@ -41,6 +47,7 @@ export type AppRoute =
 export function matchAppRoute(pathname: string): AppRoute {
   if (pathname === GRAPHQL_PATH) return { area: 'graphql', label: pathname };
   if (pathname === METRICS_PATH) return { area: 'metrics', label: pathname };
+  if (pathname === HOME_PATH || pathname === API_INDEX_PATH) return { area: 'front-door', label: pathname };
   if (HEALTH_PATHS.has(pathname)) return { area: 'health', label: pathname };
   if (pathname.startsWith('/health/')) return { area: 'yoga', label: 'unmatched' };
   if (pathname === DOCS_PATH || pathname.startsWith(`${DOCS_PATH}/`)) {

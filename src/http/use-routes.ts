@@ -1,8 +1,9 @@
 // The one place that refuses a path or a method: a path that names nothing is a 404 in the
-// envelope, and a read-only path (REST, docs, GraphiQL's files, /metrics) answers only GET and HEAD (405 with Allow,
-// decisions section 1). It runs before any part that answers a path, and before authentication, so
-// an unknown path is never counted against a key. It also matches the path once for the request
-// (app-routes.ts), for every later plugin and for logs and metrics.
+// envelope, and a read-only path (REST, docs, GraphiQL's files, /metrics, the front door: / and
+// /api/v1) answers only GET and HEAD (405 with Allow, decisions section 1). It runs before any
+// part that answers a path, and before authentication, so an unknown path is never counted against
+// a key. It also matches the path once for the request (app-routes.ts), for every later plugin and
+// for logs and metrics.
 import type { Plugin } from 'graphql-yoga';
 import { failure } from '../rest/envelope.js';
 import { type AppRoute, routeOf } from './app-routes.js';
@@ -13,7 +14,7 @@ export interface RoutesOptions {
 }
 
 const ALLOW = 'GET, HEAD';
-const READ_ONLY: ReadonlySet<AppRoute['area']> = new Set(['rest', 'docs', 'graphiql', 'metrics']);
+const READ_ONLY: ReadonlySet<AppRoute['area']> = new Set(['rest', 'docs', 'graphiql', 'metrics', 'front-door']);
 
 export function useRoutes(options: RoutesOptions): Plugin {
   return {

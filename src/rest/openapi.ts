@@ -100,6 +100,7 @@ type Json = Record<string, unknown>;
 export const OPENAPI_VERSION = '3.1.0';
 export const API_VERSION = '1.0.0';
 export const BEARER_SCHEME = 'bearerAuth';
+export const API_TITLE = 'Clinic Interaction Analytics API';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const JSON_TYPE = 'application/json';
@@ -756,7 +757,7 @@ function validationExample(route: Route): { query: string; details: Problems } {
 const SEGMENT_WORD = (segment: string) => segment.charAt(0).toUpperCase() + segment.slice(1);
 
 /** `listInteractions`, `getInteractionById`, `getMetricsSummary`: from the path, stable across wording changes. */
-function operationIdOf(route: Route): string {
+export function operationIdOf(route: Route): string {
   const segments = route.path.replace(/^\/api\/v1\//, '').split('/');
   const words = segments.map((segment, i) => {
     if (segment.startsWith('{')) return `By${SEGMENT_WORD(segment.slice(1, -1))}`;
@@ -767,7 +768,7 @@ function operationIdOf(route: Route): string {
   return `${paginated(route) || cursorOnly(route) ? 'list' : 'get'}${words.join('')}`;
 }
 
-const tagOf = (route: Route) => SEGMENT_WORD(route.path.replace(/^\/api\/v1\//, '').split('/')[0]!);
+export const tagOf = (route: Route) => SEGMENT_WORD(route.path.replace(/^\/api\/v1\//, '').split('/')[0]!);
 
 const paginated = (route: Route) => route.params.includes('page');
 
@@ -1045,7 +1046,7 @@ function build(): Json {
   return {
     openapi: OPENAPI_VERSION,
     info: {
-      title: 'Clinic Interaction Analytics API',
+      title: API_TITLE,
       version: API_VERSION,
       description: infoDescription(),
     },

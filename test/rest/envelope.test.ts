@@ -102,7 +102,7 @@ describe('request ids', () => {
 describe('unknown paths', () => {
   const paths = [
     '/api/v1/nowhere',
-    '/api/v1',
+    // (/api/v1 itself is the REST index: test/http/front-door.test.ts)
     '/api/v1/',
     '/api',
     '/api/v2/interactions',
