@@ -198,7 +198,18 @@ describe('the error catalogue', () => {
   }
 
   it('no answer carries a code the catalogue lacks: any method on any kind of path, with and without a key', async () => {
-    const paths = ['/', '/api/v1', '/api/v1/clinics', '/api/v1/clinics/', '/api/v1/interactions/%ZZ', '/docs/nope', '/docs', '/metrics', '/health/live', '/graphql'];
+    const paths = [
+      '/',
+      '/api/v1',
+      '/api/v1/clinics',
+      '/api/v1/clinics/',
+      '/api/v1/interactions/%ZZ',
+      '/docs/nope',
+      '/docs',
+      '/metrics',
+      '/health/live',
+      '/graphql',
+    ];
     const methods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'];
     const seen = new Set<string>();
     for (const path of paths) {
