@@ -1,7 +1,8 @@
 // /docs in a real browser: Debian's chromium driven by playwright-core, against the real server.
-// What a person reading the reference sees: the metrics series endpoint with its time zone,
-// comparison and granularity parameters, and a request sent from the page ("Try it out") answered
-// with buckets carrying the zone's offset. Skipped, and says so, where no chromium is installed
+// What a person reading the reference sees: the interactions list answered with data for the values
+// the page pre-fills, the metrics series endpoint with its time zone, comparison and granularity
+// parameters, and a request sent from the page ("Try it out") answered with buckets carrying the
+// zone's offset. Skipped, and says so, where no chromium is installed
 // (`apt-get install -y chromium`; .ci/run installs it).
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
@@ -19,6 +20,7 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
   let browser: Browser;
   let key: string;
   let campaignName: string;
+  let bookedId: string;
 
   beforeAll(async () => {
     const db = testDb();
@@ -37,6 +39,14 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
         startedAt: new Date(`2026-10-20T10:0${minute}:00.000Z`),
       });
     }
+    // What the interactions list's pre-filled filters find (outcome, a 555 number, the word "appointment").
+    const booked = await createInteraction(db, {
+      clinicId: clinic.id,
+      outcome: 'APPOINTMENT_BOOKED',
+      phoneNumber: '+1 (512) 555-0147',
+      summary: 'The patient booked an appointment for a check-up.',
+    });
+    bookedId = booked.id;
     key = await createKey(db, { clinicIds: [clinic.id] });
     server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -57,6 +67,48 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
     await page.locator('.auth-btn-wrapper button.authorize').click();
     await page.locator('.btn-done, button.close-modal').first().click();
   };
+
+  it('opens the front door (/): its style applies under its policy, and its link leads to the reference', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    // A style the Content-Security-Policy blocked would be reported on the console.
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    await page.goto(`${server.baseUrl}/`);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Clinic Interaction Analytics API');
+    await expect(page.locator('main').evaluate((main) => getComputedStyle(main.parentElement!).maxWidth)).resolves.not.toBe('none');
+    await page.locator('a[href="/docs"]').click();
+    await page.locator('#swagger-ui .opblock').first().waitFor();
+    expect(new URL(page.url()).pathname).toBe('/docs');
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('lists interactions with the values "Try it out" pre-fills: Execute as it is answers 200 with data', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${server.baseUrl}/docs`);
+    await authorize(page);
+
+    const operation = page.locator('.opblock', { has: page.locator('[data-path="/api/v1/interactions"]') });
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('tr[data-param-name="outcome"]').waitFor();
+    // Nothing typed or chosen: the page's own values are sent.
+    await operation.getByRole('button', { name: /execute/i }).click();
+
+    const body = operation.locator('.live-responses-table .response-col_description pre').first();
+    await body.waitFor();
+    const url = new URL((await operation.locator('.request-url pre').first().textContent()) ?? '');
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({ outcome: 'APPOINTMENT_BOOKED', search: '555', q: 'appointment' });
+    expect((await operation.locator('.live-responses-table tr.response .response-col_status').first().textContent())?.trim()).toBe('200');
+    const answer = JSON.parse((await body.textContent()) ?? '');
+    expect(answer.success).toBe(true);
+    expect(answer.data.interactions.map((i: { id: string }) => i.id)).toEqual([bookedId]);
+    expect(answer.meta.total).toBe(1);
+    expect(errors).toEqual([]);
+  }, 60_000);
 
   it('shows /metrics/breakdown with group_by and campaign_id, and "Try it out" answers groups by campaign and outcome', async () => {
     const page = await browser.newPage();
