@@ -143,6 +143,9 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
       },
     }),
     serviceOnly('key and quota /me', 'interactions', '/api/v1/me'),
+    // The REST index (src/http/front-door.ts): no key read, nothing counted, an answer built once
+    // (`--scenarios index` selects it; the keys the bench sends are ignored).
+    serviceOnly('REST index /api/v1', 'interactions', '/api/v1'),
     // Tombstones for mirroring clients (/interactions/deleted): the datasets get one per 100
     // interactions (benchTombstones), as after purges; the first page, and the page after 5,000.
     serviceOnly('tombstones first page /interactions/deleted', 'interactions', '/api/v1/interactions/deleted', {

@@ -84,6 +84,7 @@ function banner(config: Config, port: number, embedded: boolean, demoKey: string
   const base = `http://${host}:${port}`;
   log('');
   log(`Clinic analytics API listening on ${base}${config.WORKERS > 1 ? ` (${config.WORKERS} workers)` : ''}`);
+  log(`  Start here          ${base}/  (links to everything below)`);
   log(`  GraphQL + GraphiQL  ${base}/graphql`);
   log(`  REST API            ${base}/api/v1  (reference: ${base}/docs)`);
   log(`  Health              ${base}/health/ready`);
