@@ -48,7 +48,7 @@ const authentication = (header: string) =>
 /** RFC 8631 relations, for clients that look for them in the headers. */
 const LINK_HEADER = `<${DOCS_PATH}>; rel="service-doc", <${OPENAPI_PATH}>; rel="service-desc", <${READY_PATH}>; rel="status"`;
 
-export interface EndpointEntry {
+interface EndpointEntry {
   method: 'GET';
   path: string;
   summary: string;

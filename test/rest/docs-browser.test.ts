@@ -68,7 +68,7 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
     await page.locator('.btn-done, button.close-modal').first().click();
   };
 
-  it('opens the front door (/): its style applies under its policy, and its link leads to the reference', async () => {
+  it('opens the front door (/): its style applies under its policy, its link leads to the reference, and the index links to each endpoint in it', async () => {
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
@@ -82,6 +82,17 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
     await page.locator('a[href="/docs"]').click();
     await page.locator('#swagger-ui .opblock').first().waitFor();
     expect(new URL(page.url()).pathname).toBe('/docs');
+
+    // The REST index's link to an endpoint opens the reference at that endpoint.
+    const index = (await (await fetch(`${server.baseUrl}/api/v1`)).json()) as { data: { endpoints: Array<{ path: string; docs: string }> } };
+    const summary = index.data.endpoints.find((endpoint) => endpoint.path === '/api/v1/metrics/summary')!;
+    // (a page of its own: the reference reads the link's fragment when it loads, not on a change of it)
+    const linked = await browser.newPage();
+    linked.on('pageerror', (error) => problems.push(error.message));
+    await linked.goto(`${server.baseUrl}${summary.docs}`);
+    const open = linked.locator('.opblock.is-open .opblock-summary-path').first();
+    await open.waitFor();
+    await expect(open.getAttribute('data-path')).resolves.toBe('/api/v1/metrics/summary');
     expect(problems).toEqual([]);
   }, 60_000);
 
