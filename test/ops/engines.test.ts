@@ -17,7 +17,8 @@ const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages
 
 /** Packages npm installs on this platform (others, e.g. another OS's binaries, are skipped by npm). */
 function installedHere(entry: LockedPackage): boolean {
-  const fits = (list: string[] | undefined, value: string) => !list || list.includes(value) || list.every((item) => item.startsWith('!') && item !== `!${value}`);
+  const fits = (list: string[] | undefined, value: string) =>
+    !list || list.includes(value) || list.every((item) => item.startsWith('!') && item !== `!${value}`);
   return fits(entry.os, process.platform) && fits(entry.cpu, process.arch);
 }
 
@@ -34,7 +35,8 @@ describe('Node versions', () => {
       const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
       if (!range) continue;
       checked++;
-      if (!semver.subset(manifest.engines.node, range, { includePrerelease: false })) refusing.push(`${location.replace(/^.*node_modules\//, '')}: node ${range}`);
+      if (!semver.subset(manifest.engines.node, range, { includePrerelease: false }))
+        refusing.push(`${location.replace(/^.*node_modules\//, '')}: node ${range}`);
     }
     expect(checked).toBeGreaterThan(100);
     expect(refusing).toEqual([]);
