@@ -5,30 +5,19 @@
 // would: the process serves no demo key with DATABASE_URL set), and against the app with a demo key
 // (pre-filled: Run works without typing). Skipped, and says so, where no chromium is installed
 // (`apt-get install -y chromium`; .ci/run installs it).
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, testApp } from '../helpers/app.js';
+import { CHROMIUM_ARGS, chromiumFor } from '../helpers/browser.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
 import { type HttpServer, serveOverHttp } from '../helpers/http-server.js';
 import { type ServerProcess, startServer } from '../helpers/server-process.js';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
-if (!CHROMIUM) console.warn('SKIPPED (GraphiQL in a browser): no chromium found; install it with `apt-get install -y chromium`.');
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+const CHROMIUM = chromiumFor('GraphiQL in a browser');
 
 const INTERACTIONS = 3;
 

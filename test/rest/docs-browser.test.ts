@@ -4,16 +4,15 @@
 // parameters, and a request sent from the page ("Try it out") answered with buckets carrying the
 // zone's offset. Skipped, and says so, where no chromium is installed
 // (`apt-get install -y chromium`; .ci/run installs it).
-import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../helpers/app.js';
+import { CHROMIUM_ARGS, chromiumFor } from '../helpers/browser.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
 import { type ServerProcess, startServer } from '../helpers/server-process.js';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
-if (!CHROMIUM) console.warn('SKIPPED (/docs in a browser): no chromium found; install it with `apt-get install -y chromium`.');
+const CHROMIUM = chromiumFor('/docs in a browser');
 
 describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
   let server: ServerProcess;
@@ -49,7 +48,7 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
     bookedId = booked.id;
     key = await createKey(db, { clinicIds: [clinic.id] });
     server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 120_000);
 
   afterAll(async () => {
