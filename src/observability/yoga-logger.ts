@@ -45,6 +45,13 @@ export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger 
       const root = rootError(error);
       const original = typeof root === 'object' && root !== null ? root : error;
       const request = currentRequest();
+      // A client that hung up while its body was arriving: Node fails the read with "aborted" and
+      // ECONNRESET, which would otherwise read as a database socket error (an outage to whoever
+      // watches the error lines and the unexpected-errors metric). Nobody receives the answer.
+      if (request?.signal.aborted) {
+        logger.info({ ...requestFields(), err: root }, 'client went away');
+        return;
+      }
       if (request) {
         const state = stateOf(request);
         if (state.errorLogged) return;
