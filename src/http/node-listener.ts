@@ -8,6 +8,7 @@ import { sendNodeResponse } from '@whatwg-node/server';
 import type { Logger } from '../observability/logger.js';
 import { clientAddressOf, proxyMatcher, type TrustProxySetting } from './client-ip.js';
 import { negotiateCompression, sendCompressed } from './compression.js';
+import { lingerOnClose } from './lingering-close.js';
 import { writeEnvelope } from './raw-envelope.js';
 import { requestIdFrom } from './request-id.js';
 import { checkRequestTarget } from './request-target.js';
@@ -34,6 +35,7 @@ export function createNodeListener(adapter: NodeAdapter, options: NodeListenerOp
     // id as the app's own log lines for the request.
     const requestId = requestIdFrom(request.headers['x-request-id']);
     request.headers['x-request-id'] = requestId;
+    lingerOnClose(request, response);
 
     const checked = checkRequestTarget(request);
     if (!checked.ok) {
