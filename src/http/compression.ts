@@ -15,6 +15,7 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { LRUCache } from 'lru-cache';
 
 export type ContentCoding = 'br' | 'gzip';
 
@@ -182,7 +183,9 @@ export async function sendCompressed(answer: Response, response: ServerResponse,
 }
 
 async function sendWhole(answer: Response, response: ServerResponse, encoding: ContentCoding, input: Buffer): Promise<void> {
-  const compressed = input.length < MIN_COMPRESSED_BYTES ? undefined : await compress(encoding, input);
+  const staticKey = staticKeyOf(answer.headers, encoding);
+  const compressed =
+    input.length < MIN_COMPRESSED_BYTES ? undefined : staticKey ? await compressStatic(staticKey, encoding, input) : await compress(encoding, input);
   if (response.destroyed) return;
   // Bytes that do not shrink (compressed data labelled as text) go out as they came.
   if (!compressed || compressed.length >= input.length) {
@@ -192,11 +195,43 @@ async function sendWhole(answer: Response, response: ServerResponse, encoding: C
   writeHead(response, answer, { length: compressed.length, encoding }).end(compressed);
 }
 
-const gzip = promisify(zlib.gzip);
-const brotliCompress = promisify(zlib.brotliCompress);
-
 function compress(encoding: ContentCoding, input: Buffer): Promise<Buffer> {
-  return encoding === 'br' ? brotliCompress(input, brotliOptions(input.length)) : gzip(input, { level: GZIP_LEVEL });
+  // zlib's functions are looked up at each call (not promisified once) so that a test can count them.
+  return encoding === 'br' ? promisify(zlib.brotliCompress)(input, brotliOptions(input.length)) : promisify(zlib.gzip)(input, { level: GZIP_LEVEL });
+}
+
+/**
+ * The static files (/docs, /graphiql: `Cache-Control: public` and a strong ETag, which names their
+ * bytes) are compressed once per coding and kept. GraphiQL's 5 MB bundle takes 150-180 ms of CPU to
+ * compress, and anyone may ask for it without a key: compressed anew each time, a loop of such
+ * requests would hold both cores. Requests that arrive while it is being compressed wait for that
+ * one compression. Bounded: STATIC_CACHE_BYTES of compressed bodies (all of today's fit in 6 MB).
+ */
+const STATIC_CACHE_BYTES = 32 * 1024 * 1024;
+const staticBodies = new LRUCache<string, Buffer>({ maxSize: STATIC_CACHE_BYTES, sizeCalculation: (body) => body.length || 1 });
+const staticInFlight = new Map<string, Promise<Buffer>>();
+
+function staticKeyOf(headers: Headers, encoding: ContentCoding): string | undefined {
+  const etag = headers.get('etag');
+  const cache = headers.get('cache-control') ?? '';
+  if (!etag || etag.startsWith('W/') || !/(^|,)\s*public\s*(,|$)/i.test(cache)) return undefined;
+  return `${encoding} ${etag}`;
+}
+
+async function compressStatic(key: string, encoding: ContentCoding, input: Buffer): Promise<Buffer> {
+  const kept = staticBodies.get(key);
+  if (kept) return kept;
+  let pending = staticInFlight.get(key);
+  if (!pending) {
+    pending = compress(encoding, input)
+      .then((body) => {
+        staticBodies.set(key, body);
+        return body;
+      })
+      .finally(() => staticInFlight.delete(key));
+    staticInFlight.set(key, pending);
+  }
+  return pending;
 }
 
 function brotliOptions(sizeHint: number | undefined): zlib.BrotliOptions {

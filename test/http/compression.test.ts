@@ -7,7 +7,7 @@ import type net from 'node:net';
 import zlib from 'node:zlib';
 import { ReadableStream as PonyfillReadableStream, Response as PonyfillResponse } from '@whatwg-node/fetch';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { answerClientErrors } from '../../src/http/client-errors.js';
 import { chooseEncoding, isCompressibleType, mergeVary, negotiateCompression, sendCompressed } from '../../src/http/compression.js';
@@ -384,6 +384,32 @@ describe('the app as served', () => {
     expect(png.status).toBe(200);
     expect(png.headers['content-encoding']).toBeUndefined();
     expect(png.headers.vary).toBeUndefined();
+  });
+
+  it("compresses a static file once per coding, however many ask for it at once or later (GraphiQL's files; /docs's alike)", async () => {
+    const spies = { gzip: vi.spyOn(zlib, 'gzip'), br: vi.spyOn(zlib, 'brotliCompress') };
+    try {
+      for (const [coding, spy] of Object.entries(spies)) {
+        for (const file of ['/graphiql/graphiql.js', '/graphiql/editor.worker.js']) {
+          spy.mockClear();
+          const answers = await Promise.all(Array.from({ length: 6 }, () => send(port, file, { headers: { 'accept-encoding': coding } })));
+          answers.push(await send(port, file, { headers: { 'accept-encoding': coding } }));
+          const identity = await send(port, file, {});
+          for (const answer of answers) {
+            expect(answer.status).toBe(200);
+            expect(answer.headers['content-encoding']).toBe(coding);
+            expect(decoded(answer).equals(identity.raw), `${file} ${coding}`).toBe(true);
+          }
+          expect(spy, `${file} ${coding}`).toHaveBeenCalledTimes(1);
+        }
+      }
+      // An answer that is not a static file is compressed each time.
+      spies.gzip.mockClear();
+      for (let i = 0; i < 2; i++) expect((await get(clinicsPath, 'gzip')).headers['content-encoding']).toBe('gzip');
+      expect(spies.gzip).toHaveBeenCalledTimes(2);
+    } finally {
+      for (const spy of Object.values(spies)) spy.mockRestore();
+    }
   });
 
   it('logged no failure while answering', () => {
