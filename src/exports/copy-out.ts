@@ -77,8 +77,12 @@ export class CopyOut {
   /** For node-postgres: the text (statement loggers read it) and this query's read timeout. */
   readonly text: string;
   readonly query_timeout: number;
-  /** node-postgres calls it when the query ends (it wraps it to clear its read timeout). */
-  callback?: (error: Error | null) => void;
+  /**
+   * Called when the query ends. node-postgres wraps it to clear its read timeout, and tracing
+   * (@opentelemetry/instrumentation-pg) wraps it to end the COPY's span: it looks for it when the
+   * query is sent, so it is a function from the start (without one, the span never ended).
+   */
+  callback: (error: Error | null) => void = () => {};
 
   /** Rows received so far. */
   rows = 0;
@@ -190,13 +194,13 @@ export class CopyOut {
       this.firstRow();
       this.wake();
     }
-    this.callback?.(this.failure ?? null);
+    this.callback(this.failure ?? null);
     if (this.finished) this.options.onFinished?.();
   }
 
   handleError(error: Error): void {
     this.fail(error);
-    this.callback?.(error);
+    this.callback(error);
   }
 
   handleCopyInResponse(): void {

@@ -126,6 +126,10 @@ describe('spans of a request', () => {
     const all = await spans();
     expect(serverSpans(all)[0]!.attributes['http.response.status_code']).toBe(200);
     expect(everything(all)).not.toContain(PATIENT_WORD);
+    // The COPY has its span, ended (an unended span is never exported), below the request's.
+    const copy = sqlSpans(all).find((span) => /^(\/\*.*?\*\/\s*)?COPY /s.test(String(span.attributes['db.query.text'])));
+    expect(copy, 'a span for the COPY').toBeDefined();
+    expect(isBelow(all, copy!, serverSpans(all)[0]!)).toBe(true);
   });
 
   it('GraphQL: parse, validate and the execution named by its operation, below the request span; variables never recorded', async () => {
