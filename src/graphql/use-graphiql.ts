@@ -7,10 +7,9 @@
 // that is rebuilt on every request and needs inline scripts and blob: workers. As files, they are
 // cached by the browser (ETag), and the page can have a Content-Security-Policy without
 // 'unsafe-inline' scripts.
-import { createHash } from 'node:crypto';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { stateOf } from '../http/request-state.js';
-import { ifNoneMatchNames } from '../rest/conditional.js';
+import { type StaticBody, staticAnswer, staticBody } from '../http/static-file.js';
 
 export const GRAPHIQL_ASSETS_PATH = '/graphiql';
 /** Every file served under /graphiql/; other paths there are 404s (http/use-routes.ts). */
@@ -121,15 +120,14 @@ const PAGE_SECURITY_HEADERS = {
 export function useGraphiQLAssets(): Plugin {
   // The bundle is 9 MB of strings: loaded on the first request for GraphiQL, not at start-up.
   let bundle: Promise<Bundle> | undefined;
-  const loaded = new Map<GraphiQLFile, { body: Uint8Array; etag: string }>();
+  const loaded = new Map<GraphiQLFile, StaticBody>();
 
   async function load(file: GraphiQLFile) {
     let entry = loaded.get(file);
     if (!entry) {
       bundle ??= import('@graphql-yoga/render-graphiql/graphiql');
       const content = ASSETS[file].body(await bundle);
-      const body = typeof content === 'string' ? Buffer.from(content) : content;
-      entry = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+      entry = staticBody(typeof content === 'string' ? Buffer.from(content) : content);
       loaded.set(file, entry);
     }
     return entry;
@@ -142,13 +140,8 @@ export function useGraphiQLAssets(): Plugin {
       const route = stateOf(request).route;
       if (route?.area !== 'graphiql') return;
       const asset = ASSETS[route.file];
-      const { body, etag } = await load(route.file);
-      const headers = { 'Content-Type': asset.type, 'Cache-Control': asset.cache, ETag: etag, 'X-Content-Type-Options': 'nosniff' };
-      if (ifNoneMatchNames(request.headers.get('if-none-match'), etag)) {
-        endResponse(new fetchAPI.Response(null, { status: 304, headers }));
-        return;
-      }
-      endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : (body as BodyInit), { status: 200, headers }));
+      const headers = { 'Content-Type': asset.type, 'Cache-Control': asset.cache, 'X-Content-Type-Options': 'nosniff' };
+      endResponse(staticAnswer(request, await load(route.file), headers, fetchAPI));
     },
     // Yoga's GraphiQL answer carries only `Content-Type: text/html`.
     onResponse({ request, response }) {

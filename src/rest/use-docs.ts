@@ -3,13 +3,12 @@
 // the installed `swagger-ui-dist` package under /docs/ (no CDN: every script, style and image is
 // same-origin); its "Authorize" button takes a Bearer key and "Try it out" sends real requests.
 
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
 import { stateOf } from '../http/request-state.js';
-import { ifNoneMatchNames } from './conditional.js';
+import { type StaticBody, staticAnswer, staticBody } from '../http/static-file.js';
 import { BEARER_SCHEME, buildOpenApiDocument } from './openapi.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -112,13 +111,12 @@ const PAGE_SECURITY_HEADERS = {
 
 export function useDocs(options: DocsOptions = {}): Plugin {
   const assets = assetsOf(options);
-  const loaded = new Map<DocsFile, { body: string | Uint8Array; etag: string }>();
+  const loaded = new Map<DocsFile, StaticBody>();
 
   function load(pathname: DocsFile, asset: Asset) {
     let entry = loaded.get(pathname);
     if (!entry) {
-      const body = asset.body();
-      entry = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+      entry = staticBody(asset.body());
       loaded.set(pathname, entry);
     }
     return entry;
@@ -133,21 +131,13 @@ export function useDocs(options: DocsOptions = {}): Plugin {
       if (route?.area !== 'docs') return;
       const pathname = route.file;
       const asset = assets[pathname];
-      const { body, etag } = load(pathname, asset);
       const headers: Record<string, string> = {
         'Content-Type': asset.type,
         'Cache-Control': asset.cache,
-        ETag: etag,
         ...(pathname === DOCS_PATH ? PAGE_SECURITY_HEADERS : { 'X-Content-Type-Options': 'nosniff' }),
       };
       if (pathname === OPENAPI_PATH) headers['Access-Control-Allow-Origin'] = '*';
-      // Weak comparison (RFC 9110): a compressed answer carried the ETag weakened (http/compression.ts).
-      const matches = ifNoneMatchNames(request.headers.get('if-none-match'), etag);
-      if (matches) {
-        endResponse(new fetchAPI.Response(null, { status: 304, headers }));
-        return;
-      }
-      endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : (body as BodyInit), { status: 200, headers }));
+      endResponse(staticAnswer(request, load(pathname, asset), headers, fetchAPI));
     },
   };
 }
