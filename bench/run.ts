@@ -13,6 +13,7 @@ import { listMigrations } from '../src/db/migrate.js';
 import { SCOPES } from '../src/domain/values.js';
 import { createBenchKeys, type Dataset, describeDataset, ensureDataset, openCluster, parseSize, type Size, serverVersion } from './datasets.js';
 import { type ExportMeasurement, exportScenariosFor, exportTable, exportVerdicts, measureExports, selectedExport } from './exports.js';
+import { type IsolationMeasurement, isolationTable, isolationVerdicts, measureIsolation } from './isolation.js';
 import { compile, type Server, sampleRss, startServer, stopServer, treeCpu, workerPids } from './processes.js';
 import { summarizeProfile } from './profile.js';
 import { checkAnswers, request, type Scenario, scenariosFor } from './scenarios.js';
@@ -39,7 +40,7 @@ const HELP = `npm run bench -- [options]
   --warmup S          seconds of unmeasured load before each measurement (default 2)
   --connections N     concurrent connections (default 10)
   --keys N            unlimited-tier API keys used in turn (default 200; see README)
-  --scenarios LIST    groups (interactions, metrics, graphql) or parts of scenario names (default all)
+  --scenarios LIST    groups (interactions, metrics, graphql, exports, isolation) or parts of scenario names (default all)
   --rebuild           rebuild the datasets even when they can be reused
   --build-only        build (or check) the datasets, measure nothing
   --profile           instead of comparing: CPU-profile the service per scenario (slower under the profiler)
@@ -356,6 +357,7 @@ interface Row {
 
 interface SizeReport {
   exports?: ExportMeasurement[];
+  isolation?: IsolationMeasurement;
   dataset: Dataset;
   durationSeconds: number;
   facts: Awaited<ReturnType<typeof describeDataset>>;
@@ -649,6 +651,14 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
       report.rows.length ? sizeTable(report) : '(no request scenarios in this run)',
       '',
       ...(report.exports?.length ? ['Exports (bench/exports.ts; no baseline):', '', exportTable(report.exports), ''] : []),
+      ...(report.isolation
+        ? [
+            'Isolation (bench/isolation.ts): a Standard key at its full quota with the costliest requests and two unread exports a minute, while a Premium key sends 4 cheap requests a second:',
+            '',
+            isolationTable([{ label: report.dataset.size.label, m: report.isolation }]),
+            '',
+          ]
+        : []),
     );
     const cancelled = report.rows.filter((r) => r.ours.cancelled || r.baseline?.cancelled);
     if (cancelled.length) {
@@ -664,7 +674,11 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
       );
     }
   }
-  const v = [...verdicts(reports), ...exportVerdicts(reports.map((r) => ({ label: r.dataset.size.label, rows: r.dataset.size.rows, exports: r.exports })))];
+  const v = [
+    ...verdicts(reports),
+    ...exportVerdicts(reports.map((r) => ({ label: r.dataset.size.label, rows: r.dataset.size.rows, exports: r.exports }))),
+    ...isolationVerdicts(reports.flatMap((r) => (r.isolation ? [{ label: r.dataset.size.label, m: r.isolation }] : []))),
+  ];
   if (v.length) {
     parts.push('## Targets', '');
     if (options.connections !== 10)
@@ -706,7 +720,9 @@ async function main(): Promise<void> {
         : [];
       const keysOf = (scenario: Scenario) => (scenario.masked ? maskedKeys : keys);
       const exportScenarios = options.profile ? [] : exportScenariosFor(dataset.meta, size).filter((s) => selectedExport(options.scenarios, s));
-      if (!scenarios.length && !exportScenarios.length) throw new Error(`No scenario matches --scenarios ${options.scenarios.join(',')}`);
+      // The isolation scenario (isolation.ts): an attacker key at its full quota against a victim key.
+      const isolation = !options.profile && (options.scenarios.length === 0 || options.scenarios.includes('isolation'));
+      if (!scenarios.length && !exportScenarios.length && !isolation) throw new Error(`No scenario matches --scenarios ${options.scenarios.join(',')}`);
 
       if (options.profile) {
         profiles.push(`## ${size.label}`, '');
@@ -769,6 +785,10 @@ async function main(): Promise<void> {
         if (exportScenarios.length) {
           const exportOptions = { scenarios: exportScenarios, keys, seconds: options.duration, connections: options.connections, monitor, log };
           report.exports = await measureExports(ours, { ...exportOptions, postmaster: cluster.postmasterPid() });
+        }
+        if (isolation) {
+          report.isolation = await measureIsolation(ours, dataset.url, dataset.meta, { quietSeconds: 20, attackSeconds: 60, log });
+          log(isolationTable([{ label: size.label, m: report.isolation }]));
         }
       } finally {
         for (const server of servers) await stopServer(server);

@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -158,6 +159,8 @@ const wellBehaved = (n: number): Call => {
 };
 
 const repeat = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i)).join(' ');
+const today = () => new Date().toISOString().slice(0, 10);
+const yearAgo = () => new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
 const HOSTILE_CALLS: Call[] = [
   {
     what: '6,000 operations',
@@ -194,6 +197,32 @@ const HOSTILE_CALLS: Call[] = [
       query: `{ ${[500, 500, 360].map((limit, i) => `p${i}: interactions(limit: ${limit}, page: ${i + 1}) { nodes { id transcript { role content } } }`).join(' ')} }`,
     }),
   },
+  // The costliest requests the API allows (capacity isolation): many aliases of the database-reading
+  // fields, metrics in a zone whose offset is not whole hours with a filter, and a search word that
+  // matches nothing walked by cursor. They may be refused (429) or answered; never at others' cost.
+  ...(['metricsSeries', 'metricsDailyReport'] as const).map(
+    (field): Call => ({
+      what: `15 aliases of ${field} in Kathmandu`,
+      method: 'POST',
+      path: '/graphql',
+      body: JSON.stringify({
+        query: `{ ${repeat(15, (i) => `a${i}: ${field}(${field === 'metricsSeries' ? 'granularity: HOUR, ' : ''}timezone: "Asia/Kathmandu", channel: VOICE, compare: PREVIOUS_YEAR, dateFrom: "${yearAgo()}", dateTo: "${today()}") { __typename }`)} }`,
+      }),
+    }),
+  ),
+  {
+    what: '15 aliases of a text search matching nothing',
+    method: 'POST',
+    path: '/graphql',
+    body: JSON.stringify({ query: `{ ${repeat(15, (i) => `a${i}: interactionsConnection(text: "zzqqxx", first: 100) { edges { cursor } }`)} }` }),
+  },
+  {
+    what: 'hourly year in Kathmandu with channel',
+    method: 'GET',
+    path: `/api/v1/metrics/series?granularity=hour&timezone=Asia/Kathmandu&channel=voice&compare=previous_year&date_from=${yearAgo()}&date_to=${today()}`,
+  },
+  { what: 'q matching nothing, by cursor', method: 'GET', path: '/api/v1/interactions?q=zzqqxx&cursor=&limit=500' },
+  { what: 'phone in Arabic-Indic digits', method: 'GET', path: `/api/v1/interactions?search=${encodeURIComponent('٣٤٦')}&limit=10` },
   { what: '__proto__ parameter', method: 'GET', path: '/api/v1/interactions?__proto__=1' },
   { what: 'bad percent-encoding', method: 'GET', path: '/api/v1/interactions?search=%E0%A4%A' },
   { what: 'limit 501', method: 'GET', path: '/api/v1/interactions?limit=501' },
@@ -262,6 +291,40 @@ function slowBody(port: number, key: string, capMs: number): Promise<number> {
     socket.on('data', () => {});
     socket.on('error', done);
     socket.on('close', done);
+  });
+}
+
+/**
+ * An export whose client reads nothing after the status line (TCP backpressure stops the server's
+ * writes). Resolves with the status when the server ends it, or 0 after `capMs` if it never does.
+ */
+function unreadExport(port: number, key: string, accept: string, capMs: number): Promise<{ status: number; error?: string }> {
+  return new Promise((resolve) => {
+    let status = 0;
+    let settled = false;
+    const finish = (error?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(cap);
+      request.destroy();
+      // Cut by the server once it was answered: what is expected of a stalled export.
+      resolve(status ? { status } : { status: 0, error: error ?? 'no answer' });
+    };
+    const request = http.get(
+      { host: '127.0.0.1', port, path: '/api/v1/interactions', headers: { Authorization: `Bearer ${key}`, Accept: accept } },
+      (response) => {
+        status = response.statusCode ?? 0;
+        if (status === 200) response.pause();
+        else response.resume();
+        response.on('error', () => finish());
+        response.once('close', () => finish());
+      },
+    );
+    const cap = setTimeout(() => {
+      status = 0;
+      finish('export never ended by the server');
+    }, capMs);
+    request.on('error', (e) => finish(e.message));
   });
 }
 
@@ -412,6 +475,14 @@ async function main(): Promise<void> {
           else if (slot < HOSTILE_CALLS.length) {
             const call = HOSTILE_CALLS[slot]!;
             await timed('hostile', call.what, instance, () => send(bases[instance]!, call, hostile));
+          } else if (slot === HOSTILE_CALLS.length && n % 4 === 1) {
+            // More headers than the server reads, the key last; then the key twice.
+            const many = Array.from({ length: 1_001 }, (_, i) => `X-Filler-${i}: x\r\n`).join('');
+            const payload =
+              n % 8 === 1
+                ? `GET /api/v1/clinics HTTP/1.1\r\nHost: localhost\r\n${many}Authorization: Bearer ${hostile}\r\nConnection: close\r\n\r\n`
+                : `GET /api/v1/clinics HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${hostile}\r\nAuthorization: Bearer x\r\nConnection: close\r\n\r\n`;
+            await timed('hostile', n % 8 === 1 ? '1,001 headers' : 'two Authorization headers', instance, () => rawStatus(ports[instance]!, payload));
           } else if (slot === HOSTILE_CALLS.length) {
             const host = n % 2 ? 'x/graphql?query={clinics{nodes{name}}}&' : '[::1';
             await timed('hostile', `Host: ${host}`, instance, () =>
@@ -430,6 +501,18 @@ async function main(): Promise<void> {
         }
       })(),
     );
+    // Two exports at a time left unread by the hostile key (a stalled reader): the server must cut
+    // them by its own bound, and others' exports and requests must not wait for them.
+    for (let i = 0; i < 2; i++) {
+      loops.push(
+        (async () => {
+          while (running) {
+            const format = i ? 'text/csv' : 'application/x-ndjson';
+            await timed('hostile', `unread export (${format})`, i, () => unreadExport(ports[i]!, hostile, format, 120_000));
+          }
+        })(),
+      );
+    }
     // Two slow bodies at a time, one byte a second.
     for (let i = 0; i < 2; i++) {
       loops.push(
@@ -562,6 +645,10 @@ async function main(): Promise<void> {
     const verdicts = [
       { ok: unexpected.length === 0, text: `responses other than 200/304/4xx/503 (or no response): ${unexpected.length}` },
       {
+        ok: good.filter((s) => !inFault(s) && s.status >= 500).length === 0,
+        text: `well-behaved requests answered 5xx outside the faults, while the hostile key sent the costliest requests: ${good.filter((s) => !inFault(s) && s.status >= 500).length}`,
+      },
+      {
         ok: healthyMinutes.length > 0 && inexact.length === 0,
         text: `quota minutes with Redis healthy that admitted exactly 60: ${healthyMinutes.length - inexact.length} of ${healthyMinutes.length}`,
       },
@@ -596,7 +683,7 @@ async function main(): Promise<void> {
       '',
       `- Machine: ${os.cpus()[0]?.model ?? '?'} x ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${cluster.describe}; dataset ${dataset.database} (${dataset.meta.rows.toLocaleString('en-US')} interactions).`,
       `- Two instances (\`dist/src/server.js\`, one process each, defaults for every timeout and limit) sharing a private redis-server; ${options.minutes} minutes.`,
-      `- Load: ${paced.length} Premium keys at 4 requests/s each and ${bulk.length} unlimited keys back to back (REST and GraphQL mixed, alternating instances); ${quota.length} Standard keys at 2 requests/s (seconds 2-57 of each minute); one Premium key sending hostile documents and requests every 400 ms (${[...HOSTILE_CALLS.map((c) => c.what), HUGE_ALIASES.what, 'malformed Host headers'].join(', ')}); bogus keys from the same address; two request bodies arriving one byte a second; /health/live four times a second.`,
+      `- Load: ${paced.length} Premium keys at 4 requests/s each and ${bulk.length} unlimited keys back to back (REST and GraphQL mixed, alternating instances); ${quota.length} Standard keys at 2 requests/s (seconds 2-57 of each minute); one Premium key sending hostile documents and requests every 400 ms (${[...HOSTILE_CALLS.map((c) => c.what), HUGE_ALIASES.what, 'malformed Host headers', '1,001 headers', 'two Authorization headers'].join(', ')}) and two exports it never reads; bogus keys from the same address; two request bodies arriving one byte a second; /health/live four times a second.`,
       '',
       '## Verdicts',
       '',
