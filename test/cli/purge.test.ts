@@ -13,6 +13,7 @@ import { createPrismaClient, type Db } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
+import { voiceLine, writeLines } from '../importer/files.js';
 import { expectStatus, get } from '../rest/client.js';
 
 const CLINICS = {
@@ -275,6 +276,41 @@ describe('purge --phone', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No interactions of +34612345689.');
     expect(again.stdout).toContain('Deleted 0 interactions');
+  });
+
+  it('the erased calls imported again are served again: their tombstones go, and the change feed lists them after the deletion', async () => {
+    const stones = await q<{ id: string; deleted_at: Date }>('SELECT id, deleted_at FROM interaction_tombstones WHERE id = ANY($1)', [patient]);
+    expect(stones).toHaveLength(patient.length);
+    const lines = PATIENT_FORMS.map(([clinic, phone], i) =>
+      voiceLine(CLINICS[clinic].id, {
+        id: patient[i],
+        phone_number: phone,
+        started_at: '2025-06-01T10:00:00.000Z',
+        ended_at: '2025-06-01T10:00:42.000Z',
+        duration_seconds: 42,
+      }),
+    );
+    const imported = await runCli(['import', '--interactions', writeLines('interactions.ndjson', lines)], url);
+    expect(imported.code, imported.stderr + imported.stdout).toBe(0);
+    expect(await q('SELECT id FROM interaction_tombstones WHERE id = ANY($1)', [patient])).toEqual([]);
+    const rows = await q<{ id: string; updated_at: Date }>('SELECT id, updated_at FROM interactions WHERE id = ANY($1)', [patient]);
+    expect(rows).toHaveLength(patient.length);
+    const deletedAt = Math.max(...stones.map((s) => s.deleted_at.getTime()));
+    for (const row of rows) expect(row.updated_at.getTime()).toBeGreaterThan(deletedAt);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const listed = await get(app, `/api/v1/interactions/deleted?since=${new Date(deletedAt).toISOString()}`, key);
+    expectStatus(listed, 200);
+    expect(listed.body.data.deleted_interactions.filter((t: { id: string }) => patient.includes(t.id))).toEqual([]);
+    const feed = await get(app, `/api/v1/interactions?updated_since=${new Date(deletedAt + 1).toISOString()}&limit=100`, key);
+    expect(feed.body.data.interactions.map((i: { id: string }) => i.id).sort()).toEqual([...patient].sort());
+    await expectRollupsExact();
+
+    // Erased again: tombstones again, later than the first ones.
+    const run = await runCli(['--json', 'purge', '--phone', '+34 612 345 689', '--yes'], url);
+    expect(JSON.parse(run.stdout)).toMatchObject({ deleted: patient.length });
+    const again = await q<{ deleted_at: Date }>('SELECT deleted_at FROM interaction_tombstones WHERE id = ANY($1)', [patient]);
+    expect(again).toHaveLength(patient.length);
+    for (const stone of again) expect(stone.deleted_at.getTime()).toBeGreaterThan(deletedAt);
   });
 });
 

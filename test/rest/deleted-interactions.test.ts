@@ -4,9 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.js';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
-import { sql, testDb } from '../helpers/db.js';
+import { migrateUpTo, sql, testDb, withFreshDatabase } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
 import { expectEnvelope, expectError, expectIsoInstant, expectStatus, expectValidationError, get, type RestResponse } from './client.js';
 
@@ -200,6 +201,108 @@ describe('GET /api/v1/interactions/deleted', () => {
     const listed = await get(app, '/api/v1/interactions/deleted', key, { 'if-none-match': empty.headers.get('etag')! });
     expectStatus(listed, 200);
     expect(tombstones(listed).map((t) => t.id)).toEqual([`${prefix}_0000`, `${prefix}_0001`, `${prefix}_0002`]);
+  });
+});
+
+describe('an id stored again', () => {
+  /** The rows `deleteIds` took, stored again as they were (the columns of `clinicWithCalls`). */
+  async function storeAgain(prefix: string, clinicId: string, indexes: number[], upsert = false): Promise<void> {
+    await sql(
+      `INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at)
+       SELECT $1 || '_' || lpad(i::text, 4, '0'), 'voice', 'INBOUND', 'inbound', '+34 600 000 ' || i, $2::uuid, timestamptz '2025-03-01T00:00:00Z' + i * interval '1 hour'
+       FROM unnest($3::int[]) AS i
+       ${upsert ? 'ON CONFLICT (id) DO UPDATE SET outcome = EXCLUDED.outcome' : ''}`,
+      [prefix, clinicId, indexes],
+    );
+    await pause(5);
+  }
+
+  it('loses its tombstone (plain INSERT and upsert), and a cursor past the cleared tombstone goes on', async () => {
+    const { clinic, prefix } = await clinicWithCalls(6);
+    const key = await createKey(db, { clinicIds: [clinic.id] });
+    await deleteIds([`${prefix}_0000`, `${prefix}_0001`]);
+    await deleteIds([`${prefix}_0002`]);
+    await deleteIds([`${prefix}_0003`, `${prefix}_0004`]);
+    const first = await get(app, '/api/v1/interactions/deleted?limit=2', key);
+    expect(tombstones(first).map((t) => t.id)).toEqual([`${prefix}_0000`, `${prefix}_0001`]);
+
+    // The page's last tombstone and the next page's first come back: the cursor still resumes
+    // after its position, skipping nothing that is still deleted.
+    await storeAgain(prefix, clinic.id, [1, 2]);
+    await storeAgain(prefix, clinic.id, [3], true);
+    const rest = await get(app, `/api/v1/interactions/deleted?limit=2&cursor=${first.body.meta.next_cursor}`, key);
+    expect(tombstones(rest).map((t) => t.id)).toEqual([`${prefix}_0004`]);
+    expect(rest.body.meta).toEqual({ limit: 2, total: 2, has_more: false, next_cursor: null });
+    expect((await walk(key, 'limit=1')).seen.map((t) => t.id)).toEqual([`${prefix}_0000`, `${prefix}_0004`]);
+
+    // Served again, and listed by the change feed after their deletion.
+    const since = tombstones(first)[1]!.deleted_at;
+    const feed = await get(app, `/api/v1/interactions?updated_since=${since}`, key);
+    const back = (feed.body.data.interactions as Array<{ id: string; updated_at: string }>).filter((i) => i.id <= `${prefix}_0003`);
+    expect(back.map((i) => i.id).sort()).toEqual([`${prefix}_0001`, `${prefix}_0002`, `${prefix}_0003`]);
+    for (const row of back) expect(row.updated_at > since).toBe(true);
+    expectStatus(await get(app, `/api/v1/interactions/${prefix}_0002`, key), 200);
+  });
+
+  it('deleted again: one tombstone, at the later time', async () => {
+    const { clinic, prefix } = await clinicWithCalls(2);
+    const key = await createKey(db, { clinicIds: [clinic.id] });
+    await deleteIds([`${prefix}_0000`, `${prefix}_0001`]);
+    const once = tombstones(await get(app, '/api/v1/interactions/deleted', key));
+    await storeAgain(prefix, clinic.id, [0]);
+    expect(tombstones(await get(app, '/api/v1/interactions/deleted', key)).map((t) => t.id)).toEqual([`${prefix}_0001`]);
+    await deleteIds([`${prefix}_0000`]);
+    const twice = tombstones(await get(app, '/api/v1/interactions/deleted', key));
+    expect(twice.map((t) => t.id)).toEqual([`${prefix}_0001`, `${prefix}_0000`]);
+    expect(twice[1]!.deleted_at > once[0]!.deleted_at).toBe(true);
+
+    // GraphQL lists the same.
+    const data = expectNoErrors(await graphql(app, { key, query: '{ deletedInteractions { nodes { id deletedAt } pageInfo { total } } }' }));
+    expect(data.deletedInteractions.nodes).toEqual(twice.map((t) => ({ id: t.id, deletedAt: t.deleted_at })));
+    await storeAgain(prefix, clinic.id, [0, 1]);
+    const none = expectNoErrors(await graphql(app, { key, query: '{ deletedInteractions { nodes { id } pageInfo { total } } }' }));
+    expect(none.deletedInteractions).toEqual({ nodes: [], pageInfo: { total: 0 } });
+  });
+});
+
+describe('upgrading a database whose tombstones outlived a re-import', () => {
+  it('drops those tombstones and stamps the rows now, so that the feed lists them to mirrors that deleted them', async () => {
+    await withFreshDatabase('tombstones_cleared', async (url, client) => {
+      await migrateUpTo(url, '_tombstones_cleared_on_insert');
+      await client.connect();
+      const clinic = randomUUID();
+      await client.query(
+        `INSERT INTO clinics (id, name, address, phone, email, timezone) VALUES ($1, 'C', 'Street 1', '+34 910 000 000', 'desk@example.test', 'UTC')`,
+        [clinic],
+      );
+      const insert = (ids: string[]) =>
+        client.query(
+          `INSERT INTO interactions (id, channel, type, direction, phone_number, clinic_id, started_at)
+           SELECT id, 'voice', 'INBOUND', 'inbound', '+34 600 000 000', $2::uuid, timestamptz '2025-03-01T00:00:00Z' FROM unnest($1::text[]) AS id`,
+          [ids, clinic],
+        );
+      await insert(['kept', 'gone', 'back']);
+      await client.query(`DELETE FROM interactions WHERE id IN ('gone', 'back')`);
+      await pause(5);
+      await insert(['back']);
+      const stamped = async () =>
+        new Map(
+          (await client.query<{ id: string; updated_at: Date }>('SELECT id, updated_at FROM interactions')).rows.map((r) => [r.id, r.updated_at.getTime()]),
+        );
+      const before = await stamped();
+      const stones = async () => (await client.query<{ id: string }>('SELECT id FROM interaction_tombstones ORDER BY id')).rows.map((r) => r.id);
+      expect(await stones()).toEqual(['back', 'gone']);
+      const upgradeStarted = Date.now();
+
+      expect((await migrate(url))[0]).toMatch(/_tombstones_cleared_on_insert$/);
+      expect(await stones()).toEqual(['gone']);
+      const after = await stamped();
+      expect(after.get('kept')).toBe(before.get('kept'));
+      expect(after.get('back')!).toBeGreaterThanOrEqual(upgradeStarted - 1_000);
+      expect(after.get('back')!).toBeGreaterThan(before.get('back')!);
+      await insert(['gone']);
+      expect(await stones()).toEqual([]);
+    });
   });
 });
 
