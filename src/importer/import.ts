@@ -327,12 +327,14 @@ async function checkAcrossLines(resource: Resource, batch: LineFacts[], state: P
     }
     const own = ownId(facts);
     if (own !== undefined && clinicId !== undefined) {
-      const stored = resource === 'campaigns' ? references.campaignClinic(own) : references.interactionClinic(own);
+      const stored = resource === 'campaigns' ? references.campaignClinic(own) : references.interactionClinic(own)?.clinicId;
       if (stored && stored !== clinicId) {
-        problems.push({
-          field: 'clinic_id',
-          reason: `${noun} ${own} belongs to clinic ${stored} in the database; ${noun === 'campaign' ? 'a' : 'an'} ${noun} cannot move to another clinic`,
-        });
+        // A deleted one too: its tombstone goes when it is stored again, and a mirror of that clinic
+        // alone would then never learn that the row left it.
+        const reason = references.interactionClinic(own)?.deleted
+          ? `interaction ${own} was deleted from clinic ${stored}; it can be stored again in that clinic only`
+          : `${noun} ${own} belongs to clinic ${stored} in the database; ${noun === 'campaign' ? 'a' : 'an'} ${noun} cannot move to another clinic`;
+        problems.push({ field: 'clinic_id', reason });
       }
     }
   }

@@ -6,13 +6,19 @@ import type { ClinicEnvironmentValue } from '../auth/clinic-environments.js';
 /** Beyond this many cached ids the cache starts afresh: memory stays bounded whatever the files hold. */
 const MAX_CACHED = 200_000;
 
+/** Where an interaction id belongs: its row's clinic, or, once deleted, its tombstone's. */
+export interface InteractionClinic {
+  clinicId: string;
+  deleted: boolean;
+}
+
 export class DatabaseReferences {
   /** Clinic id -> its environment, or null when there is no such clinic. */
   private readonly clinics = new Map<string, ClinicEnvironmentValue | null>();
   /** Campaign id -> its clinic id, or null when there is no such campaign. */
   private readonly campaigns = new Map<string, string | null>();
-  /** Interaction id -> its clinic id, for the stored interactions among the last batch's ids only. */
-  private readonly interactions = new Map<string, string>();
+  /** Interaction id -> its clinic, for the stored or deleted interactions among the last batch's ids only. */
+  private readonly interactions = new Map<string, InteractionClinic>();
 
   constructor(private readonly client: pg.ClientBase) {}
 
@@ -43,11 +49,17 @@ export class DatabaseReferences {
     }
     this.interactions.clear();
     if (interactionIds.length > 0) {
-      const found = await this.client.query<{ id: string; clinic_id: string }>(
-        'SELECT id, clinic_id::text AS clinic_id FROM interactions WHERE id = ANY($1::text[])',
+      // A deleted id keeps its clinic through its tombstone (a stored row has none: storing an id
+      // again removes it).
+      const found = await this.client.query<{ id: string; clinic_id: string; deleted: boolean }>(
+        `SELECT id, clinic_id::text AS clinic_id, false AS deleted FROM interactions WHERE id = ANY($1::text[])
+         UNION ALL
+         SELECT id, clinic_id::text AS clinic_id, true AS deleted FROM interaction_tombstones WHERE id = ANY($1::text[])`,
         [interactionIds],
       );
-      for (const row of found.rows) this.interactions.set(row.id, row.clinic_id);
+      for (const row of found.rows) {
+        if (!this.interactions.get(row.id) || !row.deleted) this.interactions.set(row.id, { clinicId: row.clinic_id, deleted: row.deleted });
+      }
     }
   }
 
@@ -61,8 +73,8 @@ export class DatabaseReferences {
     return this.campaigns.get(id);
   }
 
-  /** The stored interaction's clinic; undefined when it is not stored (or was not in the last `load`). */
-  interactionClinic(id: string): string | undefined {
+  /** The stored or deleted interaction's clinic; undefined when it is neither (or was not in the last `load`). */
+  interactionClinic(id: string): InteractionClinic | undefined {
     return this.interactions.get(id);
   }
 }

@@ -186,4 +186,32 @@ describe("the README's mirror loop", () => {
     expect(await expectMirrors(every, sometimes, new Mirror(key, 500))).toHaveLength(10);
     expect(await tombstoned(key)).toEqual(new Map());
   });
+
+  it('refuses a deleted id in another clinic: a mirror of its clinic alone would keep it forever', async () => {
+    const [home, other] = [clinicLine({ timezone: 'UTC' }), clinicLine({ timezone: 'UTC' })];
+    const call = voiceLine(home.id, { started_at: '2025-04-01T09:00:00.000Z', ended_at: '2025-04-01T09:03:20.000Z' });
+    await cli(['import', '--clinics', writeLines('clinics.ndjson', [home, other]), '--interactions', writeLines('interactions.ndjson', [call])]);
+    const key = await createKey(db, { clinicIds: [home.id] });
+    const mirror = new Mirror(key);
+    await mirror.sync();
+    expect(mirror.copy()).toHaveLength(1);
+    await cli(['purge', '--before', '2025-05-01', '--clinic', home.id, '--yes']);
+
+    const moved = writeLines('interactions.ndjson', [{ ...call, clinic_id: other.id }]);
+    const run = await runCli(['--json', 'import', '--interactions', moved]);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).errors).toEqual([
+      `${moved}:1 clinic_id: interaction ${call.id} was deleted from clinic ${home.id}; it can be stored again in that clinic only`,
+    ]);
+    await pause(5);
+    await mirror.sync();
+    expect(mirror.copy()).toEqual(await served(key));
+    expect(mirror.copy()).toEqual([]);
+
+    // In its own clinic it comes back, to the mirror too.
+    await cli(['import', '--interactions', writeLines('interactions.ndjson', [call])]);
+    await mirror.sync();
+    expect(mirror.copy()).toEqual(await served(key));
+    expect(mirror.copy()).toHaveLength(1);
+  });
 });
