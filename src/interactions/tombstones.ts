@@ -3,6 +3,11 @@
 //
 // A DELETE on interactions (a purge) leaves, by a statement trigger in the same transaction, one
 // row per interaction: its id, clinic and deleted_at (the DELETE statement's time; no patient data).
+// An INSERT of the id (an import after a purge) removes it the same way: a tombstone always names an
+// id that is gone, so a mirror that deletes the listed ids never deletes a row the API serves, and
+// the row, stamped by the later statement, comes back through the change feed. A cursor is a
+// position, not a row: one past a removed tombstone resumes after it all the same.
+//
 // They are read in (deleted_at, id) order after a cursor, up to the change feed's horizon
 // (change-feed.ts): a purge batch takes its transaction id before it deletes, so its tombstones,
 // stamped later, stay behind the horizon until it commits, and a client resuming from the largest
