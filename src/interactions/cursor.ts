@@ -1,13 +1,17 @@
 // Paging cursors: opaque to clients, bound to the list they came from, and tamper-evident.
 //
-// A cursor names the last row of a page (its sort key and id) and the list it belongs to (a digest
-// of the filters and the ordering); it is signed with HMAC-SHA-256 under a key the database holds
-// (service_secrets, made by a migration), so every instance and every restart accepts the cursors
-// of the others. A cursor is checked before any of it is used: its signature, then its shape (the
-// values could only be wrong if the key leaked), then that it belongs to this request's list.
-// No library: the JSON payload and an HMAC from node:crypto are the whole format, and the checks
+// A cursor names the last row of a page (its sort key and id) and the list it belongs to: a keyed
+// digest of everything that selects and orders it (the whole CursorList, walked field by field, so
+// a filter added to Filters binds cursors without being listed here). It is signed with
+// HMAC-SHA-256 under a key the database holds (service_secrets, made by a migration), so every
+// instance and every restart accepts the cursors of the others; the digest is an HMAC under a key
+// derived from the same secret, so that a guess of a filter (a phone fragment in `search`) cannot
+// be checked against a cursor without it. A cursor is checked before any of it is used: its
+// signature, then its shape (the values could only be wrong if the key leaked), then that it
+// belongs to this request's list.
+// No library: the JSON payload and HMACs from node:crypto are the whole format, and the checks
 // that matter here (which list, which parameter to blame) are the API's own.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT, hasControlCharacter, LATEST_INSTANT } from '../domain/parameters.js';
@@ -34,52 +38,76 @@ export interface CursorList {
   updatedSince?: Date;
 }
 
-/** Longest cursor accepted; the ones issued are about 120 characters (ids of up to 255 make them longer). */
+/** Longest cursor accepted; the ones issued are about 100 characters (ids of up to 255 make them longer). */
 export const MAX_CURSOR_LENGTH = 1_024;
 const SIGNATURE_BYTES = 16;
-const ORDER_CODES: Record<CursorListOrder, string> = { desc: 'd', asc: 'a', feed: 'u', deleted: 'x' };
+const LIST_DIGEST_BYTES = 16;
 const MAX_ID_LENGTH = 255;
+/** The payload's format; cursors of the earlier one (an unkeyed digest, not bound to every filter) are refused. */
+const CURSOR_VERSION = 2;
 
 interface Payload {
-  /** Order code. */
-  o: string;
+  /** Format version. */
+  v: typeof CURSOR_VERSION;
   /** Sort key, epoch ms. */
   t: number;
   /** Id of the last row. */
   i: string;
-  /** Digest of the list. */
+  /** Keyed digest of the list. */
   l: string;
 }
 
 export class CursorError extends Error {}
 
-/** A digest of everything that selects and orders the list (not the page size, which may change between pages). */
-function listDigest(list: CursorList): string {
-  const f = list.filters;
-  const canonical = JSON.stringify([
-    list.order,
-    list.updatedSince?.toISOString() ?? null,
-    f.from?.toISOString() ?? null,
-    f.to?.toISOString() ?? null,
-    f.channel ?? null,
-    f.type ?? null,
-    f.outcomes ? [...f.outcomes].sort() : null,
-    f.clinicId ?? null,
-    f.campaignId ?? null,
-    f.search ?? null,
-  ]);
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
+/** What a list is made of, as `canonical` walks it. */
+type ListValue = string | number | boolean | Date | null | undefined | readonly ListValue[] | { readonly [name: string]: ListValue };
+
+/**
+ * One spelling of a list: every field present (an absent or undefined one selects nothing), names
+ * sorted, dates as instants. A list of values filters by any of them, so it is spelt as a set.
+ */
+function canonical(value: ListValue): unknown {
+  if (value === undefined || value === null || typeof value === 'string' || typeof value === 'boolean') return value ?? null;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError('a cursor list holds a number that is not finite');
+    return value;
+  }
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) {
+    const items = value.map((item: ListValue) => JSON.stringify(canonical(item)));
+    return [...new Set(items)].sort();
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) throw new TypeError('a cursor list holds a value the digest cannot spell');
+  const object = value as { readonly [name: string]: ListValue };
+  return Object.fromEntries(
+    Object.keys(object)
+      .filter((name) => object[name] !== undefined)
+      .sort()
+      .map((name) => [name, canonical(object[name])]),
+  );
 }
 
 export class CursorCodec {
-  constructor(private readonly key: Buffer) {}
+  private readonly listKey: Buffer;
+
+  constructor(private readonly key: Buffer) {
+    // A key of its own for the digest, so that the digest and the signature never share an input space.
+    this.listKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'interaction cursor list digest', 32));
+  }
 
   private sign(body: string): string {
     return createHmac('sha256', this.key).update(body).digest().subarray(0, SIGNATURE_BYTES).toString('base64url');
   }
 
+  /** A digest of everything that selects and orders the list (not the page size, which may change between pages). */
+  private listDigest(list: CursorList): string {
+    const spelt = JSON.stringify(canonical({ ...list, filters: { ...list.filters } }));
+    return createHmac('sha256', this.listKey).update(spelt).digest().subarray(0, LIST_DIGEST_BYTES).toString('base64url');
+  }
+
   encode(list: CursorList, position: Position): string {
-    const payload: Payload = { o: ORDER_CODES[list.order], t: position.at, i: position.id, l: listDigest(list) };
+    const payload: Payload = { v: CURSOR_VERSION, t: position.at, i: position.id, l: this.listDigest(list) };
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     return `${body}.${this.sign(body)}`;
   }
@@ -96,7 +124,7 @@ export class CursorCodec {
       throw new CursorError('is not a valid cursor (it was altered, or was not issued by this service)');
     }
     const payload = parsePayload(Buffer.from(body, 'base64url').toString('utf8'));
-    if (payload.l !== listDigest(list) || payload.o !== ORDER_CODES[list.order]) {
+    if (payload.l !== this.listDigest(list)) {
       throw new CursorError(
         'belongs to a list with other filters or another order; send the same parameters as the request that returned it, or start again with an empty cursor',
       );
@@ -113,10 +141,13 @@ function parsePayload(text: string): Payload {
     throw new CursorError('is not a valid cursor');
   }
   const p = value as Partial<Payload> | null;
+  if (typeof p === 'object' && p !== null && p.v !== CURSOR_VERSION && 'o' in p) {
+    throw new CursorError('was issued by an earlier version of this service and is no longer accepted; start again with an empty cursor');
+  }
   const valid =
     typeof p === 'object' &&
     p !== null &&
-    typeof p.o === 'string' &&
+    p.v === CURSOR_VERSION &&
     typeof p.l === 'string' &&
     Number.isSafeInteger(p.t) &&
     (p.t as number) >= EARLIEST_INSTANT &&
