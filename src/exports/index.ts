@@ -27,10 +27,11 @@ import { failure, insufficientScope } from '../rest/envelope.js';
 import { readQuery } from '../rest/query-params.js';
 import { REST_NAMES, type Route } from '../rest/routes.js';
 import { CopyOut } from './copy-out.js';
+import { csvRecord } from './csv.js';
 import { checkInteractionExport, exportStatement, INTERACTION_EXPORT_PARAMS, rowFormat } from './interactions.js';
 import { type Execution, metricsExportOf, metricsRows } from './metrics.js';
 import { type ExportFormat, exportFormatOf } from './negotiate.js';
-import { csvRecord, type ExportSource, exportResponse, fileName, pulledStream } from './response.js';
+import { type ExportSource, exportResponse, fileName, pulledStream } from './response.js';
 import { ExportSlots } from './slots.js';
 
 export const INTERACTIONS_PATH = '/api/v1/interactions';

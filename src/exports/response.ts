@@ -1,6 +1,5 @@
 // The answer of an export: a 200 whose body is a stream of the file (no Content-Length: it is
-// chunked), its content type and file name, and the CSV text of JavaScript values for the exports
-// computed in the service (metrics.ts).
+// chunked), its content type and file name.
 import { STATUS_CODES } from 'node:http';
 import { ReadableStream as FetchReadableStream, Response } from '@whatwg-node/fetch';
 import { stateOf } from '../http/request-state.js';
@@ -65,16 +64,4 @@ export function pulledStream(source: ExportSource): ReadableStream<Uint8Array> {
       source.cancel(reason);
     },
   });
-}
-
-/** A CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF; null is an empty field. */
-export function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/** A CSV record with its CRLF. */
-export function csvRecord(values: readonly unknown[]): string {
-  return `${values.map(csvField).join(',')}\r\n`;
 }

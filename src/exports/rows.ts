@@ -5,6 +5,7 @@
 import { maskPhoneNumber, redactText } from '../phi/masking.js';
 import { fieldsOf, INTERACTION } from '../rest/representation.js';
 import type { Fields, Out, RowFormat } from './copy-out.js';
+import { bytesStartFormula, FORMULA_GUARD } from './csv.js';
 
 /** The columns of the COPY, in order (interactions.ts selects them); `transcript` only for NDJSON. */
 export const COLUMNS = [
@@ -175,15 +176,16 @@ function jsonString(out: Out, src: Buffer, start: number, end: number): void {
   out.pos = p;
 }
 
-/** A CSV field of UTF-8 text (RFC 4180): quoted, quotes doubled, when it holds a comma, quote, CR or LF. */
+/**
+ * A CSV field of UTF-8 text (RFC 4180): quoted, quotes doubled, when it holds a comma, quote, CR or
+ * LF; a quote in front and quoted when a spreadsheet would read it as a formula (csv.ts).
+ */
 function csvText(out: Out, src: Buffer, start: number, end: number): void {
-  let quote = false;
-  for (let i = start; i < end; i++) {
+  const guard = bytesStartFormula(src, start, end);
+  let quote = guard;
+  for (let i = start; i < end && !quote; i++) {
     const c = src[i]!;
-    if (c === 0x2c || c === 0x22 || c === 0x0d || c === 0x0a) {
-      quote = true;
-      break;
-    }
+    if (c === 0x2c || c === 0x22 || c === 0x0d || c === 0x0a) quote = true;
   }
   const { buf } = out;
   if (!quote) {
@@ -192,6 +194,7 @@ function csvText(out: Out, src: Buffer, start: number, end: number): void {
   }
   let p = out.pos;
   buf[p++] = 0x22;
+  if (guard) buf[p++] = FORMULA_GUARD;
   let run = start;
   for (let i = start; i < end; i++) {
     if (src[i] !== 0x22) continue;
@@ -452,11 +455,6 @@ export const CSV_COLUMNS = [
 export const CSV_HEADER = ascii(`${CSV_COLUMNS.join(',')}\r\n`);
 
 const CRLF = ascii('\r\n');
-
-// No guard against formula injection (cells beginning with =, +, - or @ prefixed with a quote): the
-// file is data, RFC 4180, and its values must read back as stored - every phone number in E.164
-// begins with "+", and a summary may begin with "-". Whoever opens it in a spreadsheet should import
-// it as text; the API cannot know which cells a spreadsheet would evaluate.
 
 /** The CSV record of each row (the COPY selects COLUMNS without the transcript). */
 export function csvRow(options: RowOptions = {}): RowFormat {

@@ -17,6 +17,15 @@ export function csvObjects(text: string): { header: string[]; rows: Array<Record
   };
 }
 
+/**
+ * A CSV record's cells as stored: the quote that guards a cell against formulas (src/exports/csv.ts)
+ * removed, by the rule the docs give readers (one leading quote, when quotes then =, +, -, @, tab
+ * or CR in NFKC form follow).
+ */
+export function unguarded(row: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(row).map(([name, cell]) => [name, /^'+[=+\-@\t\r]/.test(cell.normalize('NFKC')) ? cell.slice(1) : cell]));
+}
+
 /** NDJSON lines parsed; every line (the last one too) must end with LF. */
 export function parseNdjson(text: string): Array<Record<string, unknown>> {
   if (text === '') return [];

@@ -9,7 +9,7 @@ import { sql, testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
 import { serveOverHttp } from '../helpers/http-server.js';
 import { expectValidationError, ISO_MS_UTC, type Json, type RestResponse } from './client.js';
-import { csvObjects, parseNdjson } from './exports-support.js';
+import { csvObjects, parseNdjson, unguarded } from './exports-support.js';
 
 const db = testDb();
 const app = testApp(db);
@@ -125,7 +125,8 @@ describe('CSV and NDJSON of interactions', () => {
     rows.forEach((row, i) => {
       const item = list[i]!;
       const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-      expect(row).toEqual({
+      // A cell guarded against formulas (exports-formulas.test.ts) reads back as stored without its quote.
+      expect(unguarded(row)).toEqual({
         id: item.id,
         clinic_id: item.clinic_id,
         campaign_id: text(campaigns.get(row.id!)),
@@ -146,9 +147,9 @@ describe('CSV and NDJSON of interactions', () => {
     // What needed quoting came back as stored, and the rest was not quoted.
     expect(rows.find((r) => r.summary === TRICKY_SUMMARY)).toBeDefined();
     expect(answer.text).toContain(`"${TRICKY_SUMMARY.replaceAll('"', '""')}"`);
-    // No formula guard: the value as stored (README, Exports).
-    expect(rows.find((r) => r.id === ids[4])!.summary).toBe('=1+2, @formula -leading');
-    expect(answer.text).toContain(',+1 (212) 555-0123,');
+    // Formula guard: a quote in front, and quoted (docs/rest-api.md, Exports).
+    expect(rows.find((r) => r.id === ids[4])!.summary).toBe("'=1+2, @formula -leading");
+    expect(answer.text).toContain(`,"'+1 (212) 555-0123",`);
   });
 
   it('NDJSON: each line the REST representation with the transcript (both channels) and updated_at, byte for byte', async () => {
