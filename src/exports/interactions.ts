@@ -6,6 +6,7 @@ import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Problems } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from '../interactions/conditions.js';
+import { textScopeOf } from '../interactions/count.js';
 import { checkCursorList, type Filters } from '../interactions/filters.js';
 import { textMatchIds } from '../interactions/text-search.js';
 import type { QueryValues } from '../rest/query-params.js';
@@ -99,7 +100,7 @@ export function exportStatement(
   // A full-text search finds its matches through the index (the list's condition checks rows one
   // by one, which suits a page that stops early, not a statement that reads every match).
   const { text, ...filters } = request.filters;
-  const conditions = [...interactionConditions(filters, visible), ...(text === undefined ? [] : [textMatchIds(text)])];
+  const conditions = [...interactionConditions(filters, visible), ...(text === undefined ? [] : [textMatchIds(textScopeOf({ ...filters, text }, visible))])];
   if (request.order === 'feed') {
     if (!request.updatedSince || !horizon) throw new Error('exports: the change feed needs updated_since and a horizon');
     conditions.push(Prisma.sql`updated_at >= ${request.updatedSince.toISOString()}::timestamptz`);

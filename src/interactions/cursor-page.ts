@@ -4,6 +4,12 @@
 // index range walk whatever its depth. The page's ids and sort keys are read first (take + 1, to
 // know exactly whether more follow without counting), then its rows by id (rows.ts), so the rows,
 // the next cursor and `has_more` come from one read.
+//
+// A full-text search (`text`) is counted first (from the word counts or the GIN index: text-search.ts),
+// and the count says how its page is found, as for numbered pages: none match, no page is read;
+// few, they are found through the index and sorted; many, the list order is walked (the documents'
+// own index; for the change feed, the interactions' (updated_at, id) index), which stops after the
+// page. Walking when few or none match would read every row after the position.
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { and, instant, queryRows } from '../db/sql.js';
@@ -11,10 +17,11 @@ import { lazy } from '../domain/lazy.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { feedHorizon } from './change-feed.js';
 import { interactionConditions } from './conditions.js';
-import { countInteractions } from './count.js';
+import { countInteractions, textScopeOf } from './count.js';
 import { type CursorList, type CursorOrder, cursorCodec, type Position } from './cursor.js';
 import type { Filters } from './filters.js';
 import { type InteractionRow, inIdOrder, type PothosQuery, rowsById, rowsSelection, withRelations } from './rows.js';
+import { fewTextMatchIds, type TextScope, textCondition, textMatchIds, textPageIds, walkIsCheaper } from './text-search.js';
 
 export interface CursorListRequest {
   filters: Filters;
@@ -71,21 +78,51 @@ export function listInteractionsAfter(db: Db, request: CursorListRequest): Curso
       Prisma.sql`updated_at < ${instant(horizon, 'horizon')}`,
     ];
   });
-  const conditions = lazy(async () => [...interactionConditions(filters, visibleClinics), ...(await feedWindow())]);
+  const { text, ...others } = filters;
+  // A search's exact number of matches, and whether walking finds a page sooner than sorting them all.
+  const searched = lazy(async (): Promise<{ scope: TextScope; matches: number; few: boolean } | undefined> => {
+    if (text === undefined) return undefined;
+    const scope = textScopeOf({ ...filters, text }, visibleClinics);
+    const inScopeFilters = { clinicId: scope.clinicId, from: scope.from, to: scope.to };
+    const [matches, inScope] = await Promise.all([countInteractions(db, filters, visibleClinics), countInteractions(db, inScopeFilters, visibleClinics)]);
+    return { scope, matches, few: !walkIsCheaper(matches, inScope, 0, limit + 1) };
+  });
+  const conditions = lazy(async () => {
+    const search = await searched();
+    const textConditions = search === undefined ? [] : [search.few ? fewTextMatchIds(search.scope) : textCondition(search.scope.text)];
+    return [...interactionConditions(others, visibleClinics), ...textConditions, ...(await feedWindow())];
+  });
 
   const positions = lazy(async () => {
-    const key = KEY_COLUMN[order];
-    const found = await queryRows<{ id: string; at: Date }>(
-      db,
-      Prisma.sql`SELECT id, ${key} AS at FROM interactions
-        WHERE ${and([...(await conditions()), ...positionCondition(order, after)])}
-        ${orderBy(order)} LIMIT ${limit + 1}`,
-    );
+    const search = await searched();
+    let found: Array<{ id: string; at: Date }>;
+    if (search?.matches === 0) found = [];
+    else if (search && order !== 'feed') {
+      const request = { skip: 0, take: limit + 1, ascending: order === 'asc', fewMatches: search.few };
+      found = await textPageIds(db, search.scope, after ? { ...request, after: { at: new Date(after.at), id: after.id } } : request);
+    } else {
+      found = await queryRows<{ id: string; at: Date }>(
+        db,
+        Prisma.sql`SELECT id, ${KEY_COLUMN[order]} AS at FROM interactions
+          WHERE ${and([...(await conditions()), ...positionCondition(order, after)])}
+          ${orderBy(order)} LIMIT ${limit + 1}`,
+      );
+    }
     return { page: found.slice(0, limit), more: found.length > limit };
   });
 
   const total = lazy(async (): Promise<number | null> => {
     if (!includeTotal) return null;
+    const search = await searched();
+    if (search) {
+      if (order !== 'feed' || search.matches === 0) return search.matches;
+      // The feed's window is not a column of the documents: its matches are found through the
+      // index, then their interactions counted in the window (looked up by id when few).
+      const matching = search.few ? fewTextMatchIds(search.scope) : textMatchIds(search.scope);
+      const window = [...interactionConditions(others, visibleClinics), matching, ...(await feedWindow())];
+      const [row] = await queryRows<{ n: bigint }>(db, Prisma.sql`SELECT count(*) AS n FROM interactions WHERE ${and(window)}`);
+      return Number(row?.n ?? 0);
+    }
     if (order !== 'feed') return countInteractions(db, filters, visibleClinics);
     const [row] = await queryRows<{ n: bigint }>(db, Prisma.sql`SELECT count(*) AS n FROM interactions WHERE ${and(await conditions())}`);
     return Number(row?.n ?? 0);

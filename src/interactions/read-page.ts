@@ -155,7 +155,8 @@ function textPage(db: Db, { filters, visibleClinics, page, limit, order }: ListR
     const inScopeFilters = { clinicId: scope.clinicId, from: scope.from, to: scope.to };
     const [matches, inScope] = await Promise.all([total(), countInteractions(db, inScopeFilters, visibleClinics)]);
     if (skip >= matches) return [];
-    return textPageIds(db, scope, { skip, take: limit, ascending: order === 'asc', fewMatches: !walkIsCheaper(matches, inScope, skip, limit) });
+    const found = await textPageIds(db, scope, { skip, take: limit, ascending: order === 'asc', fewMatches: !walkIsCheaper(matches, inScope, skip, limit) });
+    return found.map((match) => match.id);
   });
   async function rows(query: PothosQuery): Promise<InteractionRow[]> {
     const selection = rowsSelection(query);

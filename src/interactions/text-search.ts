@@ -83,15 +83,6 @@ export function textCondition(text: string, alias?: string): Prisma.Sql {
   return documentMatches(document, column('clinic_id'), text);
 }
 
-/**
- * The search as `id IN (the matching documents)`, for a statement that reads every match (an
- * export): the documents are found through the GIN index rather than checked one by one.
- */
-export function textMatchIds(text: string): Prisma.Sql {
-  return Prisma.sql`id IN (SELECT d.interaction_id FROM interaction_search_documents d
-    WHERE ${documentMatches(Prisma.sql`d.document`, Prisma.sql`d.clinic_id`, text)})`;
-}
-
 /** What a page or count of a search selects, besides its text. */
 export interface TextScope {
   text: string;
@@ -129,6 +120,26 @@ function documentConditions({ text, visible, clinicId, from, to, others, othersO
         ? []
         : [Prisma.sql`(SELECT TRUE FROM interactions WHERE interactions.id = d.interaction_id AND ${and(others)})`]),
   ];
+}
+
+/**
+ * The search as `id IN (the matching documents)`, for a statement that reads every match (an
+ * export, a count): the documents are found through the GIN index, within the key's clinics (the
+ * index leads with the clinic), rather than checked one by one.
+ */
+export function textMatchIds(search: TextScope): Prisma.Sql {
+  return Prisma.sql`id IN (SELECT d.interaction_id FROM interaction_search_documents d WHERE ${and(documentConditions(search))})`;
+}
+
+/**
+ * The search as `id = ANY(the matching ids)`, when they are known to be few (counted first): the
+ * array is computed once, through the GIN index, before the statement reads anything else, and
+ * the interactions are then looked up by primary key. (An `IN` could be planned as a walk of the
+ * interactions in list order that checks each against the matches, which reads every row of the
+ * window when few or none match.)
+ */
+export function fewTextMatchIds(search: TextScope): Prisma.Sql {
+  return Prisma.sql`id = ANY(ARRAY(SELECT d.interaction_id FROM interaction_search_documents d WHERE ${and(documentConditions(search))}))`;
 }
 
 /**
@@ -170,25 +181,44 @@ export interface TextPageRequest {
   ascending: boolean;
   /** Every match is found through the index and sorted (few matches), else the list order is walked. */
   fewMatches: boolean;
+  /** A cursor's position: only the documents after it in list order. */
+  after?: { at: Date; id: string };
+}
+
+/** A match's place in list order: its interaction's id and started_at. */
+export interface TextPosition {
+  id: string;
+  at: Date;
 }
 
 /**
- * A page's interaction ids, in list order. Few matches: all of them found through the GIN index
+ * A page's matches (ids and started_at), in list order, after a cursor's position when given. Few matches: all of them found through the GIN index
  * first (MATERIALIZED: PostgreSQL, not knowing how common the words are, would otherwise walk),
  * then sorted. Many: the documents walked in list order (their own (started_at, id) index), each
  * checked, until the page is full.
  */
-export async function textPageIds(db: Db, search: TextScope, { skip, take, ascending, fewMatches }: TextPageRequest): Promise<string[]> {
+export async function textPageIds(db: Db, search: TextScope, request: TextPageRequest): Promise<TextPosition[]> {
+  const { skip, take, ascending, fewMatches, after } = request;
   const order = ascending ? Prisma.sql`started_at, interaction_id` : Prisma.sql`started_at DESC, interaction_id DESC`;
+  const conditions = [
+    ...documentConditions(search),
+    // A row comparison: the walk starts at the position in the documents' (started_at, id) index.
+    ...(after
+      ? [
+          ascending
+            ? Prisma.sql`(d.started_at, d.interaction_id) > (${instant(after.at, 'cursor position')}, ${after.id})`
+            : Prisma.sql`(d.started_at, d.interaction_id) < (${instant(after.at, 'cursor position')}, ${after.id})`,
+        ]
+      : []),
+  ];
   const statement = fewMatches
     ? Prisma.sql`WITH matches AS MATERIALIZED (
-          SELECT d.interaction_id, d.started_at FROM interaction_search_documents d WHERE ${and(documentConditions(search))}
+          SELECT d.interaction_id, d.started_at FROM interaction_search_documents d WHERE ${and(conditions)}
         )
-        SELECT interaction_id AS id FROM matches ORDER BY ${order} LIMIT ${take}::bigint OFFSET ${skip}::bigint`
-    : Prisma.sql`SELECT d.interaction_id AS id FROM interaction_search_documents d WHERE ${and(documentConditions(search))}
+        SELECT interaction_id AS id, started_at AS at FROM matches ORDER BY ${order} LIMIT ${take}::bigint OFFSET ${skip}::bigint`
+    : Prisma.sql`SELECT d.interaction_id AS id, d.started_at AS at FROM interaction_search_documents d WHERE ${and(conditions)}
         ORDER BY ${order} LIMIT ${take}::bigint OFFSET ${skip}::bigint`;
-  const rows = await queryRows<{ id: string }>(db, statement);
-  return rows.map((row) => row.id);
+  return queryRows<TextPosition>(db, statement);
 }
 
 /** Options of ts_headline: up to three fragments of a dozen words, the matched words between `**`. */
