@@ -22,6 +22,7 @@ import { useFrontDoor } from './http/front-door.js';
 import type { Lifecycle } from './http/lifecycle.js';
 import { stateOf } from './http/request-state.js';
 import { useHealth } from './http/use-health.js';
+import { usePrivateAnswers } from './http/use-private-answers.js';
 import { useRequestState } from './http/use-request-state.js';
 import { useRoutes } from './http/use-routes.js';
 import { createAdmission } from './limits/admission.js';
@@ -107,6 +108,8 @@ export function createApp(options: AppOptions): App {
     // Refuses unknown paths (404) and other methods on read-only ones (405) before anything
     // answers a path or authenticates: an unknown path is never counted against a key.
     useRoutes({ metrics: Boolean(options.metricsToken) }),
+    // Whatever answers below, an answer that depends on the key is never kept by a shared cache.
+    usePrivateAnswers(),
     // The paths that need no API key, answered before admission so that they are never counted.
     useMetrics({ metrics, token: options.metricsToken }),
     // Not Yoga's useReadinessCheck: like its health check (below), it also answers every URL that

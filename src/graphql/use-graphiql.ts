@@ -107,14 +107,15 @@ export function renderGraphiQL(options: GraphiQLOptions): string {
 /**
  * Scripts only from this server (no inline script, no eval); Monaco and React set inline styles
  * and inject <style> elements, and GraphiQL's styles carry fonts and icons as data: URLs. Requests
- * (queries, introspection) go to this server only.
+ * (queries, introspection) go to this server only. Its caching headers are those of every answer
+ * at /graphql (http/use-private-answers.ts): the same URL answers JSON, and the page may carry the
+ * demo key.
  */
 const PAGE_SECURITY_HEADERS = {
   'Content-Security-Policy':
     "default-src 'self'; script-src 'self'; worker-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-cache',
 };
 
 export function useGraphiQLAssets(): Plugin {

@@ -16,6 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { replaceHeader, varyWith } from './header-values.js';
 
 export type ContentCoding = 'br' | 'gzip';
 
@@ -118,9 +119,7 @@ const NO_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 206, 304]);
 
 /** `vary` with Accept-Encoding added, unless it names it (in any case) or is `*` already. */
 export function mergeVary(vary: string | null): string {
-  if (!vary?.trim()) return 'Accept-Encoding';
-  const names = vary.split(',').map((name) => name.trim().toLowerCase());
-  return names.includes('accept-encoding') || names.includes('*') ? vary : `${vary}, Accept-Encoding`;
+  return varyWith(vary, 'Accept-Encoding');
 }
 
 /** `W/"x"` for a strong `"x"`: a strong validator promises the very bytes, and compressed bytes are not those of the identity answer. */
@@ -382,18 +381,6 @@ function writeHead(response: ServerResponse, answer: Response, options: { length
   // The app's reason phrase; a Response built without one has "" and Node's own is used instead.
   response.writeHead(answer.status, answer.statusText || STATUS_CODES[answer.status]);
   return response;
-}
-
-/**
- * headers.set(), but @whatwg-node's Headers built from a plain object keep the object, and set()
- * adds a lower-case key beside one spelt otherwise (`ETag`): the answer would carry both. Deleting
- * first turns them into a map of lower-case names.
- */
-function replaceHeader(headers: Headers, name: string, value: string): void {
-  const current = headers.get(name);
-  if (current === value) return;
-  if (current !== null) headers.delete(name);
-  headers.set(name, value);
 }
 
 function contentLengthOf(headers: Headers): number | undefined {

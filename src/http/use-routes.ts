@@ -1,12 +1,14 @@
 // The one place that refuses a path or a method: a path that names nothing is a 404 in the
-// envelope, and a read-only path (REST, docs, GraphiQL's files, /metrics, the front door: / and
-// /api/v1) answers only GET and HEAD (405 with Allow, decisions section 1). It runs before any
+// envelope, a read-only path (REST, docs, GraphiQL's files, /metrics, the front door: / and
+// /api/v1) answers only GET and HEAD (405 with Allow, decisions section 1), and /graphql only GET
+// and POST (405 with Allow, as a GraphQL error: OPTIONS without a key was a 401). It runs before any
 // part that answers a path, and before authentication, so an unknown path is never counted against
 // a key. It also matches the path once for the request (app-routes.ts), for every later plugin and
 // for logs and metrics.
 import type { Plugin } from 'graphql-yoga';
+import { codedError } from '../graphql/coded-error.js';
 import { failure } from '../rest/envelope.js';
-import { type AppRoute, routeOf } from './app-routes.js';
+import { type AppRoute, GRAPHQL_PATH, routeOf } from './app-routes.js';
 
 export interface RoutesOptions {
   /** Whether /metrics is served (METRICS_TOKEN set); otherwise it is a 404 like any unknown path. */
@@ -15,13 +17,29 @@ export interface RoutesOptions {
 
 const ALLOW = 'GET, HEAD';
 const READ_ONLY: ReadonlySet<AppRoute['area']> = new Set(['rest', 'docs', 'graphiql', 'metrics', 'front-door']);
+/** What the GraphQL endpoint takes (GraphQL over HTTP); Yoga refuses the others, but only after admission. */
+const GRAPHQL_METHODS: ReadonlySet<string> = new Set(['GET', 'POST']);
+const GRAPHQL_ALLOW = [...GRAPHQL_METHODS].join(', ');
+
+/** 405 in the GraphQL endpoint's own shape (`errors[0].extensions.code`), before any key is read. */
+function graphqlMethodNotAllowed(method: string, fetchAPI: { Response: typeof Response }): Response {
+  const error = codedError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${GRAPHQL_PATH}; use ${[...GRAPHQL_METHODS].join(' or ')}`);
+  return new fetchAPI.Response(JSON.stringify({ errors: [error.toJSON()] }), {
+    status: 405,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', Allow: GRAPHQL_ALLOW },
+  });
+}
 
 export function useRoutes(options: RoutesOptions): Plugin {
   return {
-    onRequest({ request, url, endResponse }) {
+    onRequest({ request, url, endResponse, fetchAPI }) {
       const route = routeOf(request, url);
       if (route.area === 'none' || (route.area === 'metrics' && !options.metrics)) {
         endResponse(failure(request, 'NOT_FOUND', { message: `No endpoint at ${url.pathname}` }));
+        return;
+      }
+      if (route.area === 'graphql' && !GRAPHQL_METHODS.has(request.method)) {
+        endResponse(graphqlMethodNotAllowed(request.method, fetchAPI));
         return;
       }
       if (READ_ONLY.has(route.area) && request.method !== 'GET' && request.method !== 'HEAD') {

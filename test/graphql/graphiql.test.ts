@@ -103,7 +103,7 @@ describe('GraphiQL', () => {
     expect(directives.get('worker-src')).toEqual(["'self'"]);
     expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
   });
 
   it('keeps a configured value inside the options element (no markup injection)', async () => {
