@@ -82,6 +82,11 @@ const serverSchema = logSchema.extend({
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   /** Exports of interactions running at once per serving process (each holds a database connection); more are answered 503. */
   EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+  /**
+   * Of those, how many one API key may run at once; more are answered 429. Never all of them when
+   * EXPORT_CONCURRENCY is above 1 (a larger value counts as EXPORT_CONCURRENCY - 1).
+   */
+  EXPORT_CONCURRENCY_PER_KEY: z.coerce.number().int().min(1).max(100).default(1),
   /** An export whose client reads nothing for this long is ended (its query stopped). */
   EXPORT_STALL_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   /** Longest an export of interactions may run in PostgreSQL (its statement_timeout). */

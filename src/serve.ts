@@ -66,7 +66,12 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
     tracing,
     trustProxy: config.TRUST_PROXY,
     dbPool: db[SQL_POOL].stats,
-    exportLimits: { concurrency: config.EXPORT_CONCURRENCY, stallTimeoutMs: config.EXPORT_STALL_TIMEOUT_MS, timeoutMs: config.EXPORT_TIMEOUT_MS },
+    exportLimits: {
+      concurrency: config.EXPORT_CONCURRENCY,
+      concurrencyPerKey: config.EXPORT_CONCURRENCY_PER_KEY,
+      stallTimeoutMs: config.EXPORT_STALL_TIMEOUT_MS,
+      timeoutMs: config.EXPORT_TIMEOUT_MS,
+    },
   });
   const server = createServer(
     {

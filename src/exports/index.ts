@@ -8,9 +8,10 @@
 // STDOUT` on it (copy-out.ts), read only as fast as the client takes the body (backpressure). It
 // ends, and nothing of it is left running in PostgreSQL, when the client goes away (the request's
 // abort signal, or the body's cancel()), when the client reads nothing for `stallTimeoutMs`, or
-// after `timeoutMs` (statement_timeout). At most `concurrency` run at once in a process; past that
-// the answer is 503 SERVICE_UNAVAILABLE with Retry-After, so ordinary requests keep their
-// connections.
+// after `timeoutMs` (statement_timeout). At most `concurrency` run at once in a process, at most
+// `concurrencyPerKey` of them for one key (slots.ts): past the key's share the answer is 429
+// RATE_LIMITED, past the process's 503 SERVICE_UNAVAILABLE, both with Retry-After, so ordinary
+// requests keep their connections and one key cannot take every export slot.
 import type pg from 'pg';
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import { visibleClinicsOf } from '../auth/clinic-environments.js';
@@ -39,6 +40,8 @@ export const INTERACTIONS_PATH = '/api/v1/interactions';
 export interface ExportLimits {
   /** Exports of interactions running at once in this process (each holds a database connection). Default 2. */
   concurrency?: number;
+  /** Of those, how many one key may hold (never all of them when there are more than one). Default 1. */
+  concurrencyPerKey?: number;
   /** An export whose client has read nothing for this long is ended. Default 60 s. */
   stallTimeoutMs?: number;
   /** An export of interactions may run this long in PostgreSQL (its statement_timeout). Default 1 h. */
@@ -69,16 +72,16 @@ export interface Exports {
   readonly running: number;
 }
 
-export const DEFAULT_EXPORT_LIMITS: Required<ExportLimits> = { concurrency: 2, stallTimeoutMs: 60_000, timeoutMs: 3_600_000 };
+export const DEFAULT_EXPORT_LIMITS: Required<ExportLimits> = { concurrency: 2, concurrencyPerKey: 1, stallTimeoutMs: 60_000, timeoutMs: 3_600_000 };
 
-/** Retry-After of the answer when every export slot is taken: exports take seconds to minutes. */
+/** Retry-After of the answer when no export slot is given: exports take seconds to minutes. */
 const BUSY_RETRY_AFTER_SECONDS = 10;
 /** How often PostgreSQL looks whether the client of a running export has gone (PostgreSQL 14+). */
 const CONNECTION_CHECK_MS = 1_000;
 
 export function createExports(options: ExportOptions): Exports {
   const limits = { ...DEFAULT_EXPORT_LIMITS, ...definedOnly(options) };
-  const slots = new ExportSlots(limits.concurrency);
+  const slots = new ExportSlots(limits.concurrency, limits.concurrencyPerKey);
 
   return {
     get running() {
@@ -110,8 +113,15 @@ export function createExports(options: ExportOptions): Exports {
     const name = fileName('interactions', format, options.now());
     if (request.method === 'HEAD') return exportResponse(request, format, name, null);
 
-    const release = slots.take();
-    if (!release) {
+    const slot = slots.take(key.id);
+    if ('refused' in slot) {
+      if (slot.refused === 'key') {
+        return failure(request, 'RATE_LIMITED', {
+          message: `This key already has ${slots.perKey} export${slots.perKey === 1 ? '' : 's'} running on this server, its share; retry when one ends`,
+          details: { limit: 'export_concurrency', max_exports_per_key: slots.perKey, running: slots.heldBy(key.id) },
+          retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+        });
+      }
       return failure(request, 'SERVICE_UNAVAILABLE', {
         message: `${slots.capacity} exports are already running on this server; retry later`,
         retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
@@ -120,7 +130,7 @@ export function createExports(options: ExportOptions): Exports {
     // The node response beneath (node-listener.ts passes it as `res`; none in-process): an export
     // that ends early breaks its transfer off at once, rather than when the client reads again.
     const response = (execution.serverContext as { res?: { destroy(): void } }).res;
-    const run = new InteractionExport(options, limits, request, key, format, release, () => response?.destroy());
+    const run = new InteractionExport(options, limits, request, key, format, slot.release, () => response?.destroy());
     try {
       // The clinics the key may see, by the rule of every GraphQL context (its environment's).
       const visible = await visibleClinicsOf(options.db, key);

@@ -18,14 +18,19 @@ const ROWS = 100_000;
 const server = await serveOverHttp(testApp(db));
 const stalling = await serveOverHttp(testApp(db, { exportLimits: { stallTimeoutMs: 1_000 } }));
 const single = await serveOverHttp(testApp(db, { exportLimits: { concurrency: 1 } }));
+/** The default share: two slots, one per key; with a two-second stall timeout. */
+const shared = await serveOverHttp(testApp(db, { exportLimits: { concurrency: 2, stallTimeoutMs: 2_000 } }));
 
 let clinicId: string;
 let key: string;
+/** Another key of the same clinic. */
+let otherKey: string;
 
 beforeAll(async () => {
   clinicId = (await createClinic(db, { name: 'Exports streaming clinic' })).id;
   await insertMany(clinicId, `exs${clinicId.slice(0, 8)}`, ROWS);
   key = await createKey(db, { clinicIds: [clinicId] });
+  otherKey = await createKey(db, { clinicIds: [clinicId] });
 }, 300_000);
 
 /** How a body's transfer ended (never the body itself in an assertion: tens of megabytes). */
@@ -35,7 +40,17 @@ const outcomeOf = (body: Promise<Buffer>) =>
     () => 'broken off',
   );
 
-const headers = (accept: string, id = requestId()) => ({ authorization: `Bearer ${key}`, accept, 'accept-encoding': 'identity', 'x-request-id': id });
+const headers = (accept: string, id = requestId(), bearer = key) => ({
+  authorization: `Bearer ${bearer}`,
+  accept,
+  'accept-encoding': 'identity',
+  'x-request-id': id,
+});
+
+interface Envelope {
+  success: boolean;
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
 
 describe(`an export of ${ROWS.toLocaleString('en-US')} interactions`, () => {
   it('CSV: every row, parsed whole, newest first', async () => {
@@ -133,14 +148,18 @@ describe('exports at once', () => {
     expect(first.status).toBe(200);
     await first.read();
 
-    const refused = await fetch(`${baseUrl}/api/v1/interactions?order=asc`, { headers: headers('application/x-ndjson') });
+    // Another key: the instance is full (503); the same key: its own share is used (429).
+    const refused = await fetch(`${baseUrl}/api/v1/interactions?order=asc`, { headers: headers('application/x-ndjson', requestId(), otherKey) });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('10');
     expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    const body = (await refused.json()) as { success: boolean; error: { code: string; message: string } };
+    const body = (await refused.json()) as Envelope;
     expect(body.success).toBe(false);
     expect(body.error.code).toBe('SERVICE_UNAVAILABLE');
     expect(body.error.message).toMatch(/exports are already running/);
+    const own = await fetch(`${baseUrl}/api/v1/interactions?order=asc`, { headers: headers('application/x-ndjson') });
+    expect(own.status).toBe(429);
+    expect(((await own.json()) as Envelope).error.details).toEqual({ limit: 'export_concurrency', max_exports_per_key: 1, running: 1 });
 
     const ordinary = await fetch(`${baseUrl}/api/v1/interactions?limit=5`, { headers: { authorization: `Bearer ${key}` } });
     expect(ordinary.status).toBe(200);
@@ -153,6 +172,51 @@ describe('exports at once', () => {
     const next = await streamingGet(baseUrl, `/api/v1/interactions?date_from=2024-01-01&date_to=2024-01-01`, headers('text/csv'));
     expect(next.status).toBe(200);
     expect(parseCsv((await next.rest()).toString('utf8')).length).toBe(1 + 24 * 60 - 1);
+  });
+});
+
+describe('export slots shared between keys', () => {
+  it("a key holding stalled exports gets 429 for more, and another key's export is served", async () => {
+    const { baseUrl } = shared;
+    // The attacker: two exports it stops reading at once (real sockets whose buffers fill).
+    const heldIds = [requestId(), requestId()];
+    const held = [];
+    for (const id of heldIds) {
+      const answer = await streamingGet(baseUrl, '/api/v1/interactions', headers('application/x-ndjson', id));
+      if (answer.status === 200) answer.pause();
+      held.push(answer);
+    }
+    // The victim: its export is served while the attacker's are held.
+    const victim = await streamingGet(baseUrl, `/api/v1/interactions?date_from=2024-01-01&date_to=2024-01-01`, headers('text/csv', requestId(), otherKey));
+    expect(victim.status).toBe(200);
+    expect(parseCsv((await victim.rest()).toString('utf8')).length).toBe(1 + 24 * 60 - 1);
+
+    // The attacker's first export runs; its second was over its share: 429 with Retry-After and details naming the limit.
+    expect(held[0]!.status).toBe(200);
+    expect(await runningExports(heldIds[0]!)).toHaveLength(1);
+    expect(held[1]!.status).toBe(429);
+    expect(held[1]!.headers['retry-after']).toBe('10');
+    const body = JSON.parse((await held[1]!.rest()).toString('utf8')) as Envelope;
+    expect(body.error.code).toBe('RATE_LIMITED');
+    expect(body.error.message).toMatch(/export/);
+    expect(body.error.details).toEqual({ limit: 'export_concurrency', max_exports_per_key: 1, running: 1 });
+    for (const answer of held) answer.destroy();
+    await eventually(async () => (await runningExports(heldIds[0]!)).length === 0, 5_000, 'the held export ended');
+  });
+
+  it("a stalled reader is cut after the stall timeout, and its key's slot is free again", async () => {
+    const { baseUrl } = shared;
+    const id = requestId();
+    const stalled = await streamingGet(baseUrl, '/api/v1/interactions', headers('application/x-ndjson', id));
+    expect((await stalled.read())!.length).toBeGreaterThan(0);
+    stalled.pause();
+    expect((await fetch(`${baseUrl}/api/v1/interactions`, { headers: headers('text/csv') })).status).toBe(429);
+    await eventually(async () => (await runningExports(id)).length === 0, 20_000, 'the stalled export ended');
+    // The slot was given back with the connection: the same key exports again.
+    const next = await streamingGet(baseUrl, `/api/v1/interactions?date_from=2024-01-02&date_to=2024-01-02`, headers('text/csv'));
+    expect(next.status).toBe(200);
+    expect(parseCsv((await next.rest()).toString('utf8')).length).toBe(1 + 24 * 60);
+    expect(await outcomeOf(stalled.rest())).toBe('broken off');
   });
 });
 
