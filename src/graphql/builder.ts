@@ -1,5 +1,5 @@
 // The Pothos schema builder: configuration only. Types and fields live in ./schema/*.ts.
-import SchemaBuilder from '@pothos/core';
+import SchemaBuilder, { type FieldNullability, type InputFieldMap, type SchemaTypes, type TypeParam } from '@pothos/core';
 import ComplexityPlugin, { type ComplexityErrorFn, type ComplexityErrorKind } from '@pothos/plugin-complexity';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { type AuthFailure } from '@pothos/plugin-scope-auth';
@@ -10,6 +10,37 @@ import { getDatamodel } from '../generated/pothos-prisma-types.js';
 import type { ErrorCode } from '../http/error-catalogue.js';
 import { codedError } from './coded-error.js';
 import type { GraphQLContext } from './context.js';
+
+/**
+ * What a Query field costs the database, declared where the field is declared (a required option of
+ * every Query field, so a new field cannot be added without one). The per-key concurrency limit
+ * counts a document's root fields by `units`, and the per-field rate limit is `perSecond`
+ * (use-query-limits.ts derives both, and the documentation, from the built schema).
+ */
+export type DatabaseCost =
+  /** The field answers from the request itself (the key, its quota): no database work. */
+  | { readsDatabase: false }
+  | {
+      readsDatabase: true;
+      /** Units of the key's concurrency limit held while the field runs (statements it may run at once). */
+      units: number;
+      /** Executions allowed per API key and second in free-form GraphQL. */
+      perSecond: number;
+    };
+
+declare global {
+  export namespace PothosSchemaTypes {
+    export interface QueryFieldOptions<
+      Types extends SchemaTypes,
+      Type extends TypeParam<Types>,
+      Nullable extends FieldNullability<Type>,
+      Args extends InputFieldMap,
+      ResolveReturnShape,
+    > {
+      databaseCost: DatabaseCost;
+    }
+  }
+}
 
 /** Bounds on one GraphQL operation (documented in the README). */
 export const QUERY_LIMITS = { depth: 8, breadth: 400, complexity: 30_000 };

@@ -65,6 +65,7 @@ const CampaignPage = builder.objectRef<CampaignPageShape>('CampaignPage').implem
 
 builder.queryFields((t) => ({
   campaigns: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 20 },
     complexity: costByLimit,
     type: CampaignPage,
     nullable: true,
@@ -92,6 +93,7 @@ builder.queryFields((t) => ({
     },
   }),
   campaign: t.prismaField({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 50 },
     type: 'Campaign',
     nullable: true,
     description: 'One campaign; null when it does not exist or the key may not see its clinic. Needs scope `campaigns:read`.',

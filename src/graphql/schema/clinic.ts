@@ -100,6 +100,7 @@ const ClinicPage = builder.objectRef<ClinicPageShape>('ClinicPage').implement({
 
 builder.queryFields((t) => ({
   clinics: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 20 },
     complexity: costByLimit,
     type: ClinicPage,
     nullable: true,
@@ -113,6 +114,7 @@ builder.queryFields((t) => ({
     },
   }),
   clinic: t.prismaField({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 50 },
     type: 'Clinic',
     nullable: true,
     description: 'One clinic; null when it does not exist or the key may not see it. Needs scope `clinics:read`.',

@@ -64,6 +64,7 @@ function checkDeletedList(raw: DeletedArgs, names: ParameterNames, problems: Pro
 
 builder.queryFields((t) => ({
   deletedInteractions: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 20 },
     complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE) }),
     type: DeletedInteractionConnection,
     nullable: true,

@@ -50,6 +50,7 @@ const InteractionConnection = builder.objectRef<CursorPage>('InteractionConnecti
 
 builder.queryFields((t) => ({
   interactionsConnection: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 20 },
     complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE) }),
     type: InteractionConnection,
     nullable: true,

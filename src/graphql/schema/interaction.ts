@@ -153,6 +153,7 @@ export const InteractionPage = builder.objectRef<InteractionList>('InteractionPa
 
 builder.queryFields((t) => ({
   interactions: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 20 },
     complexity: costByLimit,
     type: InteractionPage,
     nullable: true,
@@ -178,6 +179,7 @@ builder.queryFields((t) => ({
     },
   }),
   interaction: t.prismaField({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 50 },
     type: 'Interaction',
     nullable: true,
     description: 'One interaction with its transcript; null when it does not exist or the key may not see its clinic. Needs scope `interactions:read`.',

@@ -200,6 +200,7 @@ async function durationsOf(request: MetricsRequest, context: GraphQLContext): Pr
 
 builder.queryFields((t) => ({
   metricsBreakdown: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 10 },
     complexity: METRICS_COST,
     type: MetricsBreakdown,
     nullable: true,
@@ -223,6 +224,7 @@ builder.queryFields((t) => ({
     },
   }),
   metricsDurations: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 10 },
     complexity: METRICS_COST,
     type: MetricsDurations,
     nullable: true,

@@ -288,6 +288,7 @@ export const tooManyDays = (names: ParameterNames) => ({ [names.dateTo]: `the da
 
 builder.queryFields((t) => ({
   metricsSummary: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 10 },
     complexity: METRICS_COST,
     type: MetricsSummary,
     nullable: true,
@@ -297,6 +298,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) => summaryReport(checkMetrics(args, context), context),
   }),
   metricsDaily: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 10 },
     complexity: METRICS_COST,
     type: [DailyMetricType],
     nullable: true,
@@ -307,6 +309,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) => dailyReport(checkMetrics(args, context, { maxDays: MAX_DAILY_DAYS }), context).then((report) => report.daily),
   }),
   metricsDailyReport: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 10 },
     complexity: METRICS_COST,
     type: MetricsDailyReport,
     nullable: true,
@@ -316,6 +319,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) => dailyReport(checkMetrics(args, context, { maxDays: MAX_DAILY_DAYS }), context),
   }),
   metricsSeries: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 10 },
     complexity: METRICS_COST,
     type: MetricsSeries,
     nullable: true,
@@ -331,6 +335,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) => seriesReport(checkMetrics(args, context, { series: true }), context),
   }),
   metricsOutcomes: t.field({
+    databaseCost: { readsDatabase: true, units: 1, perSecond: 10 },
     complexity: METRICS_COST,
     type: OutcomeBreakdownResult,
     nullable: true,

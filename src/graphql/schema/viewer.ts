@@ -125,6 +125,7 @@ const Viewer = builder.objectRef<ViewerShape>('Viewer').implement({
 builder.queryField('viewer', (t) =>
   t.field({
     type: Viewer,
+    databaseCost: { readsDatabase: false },
     description: 'The API key making this request, with its quotas after this request. Needs no scope; like any request, it counts against the quotas.',
     resolve: (_root, _args, context) => ({ key: context.key, quota: context.quota }),
   }),
