@@ -5,6 +5,9 @@ import { CONTENT_TYPES } from './response.js';
 
 type Json = Record<string, unknown>;
 
+const FORMULAS =
+  "CSV text cells that a spreadsheet would read as formulas (beginning with `=`, `+`, `-`, `@`, tab or CR, or an NFKC form of one such as fullwidth `＝`) are written with a `'` in front, quoted; numbers as numbers; NDJSON as stored.";
+
 const INTERACTIONS =
   `Export: with \`Accept: text/csv\` (RFC 4180, a header row, the columns ${CSV_COLUMNS.map((c) => `\`${c}\``).join(', ')}; null is an empty field) ` +
   'or `Accept: application/x-ndjson` (one interaction per line: its representation as `GET /interactions/{id}` shows it, transcript included for both channels, then `updated_at`), ' +
@@ -12,12 +15,14 @@ const INTERACTIONS =
   `and \`updated_since\` (then ordered by \`updated_at\`, then \`id\`, ascending; not with \`order\`); \`page\`, \`limit\`, \`cursor\` and \`include_total\` are refused (${NOT_FOR_EXPORTS}). ` +
   `Parameters: ${INTERACTION_EXPORT_PARAMS.map((p) => `\`${p}\``).join(', ')} as described here. ` +
   'A key without `phi:read` exports patient data masked as the JSON answer masks it (`phone_number`, `summary`, `transcript`, `recording_url`), and `search` and `q` are 403 for it. ' +
-  'A few exports run at once per server; past that the answer is 503 `SERVICE_UNAVAILABLE` with `Retry-After`. ' +
+  'A few exports run at once per server, at most one (by default) per key: past its share a key is answered 429 `RATE_LIMITED` with `Retry-After` and `details.limit` `export_concurrency`, ' +
+  "past the server's 503 `SERVICE_UNAVAILABLE` with `Retry-After`; a client that stops reading is cut off after a while (docs: Exports). " +
+  `${FORMULAS} ` +
   'A failure after the first byte breaks the transfer off (no final chunk), so that a cut-off file cannot pass for a complete one.';
 
 const METRICS =
   'Export: with `Accept: text/csv` (RFC 4180, a header row, one row per entry, its fields as columns) or `Accept: application/x-ndjson` (one entry per line, as in the JSON answer), ' +
-  'the answer is every entry as a file for one request of the quota.';
+  `the answer is every entry as a file for one request of the quota. ${FORMULAS}`;
 
 const EXPORTS: Readonly<Record<string, string>> = {
   '/api/v1/interactions': INTERACTIONS,
