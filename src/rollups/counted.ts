@@ -19,6 +19,7 @@
 // instants are bound as ISO 8601 strings with `Z`, so nothing depends on the session's TimeZone.
 // (A JS Date bound directly is sent by the pg driver adapter as a wall-clock string without an offset,
 // which `::timestamptz` would read in the session's time zone.)
+import { campaignVisible } from '../auth/clinic-scope.js';
 import { and, instant } from '../db/sql.js';
 import { type ChannelValue, type InteractionTypeValue, SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
@@ -63,7 +64,7 @@ export function dimensionConditions(d: Dimensions): Prisma.Sql[] {
     );
   }
   // (text on both sides: the raw table's nullable campaign_id, the levels' '' for none; a filter is never '')
-  if (d.campaignId !== undefined) conditions.push(Prisma.sql`campaign_id = ${d.campaignId}::text`);
+  if (d.campaignId !== undefined) conditions.push(Prisma.sql`campaign_id = ${d.campaignId}::text`, campaignVisible(d.campaignId, d.clinicIds));
   if (d.channel !== undefined) conditions.push(Prisma.sql`channel = ${d.channel}::"Channel"`);
   if (d.type !== undefined) conditions.push(Prisma.sql`type = ${d.type}::"InteractionType"`);
   if (d.outcomes !== undefined) conditions.push(Prisma.sql`outcome = ANY(${[...d.outcomes]}::text[])`);
