@@ -11,6 +11,7 @@ import { createPrismaClient, databaseBounds } from './db/client.js';
 import { SQL_POOL } from './db/sql.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { reportDroppedConnections } from './http/connection-limit.js';
+import { countHeaderFields } from './http/header-fields.js';
 import { Lifecycle } from './http/lifecycle.js';
 import { createNodeListener } from './http/node-listener.js';
 import { foldPeriodically } from './interactions/phone-fragments.js';
@@ -89,6 +90,8 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
   );
   // Beyond it Node closes new connections at once, before reading a byte: no answer is possible.
   server.maxConnections = config.HTTP_MAX_CONNECTIONS;
+  // Node would drop the fields after its limit silently; over ours, a request is answered 431.
+  countHeaderFields(server);
   reportDroppedConnections(server, logger);
   answerClientErrors(server);
   server.on('request', (_request, response) => {

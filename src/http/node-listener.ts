@@ -1,5 +1,5 @@
-// What Node's HTTP server calls for each request, in front of the app's adapter: the request
-// target and Host are checked first (request-target.ts), and whatever fails below it is answered
+// What Node's HTTP server calls for each request, in front of the app's adapter: the header fields,
+// the request target and Host are checked first (request-target.ts), and whatever fails below it is answered
 // with the API's envelope. Yoga's own `requestListener` answers a failure of its adapter (an
 // unparseable URL, a plugin hook that threw) with the error's stack as text/plain; this one
 // calls the adapter's parts itself so that no input can produce a non-envelope body.
@@ -8,6 +8,7 @@ import { sendNodeResponse } from '@whatwg-node/server';
 import type { Logger } from '../observability/logger.js';
 import { clientAddressOf, proxyMatcher, type TrustProxySetting } from './client-ip.js';
 import { negotiateCompression, sendCompressed } from './compression.js';
+import { ERRORS } from './error-catalogue.js';
 import { lingerOnClose } from './lingering-close.js';
 import { writeEnvelope } from './raw-envelope.js';
 import { requestIdFrom } from './request-id.js';
@@ -39,18 +40,19 @@ export function createNodeListener(adapter: NodeAdapter, options: NodeListenerOp
 
     const checked = checkRequestTarget(request);
     if (!checked.ok) {
+      const { error } = checked;
       // After the server's other 'request' listeners (they may still set headers), as the adapter's answer is.
-      queueMicrotask(() => writeEnvelope(response, { code: 'BAD_REQUEST', message: checked.message }, requestId));
+      queueMicrotask(() => writeEnvelope(response, error, requestId));
       // The request line every request gets (see observability/use-request-log.ts), with the reason.
       logger.info(
         {
           request_id: requestId,
           method: METHODS.has(request.method ?? '') ? request.method : 'OTHER',
           route: 'unmatched',
-          status: 400,
+          status: error.status ?? ERRORS[error.code].status,
           duration_ms: Math.round((performance.now() - startedAt) * 100) / 100,
           client_ip: clientAddressOf(headerText(request.headers['x-forwarded-for']), request.socket.remoteAddress, isProxy),
-          reason: checked.message,
+          reason: error.message,
         },
         'request',
       );

@@ -5,8 +5,12 @@
 // target is reduced to origin-form (`/path?query`), so the URL's path is always the target's.
 import type { IncomingMessage } from 'node:http';
 import { isIPv6 } from 'node:net';
+import { headerFieldsProblem } from './header-fields.js';
+import type { EdgeError } from './raw-envelope.js';
 
-export type TargetCheck = { ok: true; target: string } | { ok: false; message: string };
+export type TargetCheck = { ok: true; target: string } | { ok: false; error: EdgeError };
+
+const badRequest = (message: string): TargetCheck => ({ ok: false, error: { code: 'BAD_REQUEST', message } });
 
 // RFC 3986 reg-name narrowed to what hostnames use (letters, digits, `-`, `.`, `_`): its other
 // characters (sub-delims, %-escapes) are never a real host and some make WHATWG URLs fail. IPv4
@@ -23,30 +27,32 @@ function hostProblem(host: string): string | undefined {
   return undefined;
 }
 
-/** Whether the request's Host is acceptable, and its target in origin-form. */
+/**
+ * Whether the request's header fields (header-fields.ts: their number, no repeated Host) and its
+ * Host are acceptable, and its target in origin-form.
+ */
 export function checkRequestTarget(request: IncomingMessage): TargetCheck {
-  let hosts = 0;
-  for (let i = 0; i < request.rawHeaders.length; i += 2) if (request.rawHeaders[i]?.toLowerCase() === 'host') hosts++;
-  if (hosts > 1) return { ok: false, message: 'The request has more than one Host header' };
+  const fields = headerFieldsProblem(request);
+  if (fields) return { ok: false, error: fields };
   // No Host (HTTP/1.0) or an empty one (allowed for targets without an authority): the adapter
   // then uses the local address, never anything the client wrote.
   const host = request.headers.host;
   // Node would answer this itself with an empty 400 (the server runs with requireHostHeader off so that it is ours).
-  if (host === undefined && request.httpVersion === '1.1') return { ok: false, message: 'An HTTP/1.1 request needs a Host header' };
+  if (host === undefined && request.httpVersion === '1.1') return badRequest('An HTTP/1.1 request needs a Host header');
   if (host) {
     const problem = hostProblem(host);
-    if (problem) return { ok: false, message: problem };
+    if (problem) return badRequest(problem);
   }
 
   const raw = request.url ?? '';
   if (raw.startsWith('/')) {
     // `//x/graphql` stays a path: appended to a valid host, it cannot become an authority.
-    return URL.canParse(`http://localhost${raw}`) ? { ok: true, target: raw } : { ok: false, message: 'The request target is not a valid path' };
+    return URL.canParse(`http://localhost${raw}`) ? { ok: true, target: raw } : badRequest('The request target is not a valid path');
   }
   if (ABSOLUTE.test(raw) && URL.canParse(raw)) {
     // Absolute-form (`GET http://x/graphql`, as sent to proxies): the route is its path and query.
     const url = new URL(raw);
     return { ok: true, target: `${url.pathname}${url.search}` };
   }
-  return { ok: false, message: 'The request target must be a path (origin-form) or an absolute http(s) URL' };
+  return badRequest('The request target must be a path (origin-form) or an absolute http(s) URL');
 }

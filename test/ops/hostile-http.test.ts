@@ -7,6 +7,7 @@ import net from 'node:net';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { MAX_HEADER_FIELDS } from '../../src/http/header-fields.js';
 import { createNodeListener } from '../../src/http/node-listener.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
@@ -176,6 +177,68 @@ describe('the route comes from the request target alone', () => {
     expect(expectEnvelope(noHost, 400, 'BAD_REQUEST').error.message).toMatch(/Host/);
     expectEnvelope(await send(server.port, 'GET /health/live HTTP/1.1', ['Host: localhost', 'Expect: teapot']), 417, 'EXPECTATION_FAILED');
     expectEnvelope(await send(server.port, 'CONNECT localhost:443 HTTP/1.1', ['Host: localhost:443']), 405, 'METHOD_NOT_ALLOWED');
+  });
+});
+
+describe('header fields only the wire shows', () => {
+  const filler = (count: number) => Array.from({ length: count }, (_, i) => `h${i}: 1`);
+
+  it('more header fields than the limit are a 431 in the envelope, however the Authorization falls among them (Node dropped those after the 1,000th)', async () => {
+    for (const count of [MAX_HEADER_FIELDS, 1_000, 1_500]) {
+      const answer = await send(server.port, 'GET /api/v1/clinics HTTP/1.1', ['Host: localhost', ...filler(count), `Authorization: Bearer ${key}`]);
+      const body = expectEnvelope(answer, 431, 'REQUEST_TOO_LARGE');
+      expect(body.error.message).toContain(String(MAX_HEADER_FIELDS));
+      expect((await logLineWith(server, body.request_id)).status).toBe(431);
+    }
+    const graphqlAnswer = await send(server.port, 'GET /graphql?query={__typename} HTTP/1.1', [
+      'Host: localhost',
+      ...filler(1_200),
+      `Authorization: Bearer ${key}`,
+    ]);
+    expectEnvelope(graphqlAnswer, 431, 'REQUEST_TOO_LARGE');
+    // Up to the limit (Host, Authorization and Connection included), served.
+    const atLimit = await send(server.port, 'GET /api/v1/clinics HTTP/1.1', [
+      'Host: localhost',
+      ...filler(MAX_HEADER_FIELDS - 3),
+      `Authorization: Bearer ${key}`,
+    ]);
+    expect(atLimit.status, atLimit.raw).toBe(200);
+  });
+
+  it('two Authorization fields are a 400 naming the field, whichever is valid, in any spelling; list fields may repeat', async () => {
+    for (const pair of [
+      [`Authorization: Bearer ${key}`, `Authorization: Bearer ${badKey()}`],
+      [`Authorization: Bearer ${badKey()}`, `authorization: Bearer ${key}`],
+      [`Authorization: Bearer ${key}`, `AUTHORIZATION: Bearer ${key}`],
+      [`Authorization: Bearer ${key}`, 'Authorization:'],
+    ]) {
+      for (const target of ['/api/v1/clinics', '/graphql?query={__typename}']) {
+        const answer = await send(server.port, `GET ${target} HTTP/1.1`, ['Host: localhost', pair[0]!, 'Accept: application/json', pair[1]!]);
+        const body = expectEnvelope(answer, 400, 'BAD_REQUEST');
+        expect(body.error.message).toMatch(/more than one Authorization/);
+        expect(answer.body).not.toContain('__typename');
+      }
+    }
+    const lists = await send(server.port, 'GET /api/v1/clinics HTTP/1.1', [
+      'Host: localhost',
+      `Authorization: Bearer ${key}`,
+      'Accept: text/html;q=0.1',
+      'Accept: application/json',
+    ]);
+    expect(lists.status, lists.raw).toBe(200);
+  });
+
+  it('OPTIONS and other methods on /graphql are a 405 with Allow before any key is read, never a 401', async () => {
+    for (const method of ['OPTIONS', 'PUT', 'DELETE', 'PATCH']) {
+      for (const authorization of [[], [`Authorization: Bearer ${key}`]]) {
+        const answer = await send(server.port, `${method} /graphql HTTP/1.1`, ['Host: localhost', 'Content-Length: 0', ...authorization]);
+        expect(answer.status, answer.raw).toBe(405);
+        expect(answer.headers.allow).toBe('GET, POST');
+        expect(answer.headers['cache-control']).toBe('private, no-store');
+        expect(JSON.parse(answer.body).errors[0].extensions.code).toBe('METHOD_NOT_ALLOWED');
+        expect(answer.headers['x-ratelimit-remaining-minute']).toBeUndefined();
+      }
+    }
   });
 });
 
