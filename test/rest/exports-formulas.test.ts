@@ -5,8 +5,9 @@
 // stay numbers, NDJSON keeps the values as stored, and removing the one quote gives the stored
 // value back.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseCsv } from '../../bench/csv.js';
 import { SCOPES } from '../../src/domain/values.js';
-import { csvField } from '../../src/exports/csv.js';
+import { bytesStartFormula, csvField, startsFormula } from '../../src/exports/csv.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
@@ -132,6 +133,21 @@ describe('CSV exports neutralise formulas', () => {
   it('NDJSON keeps the values as stored', async () => {
     const answer = await get(`/api/v1/interactions?clinic_id=${clinic.id}&order=asc`, keyPhi, 'application/x-ndjson');
     expect(parseNdjson(answer.text).map((line) => line.summary)).toEqual([...HOSTILE, ...HARMLESS]);
+  });
+
+  it('every Unicode code point in front: the text and byte writers agree, and no cell reads as a formula', () => {
+    let guarded = 0;
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const text = `${String.fromCodePoint(cp)}1+1`;
+      const cell = parseCsv(`${csvField(text)}\r\n`)[0]![0]!;
+      if (evaluated(cell) || stored(cell) !== text) throw new Error(`U+${cp.toString(16)}: ${JSON.stringify(cell)}`);
+      const bytes = Buffer.from(`"${text}`, 'utf8');
+      if (bytesStartFormula(bytes, 1, bytes.length) !== startsFormula(text)) throw new Error(`U+${cp.toString(16)}: the writers disagree`);
+      if (cell !== text) guarded++;
+    }
+    // The six ASCII triggers and their compatibility forms (fullwidth, small, superscript, subscript...).
+    expect(guarded).toBeGreaterThan(6 + 4);
   });
 
   it('a number is a number, text is judged by its first character', () => {
