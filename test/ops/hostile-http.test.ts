@@ -219,6 +219,13 @@ describe('header fields only the wire shows', () => {
         expect(answer.body).not.toContain('__typename');
       }
     }
+    // Any field Node takes once, not only Authorization: the body's type too.
+    const body = '{"query":"{ __typename }"}';
+    const types = await exchange(server.port, [
+      `POST /graphql HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+        `Content-Type: application/graphql\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ]);
+    expect(expectEnvelope(types, 400, 'BAD_REQUEST').error.message).toMatch(/more than one Content-Type/);
     const lists = await send(server.port, 'GET /api/v1/clinics HTTP/1.1', [
       'Host: localhost',
       `Authorization: Bearer ${key}`,
