@@ -118,7 +118,7 @@ export function createExports(options: ExportOptions): Exports {
       if (slot.refused === 'key') {
         return failure(request, 'RATE_LIMITED', {
           message: `This key already has ${slots.perKey} export${slots.perKey === 1 ? '' : 's'} running on this server, its share; retry when one ends`,
-          details: { limit: 'export_concurrency', max_exports_per_key: slots.perKey, running: slots.heldBy(key.id) },
+          details: { limit: 'export_concurrency', max_exports: slots.perKey, in_flight_exports: slots.heldBy(key.id) },
           retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
         });
       }

@@ -159,7 +159,7 @@ describe('exports at once', () => {
     expect(body.error.message).toMatch(/exports are already running/);
     const own = await fetch(`${baseUrl}/api/v1/interactions?order=asc`, { headers: headers('application/x-ndjson') });
     expect(own.status).toBe(429);
-    expect(((await own.json()) as Envelope).error.details).toEqual({ limit: 'export_concurrency', max_exports_per_key: 1, running: 1 });
+    expect(((await own.json()) as Envelope).error.details).toEqual({ limit: 'export_concurrency', max_exports: 1, in_flight_exports: 1 });
 
     const ordinary = await fetch(`${baseUrl}/api/v1/interactions?limit=5`, { headers: { authorization: `Bearer ${key}` } });
     expect(ordinary.status).toBe(200);
@@ -199,7 +199,7 @@ describe('export slots shared between keys', () => {
     const body = JSON.parse((await held[1]!.rest()).toString('utf8')) as Envelope;
     expect(body.error.code).toBe('RATE_LIMITED');
     expect(body.error.message).toMatch(/export/);
-    expect(body.error.details).toEqual({ limit: 'export_concurrency', max_exports_per_key: 1, running: 1 });
+    expect(body.error.details).toEqual({ limit: 'export_concurrency', max_exports: 1, in_flight_exports: 1 });
     for (const answer of held) answer.destroy();
     await eventually(async () => (await runningExports(heldIds[0]!)).length === 0, 5_000, 'the held export ended');
   });
