@@ -477,7 +477,7 @@ async function main(): Promise<void> {
             await timed('hostile', call.what, instance, () => send(bases[instance]!, call, hostile));
           } else if (slot === HOSTILE_CALLS.length && n % 4 === 1) {
             // More headers than the server reads, the key last; then the key twice.
-            const many = Array.from({ length: 1_001 }, (_, i) => `X-Filler-${i}: x\r\n`).join('');
+            const many = Array.from({ length: 1_001 }, (_, i) => `h${i}: 1\r\n`).join('');
             const payload =
               n % 8 === 1
                 ? `GET /api/v1/clinics HTTP/1.1\r\nHost: localhost\r\n${many}Authorization: Bearer ${hostile}\r\nConnection: close\r\n\r\n`
