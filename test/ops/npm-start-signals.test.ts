@@ -1,0 +1,247 @@
+// `npm start` under a process manager: docker stop, systemd and `kill %1` send SIGTERM (or SIGINT)
+// to npm's process alone; a terminal's Ctrl-C sends SIGINT to the whole process group. Either way
+// the server must drain and stop (the embedded PostgreSQL too), npm must exit 0, and no process of
+// ours may be left behind. Runs the real `npm start` from the project folder, on the compiled dist/.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { databaseUrl } from '../helpers/db.js';
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const START_TIMEOUT_MS = 150_000;
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  state: string;
+}
+
+/** Every process on the machine, from /proc (`ps` is not everywhere). */
+function processes(): Proc[] {
+  const all: Proc[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    all.push({ pid: Number(entry), ppid: Number(ppid), pgid: Number(pgid), state: state! });
+  }
+  return all;
+}
+
+const isRunning = (pid: number) => processes().some((p) => p.pid === pid && p.state !== 'Z');
+
+function descendants(root: number): number[] {
+  const all = processes();
+  const found: number[] = [];
+  for (let frontier = [root]; frontier.length; ) {
+    const children = all.filter((p) => frontier.includes(p.ppid)).map((p) => p.pid);
+    found.push(...children);
+    frontier = children;
+  }
+  return found;
+}
+
+/** The embedded PostgreSQL's postmaster, from the lock file it keeps in its cluster folder. */
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    return Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface NpmStart {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const started: NpmStart[] = [];
+const seen = new Set<number>();
+
+/** `npm start` in a process group of its own (as a shell's job or a service), its output captured. */
+function npmStart(env: Record<string, string>, removed: string[] = []): NpmStart {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: '', WORKERS: '1', ...env };
+  for (const name of removed) delete childEnv[name];
+  const child = spawn('npm', ['start'], { cwd: projectRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const run = { child, output: () => output, exited };
+  started.push(run);
+  return run;
+}
+
+async function waitFor(run: NpmStart, pattern: RegExp, timeoutMs = START_TIMEOUT_MS): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = pattern.exec(run.output());
+    if (match) return match;
+    if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`npm start exited before ${pattern}:\n${run.output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${run.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function refused(port: number): Promise<boolean> {
+  try {
+    await fetch(`http://127.0.0.1:${port}/health/live`, { signal: AbortSignal.timeout(5_000) });
+    return false;
+  } catch (error) {
+    return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+  }
+}
+
+/** Waits for npm to exit, but not forever: a test that fails here must still clean up. */
+async function exitOf(run: NpmStart, timeoutMs = 60_000) {
+  return Promise.race([run.exited, new Promise<'still running'>((resolve) => setTimeout(resolve, timeoutMs, 'still running'))]);
+}
+
+/** Which processes of a run are still there: its tree (seen while it ran) and its process group. */
+function leftovers(run: NpmStart, pids: number[]): number[] {
+  const group = processes().filter((p) => p.pgid === run.child.pid && p.state !== 'Z');
+  return [...new Set([...pids.filter(isRunning), ...group.map((p) => p.pid)])];
+}
+
+const dataDirs: string[] = [];
+function tempDataDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'npm-start-'));
+  // Run as root, PostgreSQL runs as the postgres user, which must enter the folder (mkdtemp makes it 700).
+  fs.chmodSync(dir, 0o755);
+  dataDirs.push(dir);
+  return dir;
+}
+
+afterEach(async () => {
+  // Whatever a failed test left running: the runs' groups, every process they started, postmasters.
+  for (const run of started.splice(0)) {
+    try {
+      process.kill(-run.child.pid!, 'SIGKILL');
+    } catch {
+      // The group is gone.
+    }
+  }
+  for (const pid of seen) {
+    if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+  }
+  seen.clear();
+  for (const dir of dataDirs) {
+    const pid = postmasterPid(dir);
+    // SIGQUIT: PostgreSQL's immediate shutdown (its children go too).
+    if (pid && isRunning(pid)) process.kill(pid, 'SIGQUIT');
+  }
+});
+
+afterAll(() => {
+  for (const dir of dataDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+beforeAll(() => {
+  // Compiled once here, so that each start below only checks that dist/ is current.
+  const result = spawnSync('npm', ['run', '-s', 'build'], { cwd: projectRoot, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
+}, START_TIMEOUT_MS);
+
+type Target = 'npm' | 'group';
+
+/**
+ * Starts `npm start`, checks that it serves, sends `signal` to npm's pid (or its whole group), and
+ * checks the stop: drained through the server's own handler, npm exit 0, port closed, nothing left.
+ */
+async function startAndStop(options: { signal: NodeJS.Signals; target: Target; env: Record<string, string>; removed?: string[]; dataDir?: string }) {
+  const run = npmStart(options.env, options.removed);
+  const port = Number((await waitFor(run, /listening on http:\/\/[^:]+:(\d+)/))[1]);
+  expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+  const tree = descendants(run.child.pid!);
+  for (const pid of tree) seen.add(pid);
+  const postmaster = options.dataDir ? postmasterPid(options.dataDir) : undefined;
+  if (options.dataDir) {
+    expect(postmaster).toBeDefined();
+    expect(isRunning(postmaster!)).toBe(true);
+    seen.add(postmaster!);
+  }
+
+  process.kill(options.target === 'npm' ? run.child.pid! : -run.child.pid!, options.signal);
+  const exit = await exitOf(run);
+
+  expect(exit, run.output()).toEqual({ code: 0, signal: null });
+  expect(run.output()).toContain(`${options.signal} received`);
+  expect(await refused(port)).toBe(true);
+  expect(leftovers(run, tree)).toEqual([]);
+  if (options.dataDir) {
+    expect(isRunning(postmaster!)).toBe(false);
+    expect(postmasterPid(options.dataDir)).toBeUndefined();
+    expect(run.output()).toContain('Stopping embedded PostgreSQL');
+  }
+  return run;
+}
+
+describe('npm start with DATABASE_URL', () => {
+  const env = () => ({ DATABASE_URL: databaseUrl });
+
+  it.each([
+    ['SIGTERM', 'npm'],
+    ['SIGINT', 'npm'],
+    ['SIGTERM', 'group'],
+    ['SIGINT', 'group'],
+  ] as const)(
+    '%s to %s: the server drains, npm exits 0, nothing is left',
+    async (signal, target) => {
+      await startAndStop({ signal, target, env: env() });
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    'with WORKERS=2, SIGTERM to npm: the workers drain, npm exits 0, nothing is left',
+    async () => {
+      const run = await startAndStop({ signal: 'SIGTERM', target: 'npm', env: { ...env(), WORKERS: '2' } });
+      expect(run.output()).toContain('(2 workers)');
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    'compiles nothing when dist/ is current',
+    async () => {
+      const compiled = path.join(projectRoot, 'dist', 'src', 'server.js');
+      const before = fs.statSync(compiled).mtimeMs;
+      await startAndStop({ signal: 'SIGTERM', target: 'npm', env: env() });
+      expect(fs.statSync(compiled).mtimeMs).toBe(before);
+    },
+    START_TIMEOUT_MS,
+  );
+});
+
+describe('npm start with the embedded PostgreSQL (DATABASE_URL unset)', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = tempDataDir();
+  });
+
+  // The first start of a data folder initialises the cluster and loads the demo data; the later ones reuse them.
+  it.each([
+    ['SIGTERM', 'npm'],
+    ['SIGINT', 'npm'],
+    ['SIGINT', 'group'],
+  ] as const)(
+    '%s to %s: the server drains, stops PostgreSQL, npm exits 0, nothing is left',
+    async (signal, target) => {
+      await startAndStop({ signal, target, env: { DATA_DIR: dataDir }, removed: ['DATABASE_URL'], dataDir });
+    },
+    START_TIMEOUT_MS,
+  );
+});
