@@ -1,7 +1,8 @@
 // Starts the service: database (embedded when DATABASE_URL is unset), migrations, demo data on a
 // fresh embedded database, then the HTTP server - in this process, or in WORKERS processes sharing
 // the port (node:cluster). Stops gracefully on SIGINT/SIGTERM: readiness turns 503 at once, new
-// connections are refused, in-flight requests finish, then the database (if embedded) stops.
+// connections are refused, in-flight requests finish, then the database (if embedded) stops; a
+// signal during start-up stops it at the end of the step in progress. Exit code 0 either way.
 import cluster from 'node:cluster';
 import v8 from 'node:v8';
 import { type Config, ConfigError, loadConfig } from './config.js';
@@ -59,8 +60,9 @@ async function migrateWhenReachable(url: string): Promise<void> {
 }
 
 /** Database, migrations and (embedded only) demo data: done once, by the primary. */
-async function prepareDatabase(config: Config): Promise<{ database: DatabaseLocation; demoKey?: string }> {
+async function prepareDatabase(config: Config, signals: Signals): Promise<{ database: DatabaseLocation; demoKey?: string }> {
   const database = await locateDatabase(config, log);
+  await signals.between(() => database.release());
   if (!database.embedded) {
     await migrateWhenReachable(database.url);
     return { database };
@@ -69,6 +71,10 @@ async function prepareDatabase(config: Config): Promise<{ database: DatabaseLoca
   try {
     const applied = await migrate(database.url);
     if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
+    await signals.between(async () => {
+      await db.$disconnect();
+      await database.release();
+    });
     const demo = await ensureDemoSetup(db, database.url, config.DATA_DIR, log);
     return { database, demoKey: demo.key };
   } catch (error) {
@@ -93,22 +99,53 @@ function banner(config: Config, port: number, embedded: boolean, demoKey: string
   log('');
 }
 
-function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
+type Stop = (signal: NodeJS.Signals) => Promise<void>;
+
+/**
+ * SIGINT/SIGTERM, handled from the first moment: without a handler the signal would kill the
+ * process mid-start and leave the embedded PostgreSQL (a daemon) running. One that arrives while
+ * starting is kept and acted on between start-up steps, never inside one (a migration cut short
+ * would block the next start): `between` undoes what has started and exits 0; `serving` names
+ * what a stop does once the server runs. Exit 0 either way: the stop was asked for.
+ */
+function handleSignals() {
+  let received: NodeJS.Signals | undefined;
+  let onSignal: Stop | undefined;
   let stopping = false;
+  const run = (stop: Stop, signal: NodeJS.Signals) => {
+    stopping = true;
+    stop(signal).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('Shutdown failed:', error);
+        process.exit(1);
+      },
+    );
+  };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      stop(signal).then(
-        () => process.exit(0),
-        (error: unknown) => {
-          console.error('Shutdown failed:', error);
-          process.exit(1);
-        },
-      );
+      if (received) return;
+      received = signal;
+      if (onSignal) run(onSignal, signal);
+      else log(`${signal} received while starting: stopping after the current step`);
     });
   }
+  return {
+    /** Unless a signal came: then runs `undo` and exits, never resolving. */
+    async between(undo: () => Promise<void>): Promise<void> {
+      if (!received) return;
+      if (!stopping) run(() => undo(), received);
+      await new Promise<never>(() => {});
+    },
+    /** From now on a signal runs `stop`; at once if one came while starting. */
+    serving(stop: Stop): void {
+      onSignal = stop;
+      if (received && !stopping) run(stop, received);
+    },
+  };
 }
+
+type Signals = ReturnType<typeof handleSignals>;
 
 /**
  * One HTTP server in this process (serve.ts). Loaded only by a process that serves: the primary of
@@ -120,14 +157,14 @@ async function serve(config: Config, databaseUrl: string, demoKey: string | unde
   return serveHttp(config, databaseUrl, demoKey);
 }
 
-async function runWorker(config: Config): Promise<void> {
+async function runWorker(config: Config, signals: Signals): Promise<void> {
   const serving = await serve(config, config.DATABASE_URL!, process.env[DEMO_KEY_ENV] || undefined);
   // The primary relays SIGINT/SIGTERM; a terminal's Ctrl-C reaches every process of the group.
-  onSignals(() => serving.stop());
+  signals.serving(() => serving.stop());
 }
 
-async function runPrimary(config: Config): Promise<void> {
-  const { database, demoKey } = await prepareDatabase(config);
+async function runPrimary(config: Config, signals: Signals): Promise<void> {
+  const { database, demoKey } = await prepareDatabase(config, signals);
 
   if (config.WORKERS === 1) {
     const serving = await serve(config, database.url, demoKey).catch(async (error: unknown) => {
@@ -135,7 +172,7 @@ async function runPrimary(config: Config): Promise<void> {
       throw error;
     });
     banner(config, serving.port, database.embedded, demoKey);
-    onSignals(async (signal) => {
+    signals.serving(async (signal) => {
       log(`${signal} received: finishing in-flight requests, then stopping`);
       await serving.stop();
       await database.release();
@@ -164,7 +201,7 @@ async function runPrimary(config: Config): Promise<void> {
     if (!stopping) log(`Worker ${worker.process.pid} exited (code ${code}); the others keep serving.`);
   });
   banner(config, ports[0] ?? config.PORT, database.embedded, demoKey);
-  onSignals(async (signal) => {
+  signals.serving(async (signal) => {
     stopping = true;
     log(`${signal} received: workers finish in-flight requests, then stop`);
     const exited = workers.filter((w) => !w.isDead()).map((w) => new Promise<void>((resolve) => w.once('exit', () => resolve())));
@@ -175,9 +212,10 @@ async function runPrimary(config: Config): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  const signals = handleSignals();
   const config = loadConfig();
-  if (cluster.isWorker) await runWorker(config);
-  else await runPrimary(config);
+  if (cluster.isWorker) await runWorker(config, signals);
+  else await runPrimary(config, signals);
 }
 
 main().catch((error: unknown) => {

@@ -60,6 +60,30 @@ function postmasterPid(dataDir: string): number | undefined {
   }
 }
 
+/** The embedded PostgreSQL's server processes: those whose command line names the data folder's cluster. */
+function postgresOf(dataDir: string): number[] {
+  return processes()
+    .filter((p) => p.state !== 'Z')
+    .filter((p) => {
+      try {
+        return fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').includes(path.join(dataDir, 'postgres'));
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map((p) => p.pid);
+}
+
+/** Command lines of a process tree, for waiting on a program to be running. */
+const commandLines = (pids: number[]) =>
+  pids.map((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    } catch {
+      return '';
+    }
+  });
+
 interface NpmStart {
   child: ChildProcess;
   output(): string;
@@ -184,6 +208,7 @@ async function startAndStop(options: { signal: NodeJS.Signals; target: Target; e
   if (options.dataDir) {
     expect(isRunning(postmaster!)).toBe(false);
     expect(postmasterPid(options.dataDir)).toBeUndefined();
+    expect(postgresOf(options.dataDir)).toEqual([]);
     expect(run.output()).toContain('Stopping embedded PostgreSQL');
   }
   return run;
@@ -224,6 +249,33 @@ describe('npm start with DATABASE_URL', () => {
     },
     START_TIMEOUT_MS,
   );
+
+  // Last of this group: dist/ is left to be compiled by the next start.
+  it(
+    'SIGTERM to npm while compiling: the compiler stops, npm exits 0, nothing is left',
+    async () => {
+      // dist/ no longer known to be current: the start compiles.
+      fs.rmSync(path.join(projectRoot, 'dist', '.build-manifest.json'), { force: true });
+      const run = npmStart(env());
+      await waitFor(run, /Compiling into dist\//, 30_000);
+      // bin/tsc is a launcher for the compiler proper (typescript-<platform>/lib/tsc): both must go.
+      let tree: number[] = [];
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        tree = descendants(run.child.pid!);
+        if (commandLines(tree).some((line) => /typescript-[^/]+\/lib\/tsc /.test(line))) break;
+      }
+      for (const pid of tree) seen.add(pid);
+      expect(commandLines(tree).some((line) => /typescript-[^/]+\/lib\/tsc /.test(line))).toBe(true);
+
+      process.kill(run.child.pid!, 'SIGTERM');
+
+      expect(await exitOf(run), run.output()).toEqual({ code: 0, signal: null });
+      expect(run.output()).toContain('SIGTERM received while compiling');
+      expect(run.output()).not.toContain('listening on');
+      expect(leftovers(run, tree)).toEqual([]);
+    },
+    START_TIMEOUT_MS,
+  );
 });
 
 describe('npm start with the embedded PostgreSQL (DATABASE_URL unset)', () => {
@@ -241,6 +293,25 @@ describe('npm start with the embedded PostgreSQL (DATABASE_URL unset)', () => {
     '%s to %s: the server drains, stops PostgreSQL, npm exits 0, nothing is left',
     async (signal, target) => {
       await startAndStop({ signal, target, env: { DATA_DIR: dataDir }, removed: ['DATABASE_URL'], dataDir });
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    'SIGTERM to npm during start-up: the start stops after its current step, PostgreSQL is stopped, npm exits 0',
+    async () => {
+      const run = npmStart({ DATA_DIR: dataDir }, ['DATABASE_URL']);
+      await waitFor(run, /Starting embedded PostgreSQL/);
+      // The server is not listening yet: starting PostgreSQL, migrations and loading the app take longer than this.
+      process.kill(run.child.pid!, 'SIGTERM');
+      const exit = await exitOf(run);
+
+      expect(exit, run.output()).toEqual({ code: 0, signal: null });
+      expect(run.output()).toContain('SIGTERM received');
+      expect(run.output()).not.toContain('listening on');
+      expect(postgresOf(dataDir)).toEqual([]);
+      expect(postmasterPid(dataDir)).toBeUndefined();
+      expect(leftovers(run, [])).toEqual([]);
     },
     START_TIMEOUT_MS,
   );
