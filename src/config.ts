@@ -34,6 +34,11 @@ const databaseSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(4_000),
   /** /health/ready answers 503 when the database has not answered within this. */
   DATABASE_READY_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(1_500),
+  /**
+   * Connections of the pool one API key may hold at once, so that others always find some (the
+   * rest of its work waits in its own queue; db/fair-pool.ts). 0: half the pool, at least 1.
+   */
+  DATABASE_CONNECTIONS_PER_KEY: z.coerce.number().int().min(0).max(200).default(0),
 });
 
 const logSchema = z.object({
@@ -80,6 +85,14 @@ const serverSchema = logSchema.extend({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(5_000),
   /** Open connections per serving process; further ones are closed at once. */
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  /**
+   * Units of database work (a GraphQL document's root fields by their declared cost; a REST request
+   * is one) an API key of each tier may have running at once in this process; more are answered
+   * 429. 0: no limit for that tier.
+   */
+  KEY_CONCURRENCY_STANDARD: z.coerce.number().int().min(0).max(1_000).default(4),
+  KEY_CONCURRENCY_PREMIUM: z.coerce.number().int().min(0).max(1_000).default(8),
+  KEY_CONCURRENCY_UNLIMITED: z.coerce.number().int().min(0).max(1_000).default(0),
   /** Exports of interactions running at once per serving process (each holds a database connection); more are answered 503. */
   EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
   /**

@@ -64,6 +64,7 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
     lifecycle,
     logger,
     metricsToken: config.METRICS_TOKEN,
+    keyConcurrency: { standard: config.KEY_CONCURRENCY_STANDARD, premium: config.KEY_CONCURRENCY_PREMIUM, unlimited: config.KEY_CONCURRENCY_UNLIMITED },
     tracing,
     trustProxy: config.TRUST_PROXY,
     dbPool: db[SQL_POOL].stats,

@@ -4,6 +4,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { FairGate, shareFairly } from './fair-pool.js';
 import { type Db, SQL_POOL, type SqlPool, statementNames } from './sql.js';
 
 export { type Db, SQL_POOL, type SqlPool } from './sql.js';
@@ -37,6 +38,8 @@ export interface DatabaseBounds {
   statementTimeoutMs: number;
   /** How long /health/ready waits for the database (http/use-health.ts). */
   readyTimeoutMs: number;
+  /** Connections one API key may hold at once (fair-pool.ts); 0: half the pool. */
+  connectionsPerKey?: number;
 }
 
 /** The bounds serve.ts puts on the request-serving client, from the DATABASE_*_TIMEOUT_MS variables. */
@@ -46,6 +49,7 @@ export function databaseBounds(config: DatabaseConfig): DatabaseBounds {
     queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     readyTimeoutMs: config.DATABASE_READY_TIMEOUT_MS,
+    connectionsPerKey: config.DATABASE_CONNECTIONS_PER_KEY,
   };
 }
 
@@ -82,9 +86,8 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
   const { bounds } = options;
   // The adapter sends timestamps without an offset, which PostgreSQL reads in the session's time
   // zone: pin it to UTC so stored instants never depend on the server's configuration.
-  const pool = new pg.Pool({
+  const settings: pg.PoolConfig = {
     connectionString: url,
-    max: poolSize,
     options: '-c TimeZone=UTC',
     application_name: APPLICATION_NAME,
     keepAlive: true,
@@ -95,7 +98,29 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
       statement_timeout: bounds.statementTimeoutMs,
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     }),
-  });
+  };
+  const pool = new pg.Pool({ ...settings, max: poolSize });
+  // Connections are shared between API keys (fair-pool.ts); waiting for one is bounded by the
+  // connect timeout, as node-postgres's own wait was.
+  const gate = new FairGate({ capacity: poolSize, perKey: bounds?.connectionsPerKey ?? 0, queueTimeoutMs: bounds?.connectTimeoutMs ?? 0 });
+  shareFairly(pool, gate);
+  // A connection handed out through the gate reaches its user a few microtasks later; an error in
+  // that window (PostgreSQL ending the session in the same packet that finished the start-up) would
+  // be an 'error' event with no listener, fatal to the process. The connection's next query fails
+  // instead ("not queryable"), and it is dropped when released with that error.
+  pool.on('connect', (connection) => connection.on('error', () => {}));
+  // Readiness has a connection of its own, outside the requests' pool and its queues: however busy
+  // one key keeps the pool, the probe asks the database itself (http/use-health.ts).
+  let probePool: pg.Pool | undefined;
+  const probe = (text: string, timeoutMs: number) => {
+    if (!probePool) {
+      probePool = new pg.Pool({ ...settings, max: 1, connectionTimeoutMillis: timeoutMs, allowExitOnIdle: true });
+      probePool.on('error', () => {});
+    }
+    return probePool.query({ text, query_timeout: timeoutMs } as pg.QueryConfig);
+  };
+  const end = pool.end.bind(pool);
+  Object.assign(pool, { end: async () => Promise.all([end(), probePool?.end()]).then(() => undefined) });
   // An idle connection that PostgreSQL ends (a restart, the embedded cluster stopping at shutdown)
   // is an 'error' event on the pool, fatal to the process without a listener. The pool drops that
   // connection and opens another when next asked; Prisma's adapter adds its listener only on its
@@ -105,7 +130,14 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
   if (onStatement) pool.on('connect', (connection) => reportStatements(connection, onStatement));
   if (bounds?.queryTimeoutMs) pool.on('connect', endOnQueryTimeout);
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  const sqlPool: SqlPool = { query: (config) => pool.query(config), connect: () => pool.connect(), statementName: statementNames(), stats: pool, bounds };
+  const sqlPool: SqlPool = {
+    query: (config) => pool.query(config),
+    connect: () => pool.connect(),
+    probe,
+    statementName: statementNames(),
+    stats: pool,
+    bounds,
+  };
   // A property of the client rather than a second object passed alongside it: every function that
   // reads the database takes one `db`. Configurable, so that a Proxy around the client (tests inject
   // faults that way) may answer it with another pool.

@@ -12,6 +12,11 @@ import type { DatabaseBounds } from './client.js';
 export interface SqlPool {
   /** `query_timeout`: node-postgres's client-side bound for this query alone (readiness sets its own). */
   query(config: pg.QueryConfig & { query_timeout?: number }): Promise<pg.QueryResult>;
+  /**
+   * A statement on the readiness probe's own connection, outside the requests' pool and its queues
+   * (`timeoutMs` bounds both getting the connection and the answer).
+   */
+  probe(text: string, timeoutMs: number): Promise<pg.QueryResult>;
   /** The name to prepare a text under (`prepared`), or undefined to run it unnamed. */
   statementName(text: string): string | undefined;
   /**

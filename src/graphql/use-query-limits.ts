@@ -3,26 +3,49 @@
 // aliases, depth and cost are in use-document-limits.ts).
 import { isPromise } from 'node:util/types';
 import { useRateLimiter } from '@envelop/rate-limiter';
-import { type ASTNode, type DocumentNode, type FragmentDefinitionNode, GraphQLError, getOperationAST, Kind, visit } from 'graphql';
+import {
+  type ASTNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  visit,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
+import { bindLane } from '../db/fair-pool.js';
 import { ERRORS } from '../http/error-catalogue.js';
-import { codedError } from './coded-error.js';
+import { CONCURRENCY_RETRY_AFTER_SECONDS, type ConcurrencyLimits, KeyConcurrency } from '../limits/concurrency.js';
+import { currentRequest } from '../observability/request-context.js';
+import type { DatabaseCost } from './builder.js';
+import { codedError, httpOf } from './coded-error.js';
 import type { GraphQLContext } from './context.js';
 import { type FieldLimitStore, ReservingMemoryStore, ReservingRedisStore } from './field-limit-store.js';
+import { schema } from './index.js';
+
+/** Each Query field's declared database cost (builder.ts DatabaseCost), read from the built schema. */
+export function databaseCosts(built: GraphQLSchema): ReadonlyMap<string, DatabaseCost> {
+  const costs = new Map<string, DatabaseCost>();
+  for (const [name, field] of Object.entries(built.getQueryType()?.getFields() ?? {})) {
+    const declared = (field.extensions as { pothosOptions?: { databaseCost?: DatabaseCost } }).pothosOptions?.databaseCost;
+    if (!declared) throw new Error(`Query.${name} declares no databaseCost (builder.ts DatabaseCost)`);
+    costs.set(name, declared);
+  }
+  return costs;
+}
 
 /**
- * Executions allowed per API key and field. Generous for REST and ordinary frontends (a REST call
- * runs each field once), tight enough to stop one request from fanning out.
+ * Executions allowed per API key and field, from each field's declared cost: generous for REST and
+ * ordinary frontends (a REST call runs each field once), tight enough to stop one request from
+ * fanning out.
  */
-export const FIELD_RATE_LIMITS: readonly FieldRateLimit[] = [
-  { type: 'Query', field: 'metricsSummary', max: 10, window: '1s' },
-  { type: 'Query', field: 'metricsDaily', max: 10, window: '1s' },
-  { type: 'Query', field: 'metricsOutcomes', max: 10, window: '1s' },
-  { type: 'Query', field: 'metricsBreakdown', max: 10, window: '1s' },
-  { type: 'Query', field: 'metricsDurations', max: 10, window: '1s' },
-  { type: 'Query', field: 'interactions', max: 20, window: '1s' },
-];
+export const FIELD_RATE_LIMITS: readonly FieldRateLimit[] = [...databaseCosts(schema)].flatMap(([field, cost]) =>
+  cost.readsDatabase ? [{ type: 'Query', field, max: cost.perSecond, window: '1s' }] : [],
+);
 
 export interface FieldRateLimit {
   type: string;
@@ -31,7 +54,14 @@ export interface FieldRateLimit {
   window: string;
 }
 
-export function useQueryLimits(options: { redis?: Redis; fieldRateLimits?: readonly FieldRateLimit[] } = {}): Plugin[] {
+export interface QueryLimitOptions {
+  redis?: Redis;
+  fieldRateLimits?: readonly FieldRateLimit[];
+  /** Units of database work one key may hold at once, per tier (limits/concurrency.ts defaults). */
+  concurrency?: KeyConcurrency | ConcurrencyLimits;
+}
+
+export function useQueryLimits(options: QueryLimitOptions = {}): Plugin[] {
   const fieldRateLimits = options.fieldRateLimits ?? FIELD_RATE_LIMITS;
   const windowMs = Math.max(1_000, ...fieldRateLimits.map((l) => windowToMs(l.window)));
   const maxOf = (fieldIdentity: string) => Math.max(0, ...fieldRateLimits.filter((l) => l.field === fieldIdentity).map((l) => l.max));
@@ -51,7 +81,95 @@ export function useQueryLimits(options: { redis?: Redis; fieldRateLimits?: reado
         transformError: (message) => codedError('RATE_LIMITED', message, { extensions: { retryAfterSeconds: ERRORS.RATE_LIMITED.retryAfterSeconds } }),
       }) as Plugin,
     ),
+    useConcurrencyLimit(options.concurrency instanceof KeyConcurrency ? options.concurrency : new KeyConcurrency(options.concurrency)),
   ];
+}
+
+/**
+ * The per-key concurrency limit (limits/concurrency.ts) on every execution, REST's fixed documents
+ * included: the executed operation's root fields count by their declared units (15 aliases of
+ * metricsSeries are 15), taken before any resolver runs and given back when the result is ready.
+ * A document costing more than the limit can never run and is refused as too complex; one that
+ * does not fit beside the key's work in flight is answered 429 with Retry-After.
+ */
+function useConcurrencyLimit(limiter: KeyConcurrency): Plugin {
+  const costs = databaseCosts(schema);
+  // Units given back when the response is made, whatever happened to the execution (an
+  // execution that throws never reaches onExecuteDone).
+  const pending = new WeakMap<Request, Array<() => void>>();
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as Partial<GraphQLContext>;
+      const key = context.key;
+      if (!key) return undefined;
+      const operation = getOperationAST(args.document, args.operationName);
+      if (!operation) return undefined;
+      const cost = operationCost(operation, args.document, costs);
+      const decision = limiter.acquire(key.id, key.tier, cost);
+      if (!decision.ok) {
+        const details = { limit: 'concurrency', max_units: decision.limit, in_flight_units: decision.inFlight, document_units: decision.cost };
+        const error =
+          decision.reason === 'too_costly'
+            ? codedError(
+                'QUERY_TOO_COMPLEX',
+                `The document reads the database ${decision.cost} times at once; this API key may run at most ${decision.limit} at once: split it`,
+                { extensions: { details, http: httpOf('QUERY_TOO_COMPLEX') } },
+              )
+            : codedError(
+                'RATE_LIMITED',
+                `Concurrency limit: this API key already has ${decision.inFlight} of its ${decision.limit} units of database work running; this document needs ${decision.cost}`,
+                {
+                  extensions: {
+                    retryAfterSeconds: CONCURRENCY_RETRY_AFTER_SECONDS,
+                    details,
+                    http: { status: ERRORS.RATE_LIMITED.status, headers: { 'Retry-After': String(CONCURRENCY_RETRY_AFTER_SECONDS) } },
+                  },
+                },
+              );
+        setResultAndStopExecution({ errors: [error] });
+        return undefined;
+      }
+      const request = currentRequest();
+      if (request) {
+        pending.set(request, [...(pending.get(request) ?? []), decision.release]);
+        bindLane(request, key.id);
+      }
+      return { onExecuteDone: () => decision.release() };
+    },
+    onResponse({ request }) {
+      for (const release of pending.get(request) ?? []) release();
+      pending.delete(request);
+    },
+  };
+}
+
+/** Units of the root fields an operation selects (through fragments; @skip/@include counted as run). */
+export function operationCost(operation: OperationDefinitionNode, document: DocumentNode, costs: ReadonlyMap<string, DatabaseCost>): number {
+  if (operation.operation !== 'query') return 0;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const seen = new Set<string>();
+  const costOf = (selectionSet: SelectionSetNode): number => {
+    let total = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const cost = costs.get(selection.name.value);
+        total += cost?.readsDatabase ? cost.units : 0;
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        total += costOf(selection.selectionSet);
+      } else {
+        // Validation refuses fragment cycles; the guard keeps a spread counted once per path.
+        const fragment = fragments.get(selection.name.value);
+        if (fragment && !seen.has(fragment.name.value)) {
+          seen.add(fragment.name.value);
+          total += costOf(fragment.selectionSet);
+          seen.delete(fragment.name.value);
+        }
+      }
+    }
+    return total;
+  };
+  return costOf(operation.selectionSet);
 }
 
 /** `1s`, `500ms`, `2m`... as the limiter reads them. */

@@ -36,12 +36,16 @@ export function useHealth(db: Db, lifecycle?: Lifecycle): Plugin {
   const budgetMs = pool.bounds?.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   let migrated = false;
 
-  /** One statement, on the pool: the same path requests take. */
+  /**
+   * One statement, on the probe's own connection: requests may keep every connection of the pool
+   * busy (one key's saturation, or all of them), and a probe waiting behind them would pull a
+   * serving instance out of its balancer. A database that does not answer still fails it.
+   */
   async function rows<T>(text: string): Promise<T[]> {
-    // The statement's own query_timeout frees its connection once the budget is spent, so probes
-    // against a hung database do not pile up on the pool. Waiting for a connection is bounded by
-    // the race in checkDatabase (and by the pool's connect timeout behind it).
-    return (await pool.query({ text, query_timeout: budgetMs })).rows as T[];
+    // The statement's own query_timeout frees the connection once the budget is spent, so probes
+    // against a hung database do not pile up. Waiting for the connection is bounded by the race
+    // in checkDatabase (and by the probe pool's connect timeout behind it).
+    return (await pool.probe(text, budgetMs)).rows as T[];
   }
 
   async function queryDatabase(): Promise<{ database: Check; migrations: Check }> {

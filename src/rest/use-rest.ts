@@ -149,6 +149,12 @@ export function useRest(options: RestOptions): Plugin {
         return failure(request, 'VALIDATION_ERROR', { details: Object.assign(problems, validation?.extensions.details as Problems | undefined) });
       }
       if (!result.errors) throw new Error('unreachable');
+      // The key's concurrency limit (graphql/use-query-limits.ts) says what it counted.
+      const concurrency = result.errors.find((e) => e.extensions?.code === 'RATE_LIMITED' && e.extensions.details);
+      if (concurrency) {
+        const { details, retryAfterSeconds } = concurrency.extensions as { details: Record<string, unknown>; retryAfterSeconds?: number };
+        return failure(request, 'RATE_LIMITED', { message: concurrency.message, details, retryAfterSeconds });
+      }
       return failure(request, executionFailure(result.errors));
     }
     const shaped = chosen.shape(result.data as never, query);

@@ -37,8 +37,14 @@ afterAll(async () => {
   await counting.$disconnect();
 });
 
+// The per-key concurrency limit (test/limits/concurrency.test.ts) is off here: these documents
+// repeat a field more times than it allows, to reach the per-field limits.
 function appOn(options: Parameters<typeof testApp>[1] = {}): App {
-  return testApp(counting, { keyResolver: createApiKeyResolver(db, { ttlMs: 0 }), ...options });
+  return testApp(counting, {
+    keyResolver: createApiKeyResolver(db, { ttlMs: 0 }),
+    keyConcurrency: { standard: 0, premium: 0, unlimited: 0 },
+    ...options,
+  });
 }
 
 /** Runs a query and returns the response and the SQL statements the app sent for it. */

@@ -1,0 +1,234 @@
+// Capacity isolation: a key holds at most its concurrency limit of database work at once (a
+// document's root fields counted by their declared cost), the pool is shared between keys, and
+// readiness never waits behind a key's work. Work is held with a lock taken by a test transaction,
+// never timed.
+
+import { getOperationAST, parse } from 'graphql';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPrismaClient, type Db } from '../../src/db/client.js';
+import { FairGate } from '../../src/db/fair-pool.js';
+import { schema } from '../../src/graphql/index.js';
+import { databaseCosts, operationCost } from '../../src/graphql/use-query-limits.js';
+import { createKey, graphql, testApp } from '../helpers/app.js';
+import { databaseUrl, sql } from '../helpers/db.js';
+import { createClinic, createInteraction } from '../helpers/factories.js';
+
+const statements: string[] = [];
+let db: Db;
+let clinicId: string;
+
+beforeAll(async () => {
+  db = createPrismaClient(databaseUrl, 5, { onStatement: (text) => statements.push(text) });
+  const clinic = await createClinic(db);
+  clinicId = clinic.id;
+  await createInteraction(db, { clinicId, startedAt: new Date('2025-03-01T10:00:00Z') });
+});
+afterAll(async () => {
+  await db.$disconnect();
+});
+
+/** `times` aliases of one root field in one document. */
+function aliased(times: number, field: string): string {
+  return `{ ${Array.from({ length: times }, (_, i) => `a${i}: ${field}`).join(' ')} }`;
+}
+
+const SERIES = `metricsSeries(dateFrom: "2025-03-01", dateTo: "2025-03-28", granularity: HOUR, timezone: "Asia/Kathmandu") { series { total } }`;
+const REPORT = `metricsDailyReport(dateFrom: "2025-03-01", dateTo: "2025-03-28", timezone: "Asia/Kathmandu") { daily { total } }`;
+const SEARCH = `interactionsConnection(text: "zzqqxx", first: 25) { nodes { id } }`;
+
+async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; sent: number }> {
+  const before = statements.length;
+  const result = await work();
+  return { result, sent: statements.length - before };
+}
+
+describe('a document with many aliases of a database-reading field', () => {
+  for (const [name, field] of [
+    ['metricsSeries', SERIES],
+    ['metricsDailyReport', REPORT],
+    ['interactionsConnection with text', SEARCH],
+  ] as const) {
+    it(`15 aliases of ${name} are refused before any of them runs (Standard key)`, async () => {
+      const app = testApp(db);
+      const key = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
+      const one = await statementsOf(() => graphql(app, { key, query: aliased(1, field) }));
+      expect(one.result.body.errors).toBeUndefined();
+      const many = await statementsOf(() => graphql(app, { key, query: aliased(15, field) }));
+      expect(many.result.status).toBe(400);
+      expect(many.result.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'QUERY_TOO_COMPLEX',
+        details: { limit: 'concurrency', max_units: 4, document_units: 15 },
+      });
+      // Authentication and the key's clinics only: fewer statements than one field's request.
+      expect(many.sent).toBeLessThan(one.sent);
+    });
+  }
+
+  it('as many aliases as the limit allows run', async () => {
+    const app = testApp(db);
+    const key = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
+    const response = await graphql(app, { key, query: aliased(4, SERIES) });
+    expect(response.status).toBe(200);
+    expect(response.body.errors).toBeUndefined();
+  });
+
+  it('the limits are per tier and configurable', async () => {
+    const app = testApp(db, { keyConcurrency: { standard: 20, premium: 2, unlimited: 0 } });
+    const standard = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
+    const premium = await createKey(db, { tier: 'premium', clinicIds: [clinicId] });
+    const unlimited = await createKey(db, { tier: 'unlimited', clinicIds: [clinicId] });
+    expect((await graphql(app, { key: standard, query: aliased(15, SERIES) })).body.errors).toBeUndefined();
+    expect((await graphql(app, { key: premium, query: aliased(3, SERIES) })).body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+    expect((await graphql(app, { key: unlimited, query: aliased(15, SERIES) })).body.errors).toBeUndefined();
+  });
+});
+
+describe('document cost', () => {
+  const costs = databaseCosts(schema);
+  const cost = (query: string) => {
+    const document = parse(query);
+    return operationCost(getOperationAST(document)!, document, costs);
+  };
+
+  it('counts aliases, fragments and inline fragments; nothing for fields that read nothing', () => {
+    expect(cost(aliased(15, SERIES))).toBe(15);
+    expect(cost(`query { ...F ... on Query { b: ${SERIES} } viewer { tier } __typename } fragment F on Query { a: ${SERIES} c: ${REPORT} }`)).toBe(3);
+    expect(cost('{ viewer { tier } __typename }')).toBe(0);
+  });
+});
+
+describe('a key at its concurrency limit', () => {
+  // The lock is held in the locker's transaction; the watcher reads pg_stat_activity outside it
+  // (a transaction sees one snapshot of the statistics views).
+  let locker: pg.Client;
+  let watcher: pg.Client;
+  beforeAll(async () => {
+    locker = new pg.Client({ connectionString: databaseUrl });
+    watcher = new pg.Client({ connectionString: databaseUrl });
+    await Promise.all([locker.connect(), watcher.connect()]);
+  });
+  afterEach(async () => {
+    await locker.query('ROLLBACK').catch(() => {});
+  });
+  afterAll(async () => {
+    await Promise.all([locker.end(), watcher.end()]);
+  });
+
+  /** Until `count` statements of the app wait for the test's lock on campaigns. */
+  async function blocked(count: number): Promise<void> {
+    for (let i = 0; i < 500; i++) {
+      const [row] = (
+        await watcher.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> pg_backend_pid()",
+        )
+      ).rows;
+      if ((row?.n ?? 0) >= count) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const seen = await watcher.query('SELECT state, wait_event_type, left(query, 60) AS q FROM pg_stat_activity WHERE datname = current_database()');
+    throw new Error(`never saw ${count} statements waiting for the lock: ${JSON.stringify(seen.rows)}`);
+  }
+
+  it('gets 429 with Retry-After and details; another key is served meanwhile; readiness stays 200', async () => {
+    const app = testApp(db);
+    const attacker = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
+    const victim = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE campaigns IN ACCESS EXCLUSIVE MODE');
+    const held = Array.from({ length: 4 }, () => graphql(app, { key: attacker, query: '{ campaigns { nodes { id } } }' }));
+    // Two of its four requests hold connections (its share of a pool of 5); two wait in its queue.
+    await blocked(2);
+    const refused = await graphql(app, { key: attacker, query: '{ campaigns { nodes { id } } }' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { limit: 'concurrency', max_units: 4, in_flight_units: 4, document_units: 1 },
+    });
+    const served = await graphql(app, { key: victim, query: `{ clinic(id: "${clinicId}") { id } }` });
+    expect(served.status).toBe(200);
+    expect(served.body.data).toEqual({ clinic: { id: clinicId } });
+    const ready = await app.fetch('http://localhost/health/ready');
+    expect(ready.status).toBe(200);
+    await locker.query('ROLLBACK');
+    for (const response of await Promise.all(held)) expect(response.status).toBe(200);
+    // Its units come back once its work is done.
+    expect((await graphql(app, { key: attacker, query: '{ campaigns { nodes { id } } }' })).status).toBe(200);
+  });
+
+  it('REST requests count too, with the same answer', async () => {
+    const app = testApp(db);
+    const attacker = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE campaigns IN ACCESS EXCLUSIVE MODE');
+    const rest = (key: string) => app.fetch('http://localhost/api/v1/campaigns', { headers: { authorization: `Bearer ${key}` } });
+    const held = Array.from({ length: 4 }, () => rest(attacker));
+    await blocked(2);
+    const refused = await rest(attacker);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { error: { code: string; details: unknown } }).error).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { limit: 'concurrency', max_units: 4, in_flight_units: 4, document_units: 1 },
+    });
+    await locker.query('ROLLBACK');
+    for (const response of await Promise.all(held)) expect(response.status).toBe(200);
+  });
+});
+
+describe('readiness while the whole pool is busy', () => {
+  it('answers 200: the probe has its own connection', async () => {
+    const small = createPrismaClient(databaseUrl, 1, {
+      bounds: { connectTimeoutMs: 10_000, queryTimeoutMs: 0, statementTimeoutMs: 0, readyTimeoutMs: 1_000 },
+    });
+    const locker = new pg.Client({ connectionString: databaseUrl });
+    await locker.connect();
+    try {
+      const app = testApp(small);
+      const key = await createKey(small, { tier: 'unlimited', clinicIds: [clinicId] });
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE campaigns IN ACCESS EXCLUSIVE MODE');
+      const held = graphql(app, { key, query: '{ campaigns { nodes { id } } }' });
+      for (let i = 0; i < 500; i++) {
+        const [row] = await sql<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+        );
+        if ((row?.n ?? 0) >= 1) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect((await app.fetch('http://localhost/health/ready')).status).toBe(200);
+      await locker.query('ROLLBACK');
+      expect((await held).status).toBe(200);
+    } finally {
+      await locker.end();
+      await small.$disconnect();
+    }
+  });
+});
+
+describe('the fair gate', () => {
+  it('grants freed connections to waiting keys in turn, never more than a key may hold', async () => {
+    const gate = new FairGate({ capacity: 2, perKey: 2, queueTimeoutMs: 0 });
+    const order: string[] = [];
+    const releases = [await gate.acquire('a'), await gate.acquire('a')];
+    const waiting = ['a', 'a', 'a', 'b', 'c'].map((lane) =>
+      gate.acquire(lane).then((release) => {
+        order.push(lane);
+        return release;
+      }),
+    );
+    releases[0]!();
+    releases[1]!();
+    await new Promise((resolve) => setImmediate(resolve));
+    // The first two freed slots go to a (first in line) and b, not to a twice.
+    expect(order).toEqual(['a', 'b']);
+  });
+
+  it('fails a request that waits past the deadline, as a pool timeout (503)', async () => {
+    const gate = new FairGate({ capacity: 1, perKey: 1, queueTimeoutMs: 50 });
+    await gate.acquire('a');
+    await expect(gate.acquire('b')).rejects.toThrow(/timeout exceeded when trying to connect/);
+    expect(gate.stats.waiting).toBe(0);
+  });
+});
