@@ -211,18 +211,26 @@ describe('the fair gate', () => {
   it('grants freed connections to waiting keys in turn, never more than a key may hold', async () => {
     const gate = new FairGate({ capacity: 2, perKey: 2, queueTimeoutMs: 0 });
     const order: string[] = [];
-    const releases = [await gate.acquire('a'), await gate.acquire('a')];
-    const waiting = ['a', 'a', 'a', 'b', 'c'].map((lane) =>
+    const held = [await gate.acquire('a'), await gate.acquire('a')];
+    const granted = ['a', 'a', 'a', 'b', 'c'].map((lane) =>
       gate.acquire(lane).then((release) => {
         order.push(lane);
         return release;
       }),
     );
-    releases[0]!();
-    releases[1]!();
-    await new Promise((resolve) => setImmediate(resolve));
-    // The first two freed slots go to a (first in line) and b, not to a twice.
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    held[0]!();
+    held[1]!();
+    await settle();
+    // a came first, but b is served before a's second request: one key's queue never holds another's.
     expect(order).toEqual(['a', 'b']);
+    (await granted[0]!)();
+    await settle();
+    expect(order).toEqual(['a', 'b', 'c']);
+    (await granted[3]!)();
+    await settle();
+    expect(order).toEqual(['a', 'b', 'c', 'a']);
+    expect(gate.stats).toEqual({ active: 2, waiting: 1, lanes: 1 });
   });
 
   it('fails a request that waits past the deadline, as a pool timeout (503)', async () => {
