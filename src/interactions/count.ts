@@ -14,7 +14,7 @@ import { countedOutcomes, countedTotals } from '../rollups/counted.js';
 import { countableByRollups, dimensionsOf, interactionConditions, interactionWhere } from './conditions.js';
 import type { Filters } from './filters.js';
 import { countPhoneMatches } from './phone-search.js';
-import { countMatches, countOneWord, type TextScope } from './text-search.js';
+import { countMatches, countOneWord, type TextScope, walkIsCheaper } from './text-search.js';
 
 /**
  * A full-text search's total: a one-word search restricted by clinics alone from the word counts,
@@ -36,6 +36,29 @@ export function textScopeOf(filters: Filters & { text: string }, visibleClinics:
   const others = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
   // Every filter but the phone search is a column of the search documents too (text-search.ts).
   return { text, visible: visibleClinics, clinicId, from, to, others, othersOnDocuments: rest.search === undefined ? others : undefined };
+}
+
+/** How a page of a full-text search is found, from its exact number of matches (text-search.ts). */
+export interface TextPlan {
+  scope: TextScope;
+  /** Exact number of matches: 0 means no page need be read. */
+  matches: number;
+  /** Few enough to find them all through the GIN index and sort them; else the list order is walked. */
+  few: boolean;
+}
+
+/**
+ * A full-text search's matches counted (from the word counts when it can) with the interactions
+ * in its clinics and window (from the rollups), and whether a page of `take` after `skip` is found
+ * sooner by finding every match or by walking: the one choice of every list that searches text
+ * (numbered pages, cursors, the change feed, the lists under a clinic or campaign). Walking when
+ * few or none match would read every row in the window.
+ */
+export async function textPlanOf(db: Db, filters: Filters & { text: string }, visibleClinics: VisibleClinics, skip: number, take: number): Promise<TextPlan> {
+  const scope = textScopeOf(filters, visibleClinics);
+  const inScopeFilters = { clinicId: scope.clinicId, from: scope.from, to: scope.to };
+  const [matches, inScope] = await Promise.all([countInteractions(db, filters, visibleClinics), countInteractions(db, inScopeFilters, visibleClinics)]);
+  return { scope, matches, few: !walkIsCheaper(matches, inScope, skip, take) };
 }
 
 /**

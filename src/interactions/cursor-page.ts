@@ -17,11 +17,11 @@ import { lazy } from '../domain/lazy.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { feedHorizon } from './change-feed.js';
 import { interactionConditions } from './conditions.js';
-import { countInteractions, textScopeOf } from './count.js';
+import { countInteractions, textPlanOf } from './count.js';
 import { type CursorList, type CursorOrder, cursorCodec, type Position } from './cursor.js';
 import type { Filters } from './filters.js';
 import { type InteractionRow, inIdOrder, type PothosQuery, rowsById, rowsSelection, withRelations } from './rows.js';
-import { fewTextMatchIds, type TextScope, textCondition, textMatchIds, textPageIds, walkIsCheaper } from './text-search.js';
+import { fewTextMatchIds, textCondition, textMatchIds, textPageIds } from './text-search.js';
 
 export interface CursorListRequest {
   filters: Filters;
@@ -80,16 +80,10 @@ export function listInteractionsAfter(db: Db, request: CursorListRequest): Curso
   });
   const { text, ...others } = filters;
   // A search's exact number of matches, and whether walking finds a page sooner than sorting them all.
-  const searched = lazy(async (): Promise<{ scope: TextScope; matches: number; few: boolean } | undefined> => {
-    if (text === undefined) return undefined;
-    const scope = textScopeOf({ ...filters, text }, visibleClinics);
-    const inScopeFilters = { clinicId: scope.clinicId, from: scope.from, to: scope.to };
-    const [matches, inScope] = await Promise.all([countInteractions(db, filters, visibleClinics), countInteractions(db, inScopeFilters, visibleClinics)]);
-    return { scope, matches, few: !walkIsCheaper(matches, inScope, 0, limit + 1) };
-  });
+  const searched = lazy(async () => (text === undefined ? undefined : textPlanOf(db, { ...filters, text }, visibleClinics, 0, limit + 1)));
   const conditions = lazy(async () => {
     const search = await searched();
-    const textConditions = search === undefined ? [] : [search.few ? fewTextMatchIds(search.scope) : textCondition(search.scope.text)];
+    const textConditions = search === undefined ? [] : [search.few ? await fewTextMatchIds(db, search.scope) : textCondition(search.scope.text)];
     return [...interactionConditions(others, visibleClinics), ...textConditions, ...(await feedWindow())];
   });
 
@@ -118,7 +112,7 @@ export function listInteractionsAfter(db: Db, request: CursorListRequest): Curso
       if (order !== 'feed' || search.matches === 0) return search.matches;
       // The feed's window is not a column of the documents: its matches are found through the
       // index, then their interactions counted in the window (looked up by id when few).
-      const matching = search.few ? fewTextMatchIds(search.scope) : textMatchIds(search.scope);
+      const matching = search.few ? await fewTextMatchIds(db, search.scope) : textMatchIds(search.scope);
       const window = [...interactionConditions(others, visibleClinics), matching, ...(await feedWindow())];
       const [row] = await queryRows<{ n: bigint }>(db, Prisma.sql`SELECT count(*) AS n FROM interactions WHERE ${and(window)}`);
       return Number(row?.n ?? 0);

@@ -7,9 +7,10 @@ import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { instant, queryRows } from '../db/sql.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';
+import { textPlanOf } from './count.js';
 import type { Filters } from './filters.js';
 import { INTERACTION_COLUMNS } from './rows.js';
-import { textCondition } from './text-search.js';
+import { fewTextMatchIds, textCondition } from './text-search.js';
 
 export interface ChildPage {
   filters: Filters;
@@ -44,7 +45,13 @@ export function escapeLike(value: string): string {
 
 function childLoader(db: Db, visible: VisibleClinics, parentColumn: 'clinic_id' | 'campaign_id', { filters, page, limit }: ChildPage) {
   return new DataLoader<string, Interaction[]>(async (parentIds) => {
-    const conditions = interactionConditions(filters, visible);
+    const { text, ...others } = filters;
+    // A full-text search is counted first (count.ts): none match, nothing is read; few, they are
+    // looked up by id; many, each parent's rows are walked in list order and checked.
+    const plan = text === undefined ? undefined : await textPlanOf(db, { ...others, text }, visible, (page - 1) * limit, limit);
+    if (plan?.matches === 0) return parentIds.map(() => []);
+    const textConditions = plan ? [plan.few ? await fewTextMatchIds(db, plan.scope, 'i') : textCondition(plan.scope.text, 'i')] : [];
+    const conditions = [...interactionConditions(others, visible), ...textConditions];
     const parentType = parentColumn === 'clinic_id' ? Prisma.sql`uuid` : Prisma.sql`text`;
     const rows = await queryRows<Interaction & { parentId: string }>(
       db,

@@ -19,13 +19,13 @@ import { and, queryRows } from '../db/sql.js';
 import { lazy } from '../domain/lazy.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions, interactionWhere } from './conditions.js';
-import { countInteractions, countQuery, textScopeOf } from './count.js';
+import { countInteractions, countQuery, textPlanOf } from './count.js';
 import { deepPageIds } from './deep-page.js';
 import type { Filters, ListOrder } from './filters.js';
 import { isShortSearch, phoneSearchPaging } from './phone-search.js';
 import { type InteractionRow, inIdOrder, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
 import { foundRows, type MatchesPage, matchesPage } from './search-page.js';
-import { textPageIds, walkIsCheaper } from './text-search.js';
+import { textPageIds } from './text-search.js';
 
 /** From this offset on, a page's ids are found first and its rows read by id. */
 export const IDS_FIRST_FROM = 1_000;
@@ -149,13 +149,12 @@ export function listInteractions(db: Db, request: ListRequest): InteractionList 
  */
 function textPage(db: Db, { filters, visibleClinics, page, limit, order }: ListRequest, text: string): InteractionList {
   const skip = (page - 1) * limit;
-  const total = lazy(() => countInteractions(db, filters, visibleClinics));
+  const plan = lazy(() => textPlanOf(db, { ...filters, text }, visibleClinics, skip, limit));
+  const total = lazy(async () => (await plan()).matches);
   const ids = lazy(async (): Promise<string[]> => {
-    const scope = textScopeOf({ ...filters, text }, visibleClinics);
-    const inScopeFilters = { clinicId: scope.clinicId, from: scope.from, to: scope.to };
-    const [matches, inScope] = await Promise.all([total(), countInteractions(db, inScopeFilters, visibleClinics)]);
+    const { scope, matches, few } = await plan();
     if (skip >= matches) return [];
-    const found = await textPageIds(db, scope, { skip, take: limit, ascending: order === 'asc', fewMatches: !walkIsCheaper(matches, inScope, skip, limit) });
+    const found = await textPageIds(db, scope, { skip, take: limit, ascending: order === 'asc', fewMatches: few });
     return found.map((match) => match.id);
   });
   async function rows(query: PothosQuery): Promise<InteractionRow[]> {

@@ -133,13 +133,17 @@ export function textMatchIds(search: TextScope): Prisma.Sql {
 
 /**
  * The search as `id = ANY(the matching ids)`, when they are known to be few (counted first): the
- * array is computed once, through the GIN index, before the statement reads anything else, and
- * the interactions are then looked up by primary key. (An `IN` could be planned as a walk of the
- * interactions in list order that checks each against the matches, which reads every row of the
- * window when few or none match.)
+ * ids are read through the GIN index by a statement of their own, then bound as an array whose
+ * length the planner sees, so the interactions are looked up by primary key. (Within one
+ * statement - `IN`, or `= ANY(ARRAY(subquery))` - PostgreSQL does not know how few they are and
+ * may walk or bitmap the whole clinic's index to intersect it with them.) `alias`: of `interactions`.
  */
-export function fewTextMatchIds(search: TextScope): Prisma.Sql {
-  return Prisma.sql`id = ANY(ARRAY(SELECT d.interaction_id FROM interaction_search_documents d WHERE ${and(documentConditions(search))}))`;
+export async function fewTextMatchIds(db: Db, search: TextScope, alias?: string): Promise<Prisma.Sql> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    Prisma.sql`SELECT d.interaction_id AS id FROM interaction_search_documents d WHERE ${and(documentConditions(search))}`,
+  );
+  return Prisma.sql`${Prisma.raw(alias ? `${alias}.id` : 'id')} = ANY(${rows.map((row) => row.id)}::text[])`;
 }
 
 /**
