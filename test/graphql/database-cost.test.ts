@@ -1,7 +1,9 @@
 // Every Query field declares what it costs the database where it is declared (builder.ts
 // DatabaseCost), and the per-field rate limits and the concurrency limit are derived from those
 // declarations: a field cannot be added without one, and a field declared to read nothing must not.
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/config.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { schema } from '../../src/graphql/index.js';
 import { databaseCosts, FIELD_RATE_LIMITS } from '../../src/graphql/use-query-limits.js';
@@ -33,6 +35,18 @@ describe('Query fields and their declared database cost', () => {
         name,
       ).toBe(true);
     }
+  });
+
+  it("docs/graphql.md's table says what each field declares", () => {
+    const docs = fs.readFileSync(`${projectRoot}/docs/graphql.md`, 'utf8');
+    const rows = [...docs.matchAll(/^\| `(\w+)` \| (\d+)(?: \(reads nothing\))? \| (\d+|no limit) \|$/gm)].map(([, name, units, perSecond]) => [
+      name,
+      Number(units),
+      perSecond === 'no limit' ? undefined : Number(perSecond),
+    ]);
+    expect(rows).toEqual(
+      [...databaseCosts(schema)].map(([name, cost]) => [name, cost.readsDatabase ? cost.units : 0, cost.readsDatabase ? cost.perSecond : undefined]),
+    );
   });
 
   it('a field declared to read nothing sends no statement', async () => {
