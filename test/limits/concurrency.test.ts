@@ -207,6 +207,45 @@ describe('readiness while the whole pool is busy', () => {
   });
 });
 
+describe("one key's slow work", () => {
+  it("fails that key's own waiting requests (503), never another key's", async () => {
+    const bounded = createPrismaClient(databaseUrl, 4, {
+      bounds: { connectTimeoutMs: 800, queryTimeoutMs: 0, statementTimeoutMs: 0, readyTimeoutMs: 1_000 },
+    });
+    const locker = new pg.Client({ connectionString: databaseUrl });
+    await locker.connect();
+    try {
+      const app = testApp(bounded);
+      // Unlimited: no concurrency limit, so only the pool's sharing stands between it and the victim.
+      const attacker = await createKey(bounded, { tier: 'unlimited', clinicIds: [clinicId] });
+      const victim = await createKey(bounded, { tier: 'standard', clinicIds: [clinicId] });
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE campaigns IN ACCESS EXCLUSIVE MODE');
+      const flood = Array.from({ length: 8 }, () => graphql(app, { key: attacker, query: '{ campaigns { nodes { id } } }' }));
+      for (let i = 0; i < 500; i++) {
+        const [row] = await sql<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+        );
+        if ((row?.n ?? 0) >= 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // As many at once as its own concurrency limit allows.
+      const served = await Promise.all(Array.from({ length: 4 }, () => graphql(app, { key: victim, query: `{ clinic(id: "${clinicId}") { id } }` })));
+      expect(served.map((response) => response.status)).toEqual([200, 200, 200, 200]);
+      // The attacker's requests beyond its share waited in its own queue and were answered 503.
+      const attacked = await Promise.race([Promise.all(flood), new Promise<'pending'>((resolve) => setTimeout(resolve, 3_000, 'pending'))]);
+      await locker.query('ROLLBACK');
+      const statuses = (attacked === 'pending' ? await Promise.all(flood) : attacked).map((response) => response.status);
+      expect(statuses.filter((status) => status === 503).length).toBe(6);
+      expect(statuses.filter((status) => status === 200).length).toBe(2);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => {});
+      await locker.end();
+      await bounded.$disconnect();
+    }
+  });
+});
+
 describe('the fair gate', () => {
   it('grants freed connections to waiting keys in turn, never more than a key may hold', async () => {
     const gate = new FairGate({ capacity: 2, perKey: 2, queueTimeoutMs: 0 });
