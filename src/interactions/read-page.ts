@@ -88,8 +88,11 @@ export function listInteractions(db: Db, request: ListRequest): InteractionList 
     // Counted first (from the rollups) when the page could be empty at a high price: a filter on
     // channel, type or outcome has no index in (started_at, id) order, so a combination that
     // nothing matches would be walked through the whole table; past page 1, a page after the last
-    // would be walked through every match to find none left.
-    const costlyIfEmpty = filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined || skip > 0;
+    // would be walked through every match to find none left. A campaign too: one the key may not
+    // see counts 0 (its lookup gates the count: clinic-scope.ts, campaignVisible), so no row is
+    // read whichever way the page would be (Prisma's queries carry no such gate).
+    const costlyIfEmpty =
+      filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined || filters.campaignId !== undefined || skip > 0;
     known = costlyIfEmpty
       ? lazy(async () => {
           const n = await counted();
@@ -191,6 +194,8 @@ function oldestFirst(db: Db, { filters, visibleClinics, page, limit, includeTota
   const paged = { where: interactionWhere(filters, visibleClinics), orderBy: ORDER_OLDEST_FIRST, skip, take: limit };
   async function rows(query: PothosQuery): Promise<InteractionRow[]> {
     const selection = rowsSelection(query);
+    // A campaign is counted first, as newest first (listInteractions): one the key may not see reads no row.
+    if (filters.campaignId !== undefined && skip >= (await total())) return selection ? [] : db.interaction.findMany({ ...query, where: { id: { in: [] } } });
     if (skip < IDS_FIRST_FROM && selection) {
       const found = await pageRows(db, interactionConditions(filters, visibleClinics), skip, limit, selection.transcript, true);
       return withRelations(db, found, selection.relations);
