@@ -135,7 +135,18 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
     connect: () => pool.connect(),
     probe,
     statementName: statementNames(),
-    stats: pool,
+    // Requests waiting for a connection wait in the gate's queues, not in node-postgres's.
+    stats: {
+      get totalCount() {
+        return pool.totalCount;
+      },
+      get idleCount() {
+        return pool.idleCount;
+      },
+      get waitingCount() {
+        return pool.waitingCount + gate.stats.waiting;
+      },
+    },
     bounds,
   };
   // A property of the client rather than a second object passed alongside it: every function that
