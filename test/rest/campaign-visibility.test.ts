@@ -1,4 +1,4 @@
-// A campaign_id (or clinic_id) the key may not see - another clinic's, another environment's -
+// A campaign_id or clinic_id the key may not see - another clinic's, another environment's -
 // costs what an id that does not exist costs, on every endpoint that takes one: the same
 // statements (texts) are sent, they read no more rows, and the answer is the same. Its visibility
 // is settled by one lookup of the campaign by primary key before any row is read; otherwise the
@@ -22,6 +22,7 @@ const CAMPAIGN_ROWS = 1_500;
 
 let own = { clinic: '', campaign: '' };
 let otherClinicCampaign = '';
+let otherClinic = '';
 let sandboxCampaign = '';
 let sandboxClinic = '';
 let keyOfOwnClinic = '';
@@ -44,6 +45,7 @@ beforeAll(async () => {
   const campaign = await createCampaign(db, clinic.id);
   own = { clinic: clinic.id, campaign: campaign.id };
   const other = await createClinic(db);
+  otherClinic = other.id;
   otherClinicCampaign = (await createCampaign(db, other.id)).id;
   const sandbox = await createClinic(db, { environment: 'sandbox' });
   sandboxClinic = sandbox.id;
@@ -108,8 +110,12 @@ function comparable(body: unknown, id: string): unknown {
 }
 
 /** Both ids asked the same way: the foreign one's answer, statements and rows read are a nonexistent one's. */
-async function expectLikeNonexistent(path: string, key: string, foreign: string): Promise<void> {
-  const nonexistent = `cmp_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+async function expectLikeNonexistent(
+  path: string,
+  key: string,
+  foreign: string,
+  nonexistent = `cmp_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+): Promise<void> {
   // Once each first, so that both find the same statements already prepared.
   await get(app, path.replace('ID', encodeURIComponent(foreign)), key);
   await get(app, path.replace('ID', encodeURIComponent(nonexistent)), key);
@@ -134,6 +140,12 @@ describe('a campaign the key may not see costs what a nonexistent one does', () 
   it.each(PATHS)("another environment's campaign: %s", async (path) => {
     await expectLikeNonexistent(path, keyOfOwnClinic, sandboxCampaign);
     await expectLikeNonexistent(path, sandboxKey, otherClinicCampaign);
+  });
+
+  it.each(PATHS.map((path) => path.replace('campaign_id=ID', 'clinic_id=ID')))("another clinic's or environment's clinic_id: %s", async (path) => {
+    await expectLikeNonexistent(path, keyOfOwnClinic, otherClinic, randomUUID());
+    await expectLikeNonexistent(path, keyOfOwnClinic, sandboxClinic, randomUUID());
+    await expectLikeNonexistent(path, sandboxKey, otherClinic, randomUUID());
   });
 
   it('the key still sees its own campaign everywhere', async () => {
