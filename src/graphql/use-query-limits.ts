@@ -1,6 +1,7 @@
-// Per-field rate limits on the expensive GraphQL fields, per API key, so that one query with many
-// aliased metrics fields cannot multiply the database work (the bounds on a document's size, tokens,
-// aliases, depth and cost are in use-document-limits.ts).
+// The limits derived from each Query field's declared database cost (builder.ts DatabaseCost), per
+// API key, so that one query with many aliased fields cannot multiply the database work: per-field
+// rate limits, and the key's concurrency limit on the units of work it has running at once (the
+// bounds on a document's size, tokens, aliases, depth and cost are in use-document-limits.ts).
 import { isPromise } from 'node:util/types';
 import { useRateLimiter } from '@envelop/rate-limiter';
 import {
