@@ -340,6 +340,8 @@ interface ErrorKind {
   /** Shown before the codes' meanings when a kind has several. */
   lead?: string;
   details?: Json;
+  /** The details are given for some answers of the kind only. */
+  detailsOptional?: boolean;
 }
 
 const ERROR_KINDS = {
@@ -365,7 +367,24 @@ const ERROR_KINDS = {
     },
   },
   notFound: { schema: 'NotFoundError', codes: ['NOT_FOUND'] },
-  rateLimited: { schema: 'RateLimitedError', codes: ['RATE_LIMITED'] },
+  rateLimited: {
+    schema: 'RateLimitedError',
+    codes: ['RATE_LIMITED'],
+    detailsOptional: true,
+    details: {
+      type: 'object',
+      required: ['limit'],
+      properties: {
+        limit: {
+          type: 'string',
+          enum: ['concurrency', 'export_concurrency'],
+          description:
+            'Present when the limit met is not a quota: `concurrency`, the units of database work the key may have running at once (`max_units`, `in_flight_units`, `document_units`); `export_concurrency`, its exports running at once (`max_exports`, `in_flight_exports`).',
+        },
+      },
+      additionalProperties: { type: 'integer', minimum: 0 },
+    },
+  },
   internal: { schema: 'InternalError', codes: ['INTERNAL_ERROR'] },
   unavailable: { schema: 'ServiceUnavailableError', codes: ['SERVICE_UNAVAILABLE'] },
 } satisfies Record<string, ErrorKind>;
@@ -394,7 +413,7 @@ function errorSchemas(): Record<string, Json> {
     schemas[kind.schema] = object(
       {
         success: { type: 'boolean', const: false },
-        error: object(error),
+        error: object(error, {}, kind.detailsOptional ? ['code', 'message'] : undefined),
         request_id: ref('RequestId'),
         timestamp: ref('Timestamp'),
       },

@@ -3,6 +3,8 @@
 // readiness never waits behind a key's work. Work is held with a lock taken by a test transaction,
 // never timed.
 
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
 import { getOperationAST, parse } from 'graphql';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { createPrismaClient, type Db } from '../../src/db/client.js';
 import { FairGate } from '../../src/db/fair-pool.js';
 import { schema } from '../../src/graphql/index.js';
 import { databaseCosts, operationCost } from '../../src/graphql/use-query-limits.js';
+import { buildOpenApiDocument } from '../../src/rest/openapi.js';
 import { createKey, graphql, testApp } from '../helpers/app.js';
 import { databaseUrl, sql } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
@@ -168,10 +171,17 @@ describe('a key at its concurrency limit', () => {
     const refused = await rest(attacker);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(((await refused.json()) as { error: { code: string; details: unknown } }).error).toMatchObject({
+    const body = await refused.json();
+    expect((body as { error: { code: string; details: unknown } }).error).toMatchObject({
       code: 'RATE_LIMITED',
       details: { limit: 'concurrency', max_units: 4, in_flight_units: 4, document_units: 1 },
     });
+    // As the OpenAPI document describes a 429.
+    const openapi = buildOpenApiDocument() as { components: Record<string, unknown> };
+    const ajv = new Ajv2020({ strict: false });
+    formats.default(ajv);
+    const validate = ajv.compile({ $ref: '#/components/schemas/RateLimitedError', components: openapi.components });
+    expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
     await locker.query('ROLLBACK');
     for (const response of await Promise.all(held)) expect(response.status).toBe(200);
   });
