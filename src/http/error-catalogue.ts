@@ -38,7 +38,8 @@ export const ERRORS = {
     status: 429,
     message: 'Rate limit exceeded',
     retryAfterSeconds: 1,
-    description: "A quota of the key (or of the client address's failed attempts) is used up; retry after `Retry-After` seconds.",
+    description:
+      "A quota of the key (or of the client address's failed attempts) is used up, or the key already has as much work running at once as it may (`details.limit`); retry after `Retry-After` seconds.",
   },
   SERVICE_UNAVAILABLE: {
     status: 503,
