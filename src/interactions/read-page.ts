@@ -64,9 +64,32 @@ export interface InteractionList {
 
 export function listInteractions(db: Db, request: ListRequest): InteractionList {
   const { filters, visibleClinics, page, limit } = request;
+  const text = filters.text;
+  if (text === undefined) return readList(db, request);
+  if (filters.search === undefined) return textPage(db, request, text);
+  // Both searches: the text drives when it matches nothing or few (counted without the phone
+  // search, from the word counts or the GIN index, reading no interaction); else the phone search
+  // does, checking the text row by row. Driven by the phone search, a text that matches nothing
+  // (or one row far back) was checked against every row whose number matched.
+  const chosen = lazy(async () => {
+    const plan = await textPlanOf(db, { ...filters, search: undefined, text }, visibleClinics, (page - 1) * limit, limit);
+    return plan.matches === 0 || plan.few ? textPage(db, request, text) : readList(db, request);
+  });
+  return {
+    page,
+    limit,
+    text,
+    total: async () => (await chosen()).total(),
+    hasMore: async () => (await chosen()).hasMore(),
+    rows: async (query) => (await chosen()).rows(query),
+  };
+}
+
+/** A list read by its filters in SQL or Prisma: every list but a full-text search driven by its text (listInteractions). */
+function readList(db: Db, request: ListRequest): InteractionList {
+  const { filters, visibleClinics, page, limit } = request;
   const skip = (page - 1) * limit;
   const take = limit;
-  if (filters.text !== undefined && filters.search === undefined) return textPage(db, request, filters.text);
   if (request.order === 'asc') return oldestFirst(db, request);
   const probeInsteadOfCount = request.includeTotal === false && countQuery(filters, visibleClinics) === null;
   let known: () => Promise<MatchesPage | null>;

@@ -84,6 +84,12 @@ describe('a rare or absent q is answered from the index, in every mode', () => {
     'q=zzqqxx',
     'q=zzqqxx&order=asc',
     'q=zzqqxx&channel=voice&page=3',
+    // With a phone search that every row matches.
+    'q=zzqqxx&search=600',
+    'q=zzqqxx&search=6',
+    'q=zzqqxx&search=600&cursor=',
+    'q=zzqqxx&search=600&order=asc',
+    'q=zzqqxx&search=600&include_total=false',
     // Two words, each common, never in one document.
     'q=refund%20nothing&cursor=',
     'q=refund%20nothing&cursor=&order=asc',
@@ -105,6 +111,9 @@ describe('a rare or absent q is answered from the index, in every mode', () => {
     'q=zebra&cursor=&channel=voice',
     'q=zebra',
     'q=zebra%20refund&cursor=',
+    'q=zebra&search=600',
+    'q=zebra&search=600&order=asc',
+    'q=zebra&search=600&cursor=',
   ])('%s: the one match far back, reading a handful of rows', async (query) => {
     const body = await expectReadsAtMost(recorder, FEW, () => rest(`/api/v1/interactions?limit=50&${query}`), query);
     expect(ids(body)).toEqual([oldest]);
