@@ -12,11 +12,14 @@
 //   - a one-word search restricted by clinics alone is counted from the per-clinic word counts
 //     (interaction_search_terms, plus changes not yet folded): a sum over clinics at any size;
 //   - anything else is counted from the GIN index (every match visited: exact, not instant);
+//   - none: no page is read at all;
 //   - few matches: found through the index and sorted;
 //   - many: the documents are walked in list order (they carry their interaction's started_at)
 //     and each checked, which stops after the page (a word in 30% of rows is found in about three
 //     rows per match); the list's other filters are checked by id for the matching ones only.
-// Which is cheaper is decided from the total (read-page.ts, textPage).
+// Which is cheaper is decided from the total (count.ts, textPlanOf), for every list that searches
+// text: numbered pages, cursors and the change feed, and the lists under a clinic or campaign. A
+// walk where few or none match would read every document of the window.
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import { clinicScope } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
