@@ -26,7 +26,7 @@ import { usePrivateAnswers } from './http/use-private-answers.js';
 import { useRequestState } from './http/use-request-state.js';
 import { useRoutes } from './http/use-routes.js';
 import { createAdmission } from './limits/admission.js';
-import type { ConcurrencyLimits } from './limits/concurrency.js';
+import type { ConcurrencyLimits, KeyConcurrency } from './limits/concurrency.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import { useAdmission } from './limits/use-admission.js';
 import type { PerWindow, QuotaStore } from './limits/windows.js';
@@ -58,8 +58,8 @@ export interface AppOptions {
   redis?: Redis;
   /** Per-key limits on expensive GraphQL fields (defaults in graphql/use-query-limits.ts). */
   fieldRateLimits?: readonly FieldRateLimit[];
-  /** Units of database work one key may hold at once, per tier (defaults in limits/concurrency.ts). */
-  keyConcurrency?: ConcurrencyLimits;
+  /** Units of database work one key may hold at once, per tier (defaults in limits/concurrency.ts), or the limiter itself. */
+  keyConcurrency?: ConcurrencyLimits | KeyConcurrency;
   /** Request lines, unexpected errors and Yoga's own logs; default: stdout at LOG_LEVEL/LOG_FORMAT. */
   logger?: Logger;
   /** Bearer token for GET /metrics; unset: /metrics answers 404. */

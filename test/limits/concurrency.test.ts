@@ -8,10 +8,12 @@ import formats from 'ajv-formats';
 import { getOperationAST, parse } from 'graphql';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/auth/api-keys.js';
 import { createPrismaClient, type Db } from '../../src/db/client.js';
 import { FairGate } from '../../src/db/fair-pool.js';
 import { schema } from '../../src/graphql/index.js';
 import { databaseCosts, operationCost } from '../../src/graphql/use-query-limits.js';
+import { KeyConcurrency } from '../../src/limits/concurrency.js';
 import { buildOpenApiDocument } from '../../src/rest/openapi.js';
 import { createKey, graphql, testApp } from '../helpers/app.js';
 import { databaseUrl, sql } from '../helpers/db.js';
@@ -118,15 +120,15 @@ describe('a key at its concurrency limit', () => {
     await Promise.all([locker.end(), watcher.end()]);
   });
 
-  /** Until `count` statements of the app wait for the test's lock on campaigns. */
-  async function blocked(count: number): Promise<void> {
+  /** Until `count` statements of the app wait for the test's lock on campaigns, and `held()` is true. */
+  async function blocked(count: number, held: () => boolean = () => true): Promise<void> {
     for (let i = 0; i < 500; i++) {
       const [row] = (
         await watcher.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> pg_backend_pid()",
+          "SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'campaigns' AND NOT l.granted",
         )
       ).rows;
-      if ((row?.n ?? 0) >= count) return;
+      if ((row?.n ?? 0) >= count && held()) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const seen = await watcher.query('SELECT state, wait_event_type, left(query, 60) AS q FROM pg_stat_activity WHERE datname = current_database()');
@@ -134,14 +136,15 @@ describe('a key at its concurrency limit', () => {
   }
 
   it('gets 429 with Retry-After and details; another key is served meanwhile; readiness stays 200', async () => {
-    const app = testApp(db);
-    const attacker = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
+    const limiter = new KeyConcurrency();
+    const app = testApp(db, { keyConcurrency: limiter });
+    const { key: attacker, record } = await createApiKey(db, { name: 'attacker', tier: 'standard', clinicIds: [clinicId] });
     const victim = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE campaigns IN ACCESS EXCLUSIVE MODE');
     const held = Array.from({ length: 4 }, () => graphql(app, { key: attacker, query: '{ campaigns { nodes { id } } }' }));
     // Two of its four requests hold connections (its share of a pool of 5); two wait in its queue.
-    await blocked(2);
+    await blocked(2, () => limiter.inFlight(record.id) === 4);
     const refused = await graphql(app, { key: attacker, query: '{ campaigns { nodes { id } } }' });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
@@ -161,13 +164,14 @@ describe('a key at its concurrency limit', () => {
   });
 
   it('REST requests count too, with the same answer', async () => {
-    const app = testApp(db);
-    const attacker = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
+    const limiter = new KeyConcurrency();
+    const app = testApp(db, { keyConcurrency: limiter });
+    const { key: attacker, record } = await createApiKey(db, { name: 'attacker', tier: 'standard', clinicIds: [clinicId] });
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE campaigns IN ACCESS EXCLUSIVE MODE');
     const rest = (key: string) => app.fetch('http://localhost/api/v1/campaigns', { headers: { authorization: `Bearer ${key}` } });
     const held = Array.from({ length: 4 }, () => rest(attacker));
-    await blocked(2);
+    await blocked(2, () => limiter.inFlight(record.id) === 4);
     const refused = await rest(attacker);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
@@ -202,7 +206,7 @@ describe('readiness while the whole pool is busy', () => {
       const held = graphql(app, { key, query: '{ campaigns { nodes { id } } }' });
       for (let i = 0; i < 500; i++) {
         const [row] = await sql<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          "SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'campaigns' AND NOT l.granted",
         );
         if ((row?.n ?? 0) >= 1) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -234,7 +238,7 @@ describe("one key's slow work", () => {
       const flood = Array.from({ length: 8 }, () => graphql(app, { key: attacker, query: '{ campaigns { nodes { id } } }' }));
       for (let i = 0; i < 500; i++) {
         const [row] = await sql<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          "SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'campaigns' AND NOT l.granted",
         );
         if ((row?.n ?? 0) >= 2) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
