@@ -381,8 +381,14 @@ const ERROR_KINDS = {
           description:
             'Present when the limit met is not a quota: `concurrency`, the units of database work the key may have running at once (`max_units`, `in_flight_units`, `document_units`); `export_concurrency`, its exports running at once (`max_exports`, `in_flight_exports`).',
         },
+        max_units: { type: 'integer', minimum: 0, description: 'The units of database work the key may have running at once.' },
+        in_flight_units: { type: 'integer', minimum: 0, description: 'The units the key had running when the request came.' },
+        document_units: { type: 'integer', minimum: 0, description: 'The units the refused request needed.' },
+        max_exports: { type: 'integer', minimum: 0, description: 'The exports the key may have running at once.' },
+        in_flight_exports: { type: 'integer', minimum: 0, description: 'The exports the key had running when the request came.' },
       },
-      additionalProperties: { type: 'integer', minimum: 0 },
+      // Named, not an index signature: generated clients (openapi-typescript) then type each figure.
+      additionalProperties: false,
     },
   },
   internal: { schema: 'InternalError', codes: ['INTERNAL_ERROR'] },
