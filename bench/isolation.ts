@@ -21,6 +21,8 @@ export interface LatencyStats {
   max: number;
   /** Answers by status ("0" for a connection error or a client timeout). */
   statuses: Record<string, number>;
+  /** The five slowest: when each was sent (s since the phase began), what it asked and how long it took. */
+  slowest: Array<{ at: number; path: string; ms: number }>;
 }
 
 export interface IsolationMeasurement {
@@ -62,12 +64,16 @@ function send(base: string, path: string, key: string, init: { method?: string; 
   );
 }
 
-function stats(samples: Array<{ status: number; ms: number }>): LatencyStats {
+function stats(samples: Array<{ status: number; ms: number; at: number; path: string }>): LatencyStats {
   const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
   const statuses: Record<string, number> = {};
   for (const s of samples) statuses[s.status] = (statuses[s.status] ?? 0) + 1;
-  return { requests: samples.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0, statuses };
+  const slowest = [...samples]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map((s) => ({ at: Math.round(s.at / 100) / 10, path: s.path, ms: Math.round(s.ms) }));
+  return { requests: samples.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0, statuses, slowest };
 }
 
 /** The victim's cheap requests, in turn: a first page and the summary (both read the rollups). */
@@ -75,13 +81,15 @@ const VICTIM_PATHS = ['/api/v1/interactions?limit=20', '/api/v1/metrics/summary'
 
 /** Sends the victim's requests at `rate` per second for `seconds`, open loop. */
 async function victimLoad(base: string, key: string, rate: number, seconds: number) {
-  const pending: Array<Promise<{ status: number; ms: number }>> = [];
+  const pending: Array<Promise<{ status: number; ms: number; at: number; path: string }>> = [];
   const start = performance.now();
   for (let i = 0; i < rate * seconds; i++) {
     const due = start + (i * 1_000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
-    pending.push(send(base, VICTIM_PATHS[i % VICTIM_PATHS.length]!, key));
+    const path = VICTIM_PATHS[i % VICTIM_PATHS.length]!;
+    const at = performance.now() - start;
+    pending.push(send(base, path, key).then((answer) => ({ ...answer, at, path })));
   }
   return stats(await Promise.all(pending));
 }
@@ -246,6 +254,12 @@ export function isolationTable(rows: Array<{ label: string; m: IsolationMeasurem
       ({ label, m }) =>
         `| ${label} | ${f1(m.quiet.p50)} / ${f1(m.quiet.p99)} / ${f1(m.quiet.max)} ms | ${f1(m.attack.p50)} / ${f1(m.attack.p99)} / ${f1(m.attack.max)} ms | ` +
         `${(m.attack.p99 / Math.max(m.quiet.p99, 0.001)).toFixed(2)}x | ${statusList(m.attack.statuses)} | ${statusList(m.ready)} | ${statusList(m.attacker)} (${m.attackerRequests} sent) | ${statusList(m.stalledExports)} |`,
+    ),
+    '',
+    // The attack's bursts come 3 s before the victim's measured phase starts and 57 s into it.
+    ...rows.map(
+      ({ label, m }) =>
+        `Slowest victim requests under attack at ${label} (s into the measured phase: the attacker's bursts were at -3 s and 57 s): ${(m.attack.slowest ?? []).map((s) => `${s.at} s ${s.path} ${s.ms} ms`).join('; ')}.`,
     ),
   ].join('\n');
 }
