@@ -7,8 +7,11 @@
 // - a request waits at most `queueTimeoutMs`, then fails as node-postgres's own pool timeout does
 //   (db/errors.ts: 503 with Retry-After). Its own key's work is what it waited behind, unless the
 //   whole pool is busy with many keys.
-// Work outside any request's document (start-up, the CLI, authentication, the key's clinics, exports)
-// shares one lane, not capped.
+// Work outside any request's document (start-up, the CLI, authentication) shares one lane, not
+// capped. A request's work before its document runs (the key's clinics, exports) is in a lane of its
+// key that is not capped either, but is served in turn with the others: a burst of one key's
+// requests (sixty at the top of a minute) must not queue every other key's first statement behind
+// its own sixty.
 import type pg from 'pg';
 import { currentRequest } from '../observability/request-context.js';
 
@@ -32,6 +35,22 @@ const lanes = new WeakMap<Request, string>();
 export function bindLane(request: Request, keyId: string): void {
   lanes.set(request, `key:${keyId}`);
 }
+
+/**
+ * Puts a request's work in its key's uncapped lane once the key is known (limits/admission.ts),
+ * until bindLane moves it to the capped one.
+ */
+export function bindKey(request: Request, keyId: string): void {
+  if (!lanes.has(request)) lanes.set(request, laneBeforeAdmission(keyId));
+}
+
+/** The lane of a key's work before its document is admitted. */
+export function laneBeforeAdmission(keyId: string): string {
+  return `${UNCAPPED_PREFIX}${keyId}`;
+}
+
+/** Lanes of a key's work before its document is admitted: served in turn, never capped. */
+const UNCAPPED_PREFIX = 'pre:';
 
 /** The lane of the calling async context: its request's key once bound, or the shared lane. */
 export function currentLane(): string {
@@ -92,8 +111,9 @@ export class FairGate {
   }
 
   private fits(lane: string): boolean {
-    // The shared lane (no key) is not capped: it is the CLI's and start-up's only lane.
-    return this.active < this.share.capacity && (lane === SHARED_LANE || this.heldBy(lane) < this.perKey);
+    // The shared lane (no key) is not capped: it is the CLI's and start-up's only lane; nor is a
+    // key's work before its document is admitted (the concurrency limit answers it at once).
+    return this.active < this.share.capacity && (lane === SHARED_LANE || lane.startsWith(UNCAPPED_PREFIX) || this.heldBy(lane) < this.perKey);
   }
 
   private take(lane: string): () => void {

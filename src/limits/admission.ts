@@ -6,6 +6,7 @@ import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import type { AuthFailure } from '../auth/authenticate.js';
 import type { RequestAuthenticator } from '../auth/request-auth.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import { bindKey } from '../db/fair-pool.js';
 import { TIER_LIMITS } from '../domain/values.js';
 import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
 import { stateOf } from '../http/request-state.js';
@@ -72,6 +73,8 @@ export function createAdmission(options: AdmissionOptions): Admitter {
       if (!counted.allowed) return { ok: false, refusal: 'auth_rate_limited', retryAfterSeconds: counted.retryAfterSeconds ?? 60 };
       return { ok: false, refusal: 'unauthenticated', failure: auth.failure };
     }
+    // From here the request's database work is its key's, served in turn with other keys' (db/fair-pool.ts).
+    bindKey(request, auth.key.id);
     const limits = TIER_LIMITS[auth.key.tier];
     if (!limits) return { ok: true, key: auth.key };
     const quota = await options.quotas.consume(`key:${auth.key.id}`, limits, nowMs);

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { createPrismaClient, type Db } from '../../src/db/client.js';
-import { FairGate } from '../../src/db/fair-pool.js';
+import { FairGate, laneBeforeAdmission } from '../../src/db/fair-pool.js';
 import { schema } from '../../src/graphql/index.js';
 import { databaseCosts, operationCost } from '../../src/graphql/use-query-limits.js';
 import { KeyConcurrency } from '../../src/limits/concurrency.js';
@@ -284,6 +284,22 @@ describe('the fair gate', () => {
     await settle();
     expect(order).toEqual(['a', 'b', 'c', 'a']);
     expect(gate.stats).toEqual({ active: 2, waiting: 1, lanes: 1 });
+  });
+
+  it("serves keys' work before admission in turn too, uncapped: one key's burst never holds another key's first statement", async () => {
+    const gate = new FairGate({ capacity: 2, perKey: 1, queueTimeoutMs: 0 });
+    const [a, b] = [laneBeforeAdmission('a'), laneBeforeAdmission('b')];
+    // Not capped: a key may use the whole pool for the moment its burst takes (perKey is 1).
+    const held = [await gate.acquire(a), await gate.acquire(a)];
+    const order: string[] = [];
+    const waiting = [a, a, a, a, b].map((lane) => gate.acquire(lane).then(() => order.push(lane)));
+    held[0]!();
+    await new Promise((resolve) => setImmediate(resolve));
+    held[1]!();
+    await new Promise((resolve) => setImmediate(resolve));
+    // b asked last, behind four of a's, and is served second.
+    expect(order).toEqual([a, b]);
+    expect(waiting).toHaveLength(5);
   });
 
   it('fails a request that waits past the deadline, as a pool timeout (503)', async () => {
