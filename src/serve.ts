@@ -87,7 +87,7 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
       // A missing Host is refused by the Host guard (http/request-target.ts), in the envelope.
       requireHostHeader: false,
     },
-    createNodeListener(app, { logger, trustProxy: config.TRUST_PROXY }),
+    createNodeListener(app, { logger, trustProxy: config.TRUST_PROXY, stallTimeoutMs: config.EXPORT_STALL_TIMEOUT_MS }),
   );
   // Beyond it Node closes new connections at once, before reading a byte: no answer is possible.
   server.maxConnections = config.HTTP_MAX_CONNECTIONS;

@@ -22,6 +22,14 @@ export interface NodeAdapter {
 export interface NodeListenerOptions {
   logger: Logger;
   trustProxy: TrustProxySetting;
+  /**
+   * An answer whose client accepts no byte for this long is broken off and its connection closed
+   * (0 or unset: never). Exports stop their statement on the same bound (exports/index.ts), but an
+   * answer whose last bytes are already out of PostgreSQL - a whole export at 100,000 rows fits in
+   * the kernel's and Node's buffers - would otherwise hold its connection and buffers for as long as
+   * the client cares to stay.
+   */
+  stallTimeoutMs?: number;
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -76,8 +84,17 @@ export function createNodeListener(adapter: NodeAdapter, options: NodeListenerOp
     try {
       // gzip or br per Accept-Encoding (compression.ts); everything else as the adapter would send it.
       const encoding = negotiateCompression(request, answer);
-      if (encoding) await sendCompressed(answer, response, encoding);
-      else await sendNodeResponse(answer, response, request, true);
+      const sending = encoding ? sendCompressed(answer, response, encoding) : sendNodeResponse(answer, response, request, true);
+      // Armed once sending has begun: the adapter turns the socket's timeout off for a streamed body.
+      if (options.stallTimeoutMs && !response.writableFinished) {
+        const stallMs = options.stallTimeoutMs;
+        // Socket inactivity: a transfer that moves, however slowly, is never cut.
+        response.setTimeout(stallMs, () => {
+          logger.info({ request_id: requestId, stall_ms: stallMs }, 'client accepted nothing: answer broken off');
+          response.destroy();
+        });
+      }
+      await sending;
     } catch (error) {
       // The answer was (partly) on its way: nothing else can be sent on this connection.
       logger.warn({ err: error, request_id: requestId }, 'sending the response failed');
