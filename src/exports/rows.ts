@@ -253,11 +253,14 @@ function transcript(out: Out, src: Buffer, start: number, end: number): void {
   out.pos += out.buf.write(text, out.pos, 'utf8');
 }
 
-/** Whether the bytes hold a digit or an `@`: text without either has nothing to redact. */
+/**
+ * Whether the bytes hold a digit, an `@` or anything not ASCII (a digit or `＠` of another script:
+ * phi/masking.ts canonicalForMasking): text without any has nothing to redact.
+ */
 function mayHoldContacts(src: Buffer, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = src[i]!;
-    if ((c >= 0x30 && c <= 0x39) || c === 0x40) return true;
+    if ((c >= 0x30 && c <= 0x39) || c === 0x40 || c >= 0x80) return true;
   }
   return false;
 }

@@ -43,6 +43,41 @@ const MIN_NATIONAL_FOR_LEADING_DIGIT = 5;
 
 const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 
+// ---------------------------------------------------------------------------------------------
+// One spelling for every spelling of a digit, a space and a dash
+
+/** Characters that show nothing (zero-width spaces and joiners, the word joiner, a BOM, a soft hyphen: \p{Cf}), behind which a number or an address hides. */
+const INVISIBLE = /\p{Cf}/gu;
+const ANY_DIGIT = /\p{Nd}/gu;
+const ANY_SPACE = /\p{Zs}/gu;
+/** Dashes (\p{Pd}: en and em dashes, the non-breaking hyphen...) and the minus sign. */
+const ANY_DASH = /[\p{Pd}\u2212]/gu;
+
+const isAscii = (text: string) => {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+};
+
+/** A decimal digit's value: digits of a script come as ten consecutive code points, 0 first. */
+function digitValue(digit: string): string {
+  const code = digit.codePointAt(0)!;
+  let value = 0;
+  while (value < 9 && /\p{Nd}/u.test(String.fromCodePoint(code - value - 1))) value++;
+  return String(value);
+}
+
+/**
+ * The text the masking rules read: compatibility forms folded (NFKC: fullwidth `＋３４`, `＠`,
+ * mathematical and circled digits), invisible characters dropped, every decimal digit of any script
+ * written 0-9 (Arabic-Indic `٦١٢`, Devanagari, Bengali...), every space separator a space and every
+ * dash a `-`. Without it a number written `+٩٦٦ ٥٠ ١٢٣ ٤٥٦٧` or `6\u2009612` passed unmasked. A key
+ * without `phi:read` sees this form of a text that held anything but ASCII; ASCII is left alone.
+ */
+export function canonicalForMasking(text: string): string {
+  if (isAscii(text)) return text;
+  return text.normalize('NFKC').replace(INVISIBLE, '').replace(ANY_DIGIT, digitValue).replace(ANY_SPACE, ' ').replace(ANY_DASH, '-');
+}
+
 /**
  * `+34 612 345 689` -> `+34 6** *** *89`: the `+` (or an international `00`), the country calling
  * code and the first digit of the national number are kept (that digit tells a mobile from a
@@ -53,7 +88,8 @@ const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
  * a digit is kept, except that an e-mail address (a WhatsApp id, say) becomes `[email]`.
  */
 export function maskPhoneNumber(phone: string): string {
-  const value = phone.includes('@') ? redactEmails(phone) : phone;
+  const canonical = canonicalForMasking(phone);
+  const value = canonical.includes('@') ? redactEmails(canonical) : canonical;
   let digits = '';
   for (let i = 0; i < value.length; i++) if (isDigit(value.charCodeAt(i))) digits += value[i];
   if (digits.length === 0) return value;
@@ -116,7 +152,7 @@ function redactEmails(text: string): string {
  * e-mail address by `[email]`. A text with no digit and no `@` is returned as it is, unscanned.
  */
 export function redactText(text: string): string {
-  let out = text;
+  let out = canonicalForMasking(text);
   if (out.includes('@')) out = redactEmails(out);
   for (let i = 0; i < out.length; i++) if (isDigit(out.charCodeAt(i))) return redactPhones(out, i);
   return out;
@@ -167,8 +203,8 @@ const isSpace = (code: number) =>
   code === 0x205f ||
   code === 0x3000;
 
-/** Digits in groups joined by one `.`, `-` or `/`; a group may be in parentheses; `+` or `(+code)` in front. */
-const NUMBER_WORD = /^(?:\+|\(\+\d{1,3}\))?(?:\d|\(\d{1,5}\))(?:[./-]?(?:\d|\(\d{1,5}\)))*$/;
+/** Digits in groups joined by one `.`, `,`, `-` or `/`; a group may be in parentheses; `+` or `(+code)` in front. */
+const NUMBER_WORD = /^(?:\+|\(\+\d{1,3}\))?(?:\d|\(\d{1,5}\))(?:[.,/-]?(?:\d|\(\d{1,5}\)))*$/;
 /** Punctuation before a number that is not part of it: opening brackets and quotes, and a label such as `Tel:`. */
 const LEADING = /^(?:[[{"'«¿¡“‘„]+|\p{L}[\p{L}.]{0,15}:)+/u;
 const TRAILING = /[.,;:!?\]}"'»”’…]+$/;
@@ -196,8 +232,8 @@ const CURRENCY = String.raw`[$€£¥₹₩₽¢]|(?<!\p{L})(?:EUR|USD|GBP|MXN|C
 const CURRENCY_BEFORE = new RegExp(String.raw`(?:${CURRENCY})\s?$`, 'iu');
 const CURRENCY_AFTER = new RegExp(String.raw`^\s?(?:${CURRENCY}|%)(?![\p{L}])`, 'iu');
 
-/** The most words a phone number is written in (`+1 800 555 01 99 12`, with room to spare). */
-const MAX_WORDS = 8;
+/** The most words a phone number is written in: 15 digits read out one by one, after a `+`. */
+const MAX_WORDS = 16;
 
 function numberWord(text: string, wordStart: number, wordEnd: number): NumberWord | undefined {
   let core = text.slice(wordStart, wordEnd);
@@ -256,13 +292,18 @@ function count(text: string, char: string): number {
 function isPhone(text: string, words: readonly NumberWord[], from: number, to: number): boolean {
   const first = words[from]!;
   let digits = first.digits;
+  // A number read out digit by digit (`6 1 2 3 4 5 6 8 9`): every word one digit.
+  let dictated = first.digits === 1;
+  for (let k = from + 1; k <= to && dictated; k++) dictated = words[k]!.digits === 1;
   for (let k = from + 1; k <= to; k++) {
     const word = words[k]!;
-    // Only the first word has the `+`; after it, groups of one digit are a list, not a number.
-    if (word.plus || (!first.plus && word.digits < 2)) return false;
+    // Only the first word has the `+`; after it, groups of one digit among longer ones are a list, not a number.
+    if (word.plus || (!first.plus && !dictated && word.digits < 2)) return false;
     digits += word.digits;
   }
   if (digits > 15) return false;
+  // Counting (`items 1 2 3 4 5 6 7 8`) is not a number read out.
+  if (dictated && !first.plus && isCounting(words, from, to)) return false;
   if (first.plus) return digits >= 7;
   if (digits < 7) return false;
   // Seven digits only as a local number written 555-0123.
@@ -270,6 +311,12 @@ function isPhone(text: string, words: readonly NumberWord[], from: number, to: n
   if (to - from === 2 && isSpacedDate(words.slice(from, to + 1))) return false;
   const last = words[to]!;
   return !CURRENCY_BEFORE.test(text.slice(Math.max(0, first.start - 8), first.start)) && !CURRENCY_AFTER.test(text.slice(last.end, last.end + 9));
+}
+
+/** Whether one-digit words[from..to] count up by one (1 2 3 ...). */
+function isCounting(words: readonly NumberWord[], from: number, to: number): boolean {
+  for (let k = from + 1; k <= to; k++) if (Number(words[k]!.core) !== Number(words[k - 1]!.core) + 1) return false;
+  return true;
 }
 
 /** The replacements of one segment of number words: [start, end) spans of the text. */
