@@ -296,35 +296,42 @@ function slowBody(port: number, key: string, capMs: number): Promise<number> {
 
 /**
  * An export whose client reads nothing after the status line (TCP backpressure stops the server's
- * writes). Resolves with the status when the server ends it, or 0 after `capMs` if it never does.
+ * writes). A paused socket does not notice being closed, so after `holdMs` (beyond the server's
+ * stall bound) the client reads again: a cut answer ends at once (incomplete), one whose every byte
+ * had already been handed to the kernel completes; one that still trickles or hangs is a failure.
  */
-function unreadExport(port: number, key: string, accept: string, capMs: number): Promise<{ status: number; error?: string }> {
+function unreadExport(port: number, key: string, accept: string, holdMs: number): Promise<{ status: number; error?: string }> {
   return new Promise((resolve) => {
-    let status = 0;
     let settled = false;
-    const finish = (error?: string) => {
+    const finish = (result: { status: number; error?: string }) => {
       if (settled) return;
       settled = true;
-      clearTimeout(cap);
+      clearTimeout(hold);
+      clearTimeout(deadline);
       request.destroy();
-      // Cut by the server once it was answered: what is expected of a stalled export.
-      resolve(status ? { status } : { status: 0, error: error ?? 'no answer' });
+      resolve(result);
     };
+    let deadline: NodeJS.Timeout | undefined;
+    let hold: NodeJS.Timeout | undefined;
     const request = http.get(
       { host: '127.0.0.1', port, path: '/api/v1/interactions', headers: { Authorization: `Bearer ${key}`, Accept: accept } },
       (response) => {
-        status = response.statusCode ?? 0;
-        if (status === 200) response.pause();
-        else response.resume();
-        response.on('error', () => finish());
-        response.once('close', () => finish());
+        const status = response.statusCode ?? 0;
+        response.on('error', () => finish({ status }));
+        response.once('close', () => finish({ status }));
+        if (status !== 200) {
+          response.resume();
+          return;
+        }
+        response.pause();
+        hold = setTimeout(() => {
+          response.on('data', () => {});
+          response.resume();
+          deadline = setTimeout(() => finish({ status: 0, error: 'the unread export was neither cut nor ended' }), 15_000);
+        }, holdMs);
       },
     );
-    const cap = setTimeout(() => {
-      status = 0;
-      finish('export never ended by the server');
-    }, capMs);
-    request.on('error', (e) => finish(e.message));
+    request.on('error', (e) => finish({ status: 0, error: e.message }));
   });
 }
 
@@ -508,7 +515,7 @@ async function main(): Promise<void> {
         (async () => {
           while (running) {
             const format = i ? 'text/csv' : 'application/x-ndjson';
-            await timed('hostile', `unread export (${format})`, i, () => unreadExport(ports[i]!, hostile, format, 120_000));
+            await timed('hostile', `unread export (${format})`, i, () => unreadExport(ports[i]!, hostile, format, 90_000));
           }
         })(),
       );
