@@ -58,7 +58,7 @@ const ANY_DASH = /[\p{Pd}\u2212]/gu;
  * separator or an `@` (NFKC folds no letter into one), so a text of such words is read as it is,
  * without the cost of the canonical form (7 times the redaction's own on a Spanish summary).
  */
-const MAY_SPELL_OTHERWISE = /[^\x00-\x7f\p{L}\p{M}]/u;
+const MAY_SPELL_OTHERWISE = /[^\p{ASCII}\p{L}\p{M}]/u;
 
 /** A decimal digit's value: digits of a script come as ten consecutive code points, 0 first. */
 function digitValue(digit: string): string {
