@@ -318,7 +318,8 @@ const CAMPAIGN_SLOTS: readonly CampaignSlot[] = [
 const FALLBACK_SLOT: Record<CampaignKind, number> = { voice: 1, whatsapp: 2, reminders: 0 };
 
 export const CLINIC_IDS: readonly string[] = CLINICS.map((_, c) => uuidOf(`bench-clinic-${c}`));
-const CAMPAIGN_IDS: readonly string[] = CLINICS.flatMap((_, c) => CAMPAIGN_SLOTS.map((_, s) => uuidOf(`bench-campaign-${c}-${s}`)));
+/** Campaign `s` of clinic `c` is CAMPAIGN_IDS[c * CAMPAIGN_SLOTS.length + s] (slot 1: the voice campaign that also takes other days' calls). */
+export const CAMPAIGN_IDS: readonly string[] = CLINICS.flatMap((_, c) => CAMPAIGN_SLOTS.map((_, s) => uuidOf(`bench-campaign-${c}-${s}`)));
 
 async function insertClinicsAndCampaigns(client: pg.Client, firstDay: Date): Promise<void> {
   const clinicCreated = (c: number) => new Date(firstDay.getTime() - (400 + 37 * c) * DAY_MS).toISOString();

@@ -2,19 +2,24 @@
 // from the rollup levels in a bounded number of rows, in one statement.
 //
 // With C(t) the running total of interactions before instant t, a bucket [a, b) is C(b) - C(a).
-// C at every edge of every window is read at once, relative to the first edge's UTC day:
+// C at every edge of every window is read at once, relative to the first edge's anchor:
 //   every interaction, no restriction (the common case): each edge t is rounded to the nearest UTC
 //     hour n, on UTC day D. C(n) is the totals of the days before D (one range scan of
 //     interaction_day_hours) plus D's running total at n (a slice of D's row of the same scan); the
 //     part between n and t (at most 30 minutes) is whole quarter hours of interaction_quarters (at
-//     most two rows), then the raw table for what is left (only offsets that are not multiples of
-//     15 minutes: local mean time). A year of local days in Asia/Kathmandu (+05:45) reads 366 day
-//     rows and one quarter row per day; a year of hours in Europe/Madrid reads 366 day rows, whatever
-//     the table's size;
-//   one campaign: as below, from interaction_campaign_day_totals, the rest raw (no finer campaign level);
+//     most two rows). A year of local days in Asia/Kathmandu (+05:45) reads 366 day rows and one
+//     quarter row per day; a year of hours in Europe/Madrid reads 366 day rows, whatever the
+//     table's size;
 //   restricted to clinics, a channel or a type: each edge anchored at the nearest UTC midnight, C of
-//     the anchors from interaction_day_totals, whole UTC hours from interaction_hour_totals, the rest
-//     raw (an hourly series: anchored at UTC hours, all from interaction_hour_totals);
+//     the anchors from interaction_day_totals, whole UTC hours from interaction_hour_totals, the
+//     quarter hours left (offsets such as +05:45) as one range of interaction_quarter_totals; an
+//     hourly series is anchored at UTC hours (interaction_hour_totals), with the same quarter range;
+//   one campaign: days from interaction_campaign_day_totals and the rest of each edge (up to 12
+//     hours) as one range of interaction_quarter_totals; an hourly series is anchored at the
+//     campaign's quarter hours themselves (each of its rows in the window read once).
+// Only offsets that are not multiples of 15 minutes (local mean time, before about 1970) leave a
+// remainder under a quarter hour, read from the raw table. So the cost of a request depends on its
+// zone's offset only through a few more rows per edge: no raw scan in any zone in use today.
 // Rows of hour running totals (interaction_day_hours) replaced rows per hour: a year of local days
 // read 8 rows a day in +05:45 (bench/results/2026-11-24-day-hour-ends-100k-1m-10m.md). Running sums at every
 // quarter hour were tried before: reads 3.5 times cheaper, imports 2 to 4 times slower (95 rows per
@@ -60,15 +65,22 @@ class Pieces {
   }
 }
 
-/** The pieces of every kind: rows of interaction_quarters, of interaction_hour_totals, and raw ranges. */
+/**
+ * The pieces of every kind: rows of interaction_quarters and of interaction_hour_totals (one unit
+ * each), and ranges of interaction_quarter_totals and of the raw table.
+ */
 interface AllPieces {
   quarters: Pieces;
   hourTotals: Pieces;
+  quarterTotals: Pieces;
   raw: Pieces;
 }
 
-/** A level finer than the anchors: its unit, and the pieces its whole units fill. */
-type Level = { size: number; pieces: keyof AllPieces };
+/**
+ * A level finer than the anchors: its unit, and the pieces its whole units fill (one piece per unit,
+ * or with `range` one piece for all of them: a range scan rather than one lookup per unit).
+ */
+type Level = { size: number; pieces: keyof AllPieces; range?: boolean };
 
 /**
  * How the running totals at the edges are read for one filter and grain: `dayHours` (every
@@ -85,19 +97,31 @@ type Plan =
       levels: readonly Level[];
     };
 
+/** The quarter hours between an anchor and an edge, as one range of interaction_quarter_totals. */
+const QUARTER_TOTALS: Level = { size: QUARTER, pieces: 'quarterTotals', range: true };
+
 function planOf(dims: Dimensions, hourly: boolean): Plan {
   const everything = dims.clinicIds === undefined && dims.campaignId === undefined && dims.channel === undefined && dims.type === undefined;
   const allClinics = dims.clinicIds === undefined;
   if (everything) return { kind: 'dayHours', levels: [{ size: QUARTER, pieces: 'quarters' }] };
   if (dims.campaignId !== undefined) {
-    // One campaign: its days from the campaign level, everything between a UTC midnight and an edge
-    // raw (the (campaign_id, started_at) index); no finer level is kept per campaign.
+    if (hourly) {
+      // Anchored at the campaign's own quarter hours: every row of the window read once, where day
+      // anchors would read each quarter row once per edge of its day (about 6 times on average).
+      return {
+        kind: 'anchored',
+        from: Prisma.sql`(SELECT quarter AS unit, *, interactions AS n FROM interaction_quarter_totals) AS t`,
+        sums: SUM_VALUES,
+        unit: QUARTER,
+        levels: [],
+      };
+    }
     return {
       kind: 'anchored',
       from: Prisma.sql`(SELECT day AS unit, clinic_id, campaign_id, type, ${totalsColumns(1)} FROM interaction_campaign_day_totals) AS t`,
       sums: SUM_VALUES,
       unit: DAY,
-      levels: [],
+      levels: [QUARTER_TOTALS],
     };
   }
   if (hourly) {
@@ -106,7 +130,7 @@ function planOf(dims: Dimensions, hourly: boolean): Plan {
       from: Prisma.sql`(SELECT hour AS unit, *, interactions AS n FROM interaction_hour_totals) AS t`,
       sums: SUM_VALUES,
       unit: HOUR,
-      levels: [],
+      levels: [QUARTER_TOTALS],
     };
   }
   return {
@@ -114,7 +138,7 @@ function planOf(dims: Dimensions, hourly: boolean): Plan {
     from: Prisma.raw(`(SELECT day AS unit, *, interactions AS n FROM ${allClinics ? 'interaction_day_totals_all_clinics' : 'interaction_day_totals'}) AS t`),
     sums: SUM_VALUES,
     unit: DAY,
-    levels: [{ size: HOUR, pieces: 'hourTotals' }],
+    levels: [{ size: HOUR, pieces: 'hourTotals' }, QUARTER_TOTALS],
   };
 }
 
@@ -125,7 +149,7 @@ function split(lo: number, hi: number, levels: readonly Level[], level: number, 
     pieces.raw.add(edge, sign, lo, hi);
     return;
   }
-  const { size, pieces: kind } = levels[level]!;
+  const { size, pieces: kind, range } = levels[level]!;
   const first = Math.ceil(lo / size) * size;
   const last = Math.floor(hi / size) * size;
   if (first >= last) {
@@ -133,7 +157,8 @@ function split(lo: number, hi: number, levels: readonly Level[], level: number, 
     return;
   }
   split(lo, first, levels, level + 1, edge, sign, pieces);
-  for (let unit = first; unit < last; unit += size) pieces[kind].add(edge, sign, unit);
+  if (range) pieces[kind].add(edge, sign, first, last);
+  else for (let unit = first; unit < last; unit += size) pieces[kind].add(edge, sign, unit);
   split(last, hi, levels, level + 1, edge, sign, pieces);
 }
 
@@ -165,7 +190,7 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
   const anchors: number[] = [];
   const anchorIndex = new Int32Array(edges.length);
   const edgeHour = new Int8Array(edges.length);
-  const pieces: AllPieces = { quarters: new Pieces(), hourTotals: new Pieces(), raw: new Pieces() };
+  const pieces: AllPieces = { quarters: new Pieces(), hourTotals: new Pieces(), quarterTotals: new Pieces(), raw: new Pieces() };
   for (let k = 0; k < edges.length; k++) {
     const t = edges[k]!;
     let anchor: number;
@@ -248,15 +273,28 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
       ) AS t ON t.hour = ${instantOf(Prisma.sql`p.ms`)}
       GROUP BY p.k`);
   }
+  const sumsAs = Prisma.raw(SUM_COLUMNS.map((_, i) => `s${i}`).join(', '));
+  const rSums = Prisma.raw(SUM_COLUMNS.map((_, i) => `r.s${i}`).join(', '));
+  if (pieces.quarterTotals.list.length) {
+    const range = and([Prisma.sql`quarter >= ${instantOf(Prisma.sql`p.lo`)}`, Prisma.sql`quarter < ${instantOf(Prisma.sql`p.hi`)}`, ...conditions]);
+    // One range scan per piece (the aggregate inside the LATERAL keeps it from being flattened
+    // into a join over the whole level).
+    parts.push(Prisma.sql`
+      SELECT '[5,' || concat_ws(',', p.k, ${rSums}) || ']' AS r
+      FROM unnest(${numbers(pieces.quarterTotals.at)}::bigint[], ${numbers(pieces.quarterTotals.until)}::bigint[]) WITH ORDINALITY AS p(lo, hi, k)
+      CROSS JOIN LATERAL (
+        SELECT * FROM (SELECT ${SUM_VALUES} FROM (SELECT *, interactions AS n FROM interaction_quarter_totals WHERE ${range}) AS t) AS x(${sumsAs})
+      ) AS r`);
+  }
   if (pieces.raw.list.length) {
     const range = and([Prisma.sql`started_at >= ${instantOf(Prisma.sql`p.lo`)}`, Prisma.sql`started_at < ${instantOf(Prisma.sql`p.hi`)}`, ...conditions]);
     // The aggregate inside the LATERAL keeps PostgreSQL from flattening it into one join over the
     // whole table: each range is its own index scan on started_at.
     parts.push(Prisma.sql`
-      SELECT '[3,' || concat_ws(',', p.k, ${Prisma.raw(SUM_COLUMNS.map((_, i) => `r.s${i}`).join(', '))}) || ']' AS r
+      SELECT '[3,' || concat_ws(',', p.k, ${rSums}) || ']' AS r
       FROM unnest(${numbers(pieces.raw.at)}::bigint[], ${numbers(pieces.raw.until)}::bigint[]) WITH ORDINALITY AS p(lo, hi, k)
       CROSS JOIN LATERAL (
-        SELECT * FROM (SELECT ${SUMS} FROM (SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${range}) AS rows) AS x(${Prisma.raw(SUM_COLUMNS.map((_, i) => `s${i}`).join(', '))})
+        SELECT * FROM (SELECT ${SUMS} FROM (SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${range}) AS rows) AS x(${sumsAs})
       ) AS r`);
   }
 
@@ -277,8 +315,8 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
   const atEdge = new Float64Array(edges.length * width);
   // Day rows with runs, by day number: the row and where its first run starts.
   const runsOf = new Map<number, { row: number[]; firstRun: number }>();
-  // Parts 2 (quarters), 3 (raw) and 4 (hour totals) are keyed by piece (WITH ORDINALITY numbers them from 1).
-  const byOrdinal: Array<Pieces | undefined> = [undefined, undefined, pieces.quarters, pieces.raw, pieces.hourTotals];
+  // Parts 2 (quarters), 3 (raw), 4 (hour totals) and 5 (quarter totals) are keyed by piece (WITH ORDINALITY numbers them from 1).
+  const byOrdinal: Array<Pieces | undefined> = [undefined, undefined, pieces.quarters, pieces.raw, pieces.hourTotals, pieces.quarterTotals];
   for (const r of rows) {
     const part = r[0]!;
     const key = r[1]!;
