@@ -96,7 +96,9 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
         return [
           zoned(base, `${r.path}&${f.query}&timezone=Europe/Madrid`),
           ...withCompare(
-            zoned(`metrics ${r.label}, ${f.label}, tz Asia/Kathmandu`, `${r.path}&${f.query}&timezone=Asia/Kathmandu`, { versus: { scenario: base, factor: 2 } }),
+            zoned(`metrics ${r.label}, ${f.label}, tz Asia/Kathmandu`, `${r.path}&${f.query}&timezone=Asia/Kathmandu`, {
+              versus: { scenario: base, factor: 2 },
+            }),
           ),
         ];
       }),
