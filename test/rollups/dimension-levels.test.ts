@@ -1,7 +1,8 @@
 // The campaign and duration levels (prisma/migrations/*_campaign_and_duration_levels):
 // interaction_campaign_days / _months (the outcome grain with the campaign as one more key, '' for
 // none) and the histogram of voice-call durations interaction_duration_days / _months with their
-// all-clinics twins. After every kind of write to `interactions` (INSERT, UPDATE of every counted
+// all-clinics twins; and the campaign totals grain per day, month and UTC quarter hour
+// (*_campaign_totals_levels, *_quarter_totals). After every kind of write to `interactions` (INSERT, UPDATE of every counted
 // column, cascades from campaigns and clinics, DELETE, the importer's upserts, TRUNCATE, writes with
 // the triggers off and the rebuild) each level equals a GROUP BY over the raw rows, and holds the
 // numbers worked out here by hand. Also the two CHECKs the migration adds.
@@ -117,6 +118,7 @@ interface Levels {
   durationMonthsAll: Level<number>;
   campaignDayTotals: Level<TotalsMeasures>;
   campaignMonthTotals: Level<TotalsMeasures>;
+  quarterTotals: Level<TotalsMeasures>;
 }
 const LEVEL_NAMES: Record<keyof Levels, string> = {
   campaignDays: 'interaction_campaign_days',
@@ -127,11 +129,15 @@ const LEVEL_NAMES: Record<keyof Levels, string> = {
   durationMonthsAll: 'interaction_duration_months_all_clinics',
   campaignDayTotals: 'interaction_campaign_day_totals',
   campaignMonthTotals: 'interaction_campaign_month_totals',
+  quarterTotals: 'interaction_quarter_totals',
 };
 
 const m = (interactions: number, timed_calls = 0, duration_sum = 0): Measures => ({ interactions, timed_calls, duration_sum });
 
 const date = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
+
+/** A UTC wall time to the second: a quarter stored off its boundary (10:15:30) differs from the reference. */
+const quarterKey = (column: string) => `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS')`;
 
 const STORED_TOTALS = 'interactions, with_outcome, successful, booked, timed_calls, duration_sum';
 const TOTALS_NONZERO = 'interactions <> 0 OR with_outcome <> 0 OR successful <> 0 OR booked <> 0 OR timed_calls <> 0 OR duration_sum <> 0';
@@ -150,6 +156,8 @@ const STORED: Record<keyof Levels, string> = {
                       FROM interaction_campaign_day_totals WHERE ${TOTALS_NONZERO}`,
   campaignMonthTotals: `SELECT concat_ws('|', ${date('month')}, clinic_id, campaign_id, channel, type, direction) AS key, ${STORED_TOTALS}
                         FROM interaction_campaign_month_totals WHERE ${TOTALS_NONZERO}`,
+  quarterTotals: `SELECT concat_ws('|', ${quarterKey(`quarter AT TIME ZONE 'UTC'`)}, clinic_id, campaign_id, channel, type, direction) AS key, ${STORED_TOTALS}
+                  FROM interaction_quarter_totals WHERE ${TOTALS_NONZERO}`,
 };
 
 /** What the levels must hold: GROUP BYs over the raw table (UTC days and months, '' for no campaign or outcome). */
@@ -178,6 +186,12 @@ const GROUPED: Record<keyof Levels, string> = {
                       FROM ${RAW} GROUP BY d, clinic_id, cmp, channel, type, direction`,
   campaignMonthTotals: `SELECT concat_ws('|', ${date('mo')}, clinic_id, cmp, channel, type, direction) AS key, ${MEASURES}, ${OUTCOME_COUNTS}
                         FROM ${RAW} GROUP BY mo, clinic_id, cmp, channel, type, direction`,
+  // (the quarter hour without date_bin: the UTC hour plus whole quarters of its minutes)
+  quarterTotals: `SELECT concat_ws('|', ${quarterKey('qh')}, clinic_id, cmp, channel, type, direction) AS key, ${MEASURES}, ${OUTCOME_COUNTS}
+                  FROM (SELECT *, date_trunc('hour', started_at AT TIME ZONE 'UTC')
+                                  + floor(extract(minute FROM started_at AT TIME ZONE 'UTC') / 15) * interval '15 minutes' AS qh
+                        FROM ${RAW}) AS quarters
+                  GROUP BY qh, clinic_id, cmp, channel, type, direction`,
 };
 
 const LEVEL_KEYS = Object.keys(LEVEL_NAMES) as Array<keyof Levels>;
@@ -231,13 +245,13 @@ async function expectExact(q: pg.Pool | pg.ClientBase, step = '', inTransaction 
 /** The rows of `levels` whose key starts with one of `prefixes` (a test's own days or months). */
 /**
  * The rows of the levels whose key starts with one of `prefixes`. The hand-worked expectations are
- * of the outcome grain and the histograms; the campaign totals (a later migration) are checked
+ * of the outcome grain and the histograms; the campaign and quarter totals (later migrations) are checked
  * against their GROUP BY by expectExact, and hand-worked once, in the backfill test.
  */
-type HandWorked = Omit<Levels, 'campaignDayTotals' | 'campaignMonthTotals'>;
+type HandWorked = Omit<Levels, 'campaignDayTotals' | 'campaignMonthTotals' | 'quarterTotals'>;
 function within(levels: Levels, ...prefixes: string[]): HandWorked {
   const pick = <T>(level: Level<T>) => Object.fromEntries(Object.entries(level).filter(([key]) => prefixes.some((p) => key.startsWith(p))));
-  const { campaignDayTotals: _days, campaignMonthTotals: _months, ...handWorked } = levels;
+  const { campaignDayTotals: _days, campaignMonthTotals: _months, quarterTotals: _quarters, ...handWorked } = levels;
   return Object.fromEntries(Object.entries(handWorked).map(([k, level]) => [k, pick(level as Level<unknown>)])) as unknown as HandWorked;
 }
 
@@ -250,11 +264,12 @@ const EMPTY: Levels = {
   durationMonthsAll: {},
   campaignDayTotals: {},
   campaignMonthTotals: {},
+  quarterTotals: {},
 };
 
-/** The versions (xmin) of every row of the six levels, to see which rows a statement wrote. */
-async function versions(q: pg.Pool): Promise<string[]> {
-  const parts = LEVEL_KEYS.map((k) => `SELECT '${k}' || (t.*)::text || t.xmin::text AS v FROM ${LEVEL_NAMES[k]} AS t`);
+/** The versions (xmin) of every row of the levels (all by default), to see which rows a statement wrote. */
+async function versions(q: pg.Pool, levels: ReadonlyArray<keyof Levels> = LEVEL_KEYS): Promise<string[]> {
+  const parts = levels.map((k) => `SELECT '${k}' || (t.*)::text || t.xmin::text AS v FROM ${LEVEL_NAMES[k]} AS t`);
   const { rows } = await q.query<{ v: string }>(parts.join(' UNION ALL '));
   return rows.map((r) => r.v).sort();
 }
@@ -541,15 +556,18 @@ describe('the campaign and duration levels, maintained by triggers', () => {
     };
     expect(within(await expectExact(pool), '2025-05', '2025-06', '2025-07')).toEqual(expected);
 
-    // Columns no level counts, a move within the day, and a duration change within a bucket of a
-    // conversation, write no level row at all.
+    // Columns no level counts and a duration change within a bucket of a conversation write no
+    // level row at all; a move within the day, no row of the day and month levels.
     const before = await versions(pool);
     await pool.query(`UPDATE interactions SET summary = 'changed', phone_number = '+1 555 0199', ended_at = started_at WHERE id = ANY($1::text[])`, [
       [r0, r1, r2, r3],
     ]);
-    await pool.query(`UPDATE interactions SET started_at = started_at + interval '3 hours' WHERE id = $1`, [r2]);
     await pool.query('UPDATE interactions SET duration_seconds = 3598 WHERE id = $1', [r0]);
     expect(await versions(pool)).toEqual(before);
+    const byDay = LEVEL_KEYS.filter((k) => k !== 'quarterTotals');
+    const beforeMove = await versions(pool, byDay);
+    await pool.query(`UPDATE interactions SET started_at = started_at + interval '3 hours' WHERE id = $1`, [r2]);
+    expect(await versions(pool, byDay)).toEqual(beforeMove);
     expect(within(await expectExact(pool), '2025-05', '2025-06', '2025-07')).toEqual(expected);
   });
 
@@ -602,7 +620,7 @@ describe('the campaign and duration levels, maintained by triggers', () => {
       durationMonthsAll: { '2025-09-01|INBOUND|0': 1 },
     });
     await pool.query('DELETE FROM interactions WHERE clinic_id = ANY($1::uuid[])', [[a, b]]);
-    const { campaignDayTotals: _days, campaignMonthTotals: _months, ...emptyHandWorked } = EMPTY;
+    const { campaignDayTotals: _days, campaignMonthTotals: _months, quarterTotals: _quarters, ...emptyHandWorked } = EMPTY;
     expect(within(await expectExact(pool), '2025-09', '2025-10')).toEqual(emptyHandWorked);
   });
 
@@ -771,7 +789,7 @@ describe('the CHECKs on interactions that the levels rely on', () => {
     const { rows } = await pool.query('SELECT campaign_id, duration_seconds FROM interactions WHERE clinic_id = $1', [a]);
     expect(rows).toEqual([{ campaign_id: null, duration_seconds: 0 }]);
     expect(within(await expectExact(pool), '2026-04').durationDays).toEqual({ [`2026-04-01|${a}||INBOUND|0`]: 1 });
-    expect(await levelRowCount(pool)).toBe(levelsBefore + 8);
+    expect(await levelRowCount(pool)).toBe(levelsBefore + 9); // one row in each of the nine levels
   });
 });
 
@@ -790,7 +808,7 @@ describe('interaction_duration_bucket()', () => {
 });
 
 describe('the levels after TRUNCATE and writes without triggers', () => {
-  it('are emptied by TRUNCATE, left behind by writes in replica mode, and recomputed by interaction_dimension_levels_rebuild(), interaction_campaign_totals_rebuild() and interaction_rollups_rebuild()', async () => {
+  it('are emptied by TRUNCATE, left behind by writes in replica mode, and recomputed by interaction_dimension_levels_rebuild(), interaction_campaign_totals_rebuild(), interaction_quarter_totals_rebuild() and interaction_rollups_rebuild()', async () => {
     await pool.query('TRUNCATE interactions CASCADE');
     expect(await levelRowCount(pool)).toBe(0);
 
@@ -825,10 +843,13 @@ describe('the levels after TRUNCATE and writes without triggers', () => {
     const rebuilder = await session('-c TimeZone=America/St_Johns');
     try {
       const { rows: rebuilt } = await rebuilder.query<{ n: string }>(
-        'SELECT (interaction_dimension_levels_rebuild() + interaction_campaign_totals_rebuild())::text AS n',
+        'SELECT (interaction_dimension_levels_rebuild() + interaction_campaign_totals_rebuild() + interaction_quarter_totals_rebuild())::text AS n',
       );
       expect(Number(rebuilt[0]?.n)).toBe(await levelRowCount(rebuilder));
-      await expectExact(rebuilder, 'after interaction_dimension_levels_rebuild() and interaction_campaign_totals_rebuild()');
+      await expectExact(
+        rebuilder,
+        'after interaction_dimension_levels_rebuild(), interaction_campaign_totals_rebuild() and interaction_quarter_totals_rebuild()',
+      );
       // Written behind again (across the month's end), then the rebuild of every level.
       await rebuilder.query('SET session_replication_role = replica');
       await rebuilder.query(`UPDATE interactions SET started_at = started_at - interval '1 day', duration_seconds = 3600 WHERE clinic_id = $1`, [clinics[0]]);
