@@ -6,15 +6,15 @@
 // `dimension`: the levels of campaigns and dimensions (the campaign outcome grain, the duration
 // histograms and the campaign totals: bench/results/2026-11-25-dimension-levels-write-cost.md);
 // `campaign-totals`: the campaign totals alone (the same report); `versions`: the per-clinic data
-// versions that confirm ETags (bench/results/2026-11-27-data-versions-write-cost.md).
+// versions that confirm ETags (bench/results/2026-11-27-data-versions-write-cost.md); `quarter-totals`:
+// the totals per quarter hour, clinic and campaign (bench/results/2026-11-28-quarter-totals-write-cost.md).
 import pg from 'pg';
 import { migrate } from '../src/db/migrate.js';
 
 const admin = process.argv[2] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const family = process.argv[3] ?? 'fine';
-if (family !== 'fine' && family !== 'dimension' && family !== 'campaign-totals' && family !== 'versions') {
-  throw new Error(`unknown family of levels ${family}: fine, dimension, campaign-totals or versions`);
-}
+const FAMILIES = ['fine', 'dimension', 'campaign-totals', 'versions', 'quarter-totals'];
+if (!FAMILIES.includes(family)) throw new Error(`unknown family of levels ${family}: ${FAMILIES.join(', ')}`);
 const scratch = new URL(admin);
 scratch.pathname = '/wc_scratch';
 const url = scratch.toString();
@@ -42,7 +42,9 @@ const TRIGGERS = ['insert', 'update', 'delete'].flatMap((op) =>
       ? [`interaction_campaign_totals_${op}`]
       : family === 'versions'
         ? [`interaction_data_versions_${op}`]
-        : [`interaction_dimension_levels_${op}`, `interaction_campaign_totals_${op}`],
+        : family === 'quarter-totals'
+          ? [`interaction_quarter_totals_${op}`]
+          : [`interaction_dimension_levels_${op}`, `interaction_campaign_totals_${op}`],
 );
 const setFine = async (on: boolean) => {
   for (const t of TRIGGERS) await c.query(`ALTER TABLE interactions ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${t}`);
