@@ -17,9 +17,6 @@ CREATE TABLE "interaction_quarter_totals" (
 );
 
 -- CreateIndex
-CREATE INDEX "interaction_quarter_totals_clinic_id_quarter_idx" ON "interaction_quarter_totals"("clinic_id", "quarter");
-
--- CreateIndex
 CREATE INDEX "interaction_quarter_totals_campaign_id_quarter_idx" ON "interaction_quarter_totals"("campaign_id", "quarter");
 
 -- =================================================================================================
@@ -107,7 +104,10 @@ BEGIN
          count(*) FILTER (WHERE "channel" = 'voice' AND "duration_seconds" IS NOT NULL),
          coalesce(sum("duration_seconds"::bigint) FILTER (WHERE "channel" = 'voice'), 0)
   FROM "interactions"
-  GROUP BY 1, 2, 3, 4, 5, 6;
+  GROUP BY 1, 2, 3, 4, 5, 6
+  -- In key order, so that a quarter hour's rows share heap pages: a year of hourly edges reads one
+  -- quarter hour per edge, and rows in hash order cost one page read per row (5x slower at 1m).
+  ORDER BY 1, 2, 3, 4, 5, 6;
   GET DIAGNOSTICS written = ROW_COUNT;
   RETURN written;
 END
