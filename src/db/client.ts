@@ -90,9 +90,12 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
   // page, but the planner's estimate for a LATERAL run once per bucket edge (8,761 for a year of
   // hours) is thousands of times the rows it reads, and crossed jit_above_cost: LLVM then spent 1.4 s
   // compiling a statement that ran in 0.1 s (a year of hours in Asia/Kathmandu with channel=voice).
+  // No parallel workers: one statement then uses at most one core, so the per-key limits on
+  // statements in flight (limits/concurrency.ts, fair-pool.ts) bound a key's share of the
+  // database's CPU; with workers, one key's costliest request took every core of a 2-core server.
   const settings: pg.PoolConfig = {
     connectionString: url,
-    options: '-c TimeZone=UTC -c jit=off',
+    options: '-c TimeZone=UTC -c jit=off -c max_parallel_workers_per_gather=0',
     application_name: APPLICATION_NAME,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,

@@ -186,11 +186,14 @@ describe('connection settings', () => {
 });
 
 describe('session settings', () => {
-  it('every connection of the service runs in UTC and without JIT compilation (LLVM cost 1.4 s on a 0.1 s statement of bucket edges)', async () => {
+  it('every connection of the service runs in UTC, without JIT compilation (LLVM cost 1.4 s on a 0.1 s statement of bucket edges) and without parallel workers (one statement, one core)', async () => {
     const db = createPrismaClient(databaseUrl, 1, { bounds: BOUNDS });
     try {
-      const rows = await queryRows<{ zone: string; jit: string }>(db, Prisma.sql`SELECT current_setting('TimeZone') AS zone, current_setting('jit') AS jit`);
-      expect(rows).toEqual([{ zone: 'UTC', jit: 'off' }]);
+      const rows = await queryRows<{ zone: string; jit: string; workers: string }>(
+        db,
+        Prisma.sql`SELECT current_setting('TimeZone') AS zone, current_setting('jit') AS jit, current_setting('max_parallel_workers_per_gather') AS workers`,
+      );
+      expect(rows).toEqual([{ zone: 'UTC', jit: 'off', workers: '0' }]);
     } finally {
       await db.$disconnect();
     }
