@@ -98,9 +98,11 @@ describe('the rules over Unicode', () => {
   });
 });
 
+// One client for the file: testDb() closes it after the describe block that first asks for it.
+const db = testDb();
+const app = testApp(db);
+
 describe('through every path a key without phi:read reads', () => {
-  const db = testDb();
-  const app = testApp(db);
   const NUMBER = '612345689';
   const stored = {
     phone: '＋３４ ６١٢ ٣٤٥\u2009٦٨٩',
@@ -166,5 +168,70 @@ describe('through every path a key without phi:read reads', () => {
     const rows: Array<Record<string, unknown>> = accept === 'text/csv' ? csvObjects(body).rows.map(unguarded) : parseNdjson(body);
     expect(rows).toHaveLength(1);
     expectProtected(rows[0]!);
+  });
+});
+
+// Highlights (GraphQL `Interaction.highlights`) are fragments of the stored text as written, never
+// masked: they are safe because only a key with phi:read may search (`text`, REST `q`) at all.
+describe('search highlights', () => {
+  let clinicId: string;
+  let masked: string;
+  let reader: string;
+  beforeAll(async () => {
+    clinicId = (await createClinic(db, { language: 'en' })).id;
+    await createInteraction(db, {
+      clinicId,
+      channel: 'whatsapp',
+      startedAt: new Date('2026-03-02T10:00:00Z'),
+      summary: 'Reschedule: +٩٦٦ ٥٠ ١٢٣ ٤٥٦٧',
+      transcript: [{ role: 'user', content: 'reschedule, ６１２ ３４５ ６８９' }],
+    });
+    masked = await createKey(db, { clinicIds: [clinicId], scopes: SCOPES.filter((s) => s !== 'phi:read') });
+    reader = await createKey(db, { clinicIds: [clinicId], scopes: [...SCOPES] });
+  });
+
+  const query = `query($clinic: ID!) {
+    interactions(text: "reschedule", clinicId: $clinic) { nodes { highlights } }
+    interactionsConnection(text: "reschedule", clinicId: $clinic) { nodes { highlights } }
+    clinic(id: $clinic) { interactions(text: "reschedule") { highlights } }
+  }`;
+
+  it('a key with phi:read reads the numbers around the searched word', async () => {
+    const result = await graphql(app, { key: reader, query, variables: { clinic: clinicId } });
+    expect(result.body.errors).toBeUndefined();
+    const data = result.body.data!;
+    for (const nodes of [data.interactions.nodes, data.interactionsConnection.nodes, data.clinic.interactions]) {
+      const text = (nodes[0].highlights as string[]).join(' ');
+      expect(text).toMatch(/\*\*reschedule\*\*/i);
+      expect(longestRun(text, '966501234567'), text).toBe(12);
+      expect(longestRun(text, '612345689'), text).toBe(9);
+    }
+  });
+
+  it('a key without phi:read gets no fragment of what was said: the search is refused, and unsearched lists highlight nothing', async () => {
+    const result = await graphql(app, { key: masked, query, variables: { clinic: clinicId } });
+    expect(
+      result.body.errors?.map((e) => e.extensions?.code),
+      JSON.stringify(result.body.errors),
+    ).toEqual(['INSUFFICIENT_SCOPE', 'INSUFFICIENT_SCOPE', 'INSUFFICIENT_SCOPE']);
+    const whole = JSON.stringify(result.body);
+    expect(longestRun(whole, '966501234567'), whole).toBeLessThan(2);
+    expect(longestRun(whole, '612345689'), whole).toBeLessThan(2);
+    expect(whole).not.toMatch(/reschedule\*\*/i);
+
+    const plain = await graphql(app, {
+      key: masked,
+      query: `query($clinic: ID!) { interactions(clinicId: $clinic) { nodes { highlights summary } } }`,
+      variables: { clinic: clinicId },
+    });
+    expect(plain.body.errors).toBeUndefined();
+    const node = plain.body.data!.interactions.nodes[0];
+    expect(node.highlights).toBeNull();
+    expect(node.summary).toBe('Reschedule: [phone]');
+
+    const rest = await get(app, `/api/v1/interactions?clinic_id=${clinicId}&q=reschedule`, masked);
+    expect(rest.status).toBe(403);
+    expect(rest.body.error.code).toBe('INSUFFICIENT_SCOPE');
+    expect(rest.body.data).toBeUndefined();
   });
 });
