@@ -676,12 +676,19 @@ function componentHeaders(): Record<string, Json> {
     'Cache-Control': {
       description: '`private, no-cache` on 200 and 304 (a private cache may keep the answer but revalidates it first); `no-store` on errors and exports.',
       required: true,
-      schema: { type: 'string', examples: ['private, no-cache'] },
+      schema: { type: 'string', examples: ['private, no-cache', 'no-store'] },
     },
     Vary: {
-      description: 'The answer differs by key, by format (exports) and by content encoding.',
+      description:
+        "Every answer varies by `Authorization`, errors included (400, 401, 403, 404, 429, 503), so that a shared cache never gives one key's answer, or a 401, to another key. " +
+        'A JSON 200 or 304 says `Authorization, Accept, Accept-Encoding` (it differs by key, by format: JSON or an export, and by content encoding); errors and exports say `Authorization`, ' +
+        'followed over the network by `Accept-Encoding`. GraphQL answers (`/graphql`, not described here) vary by `Authorization` and `Accept`, and say `Cache-Control: private, no-store`.',
       required: true,
-      schema: { type: 'string', const: 'Authorization, Accept, Accept-Encoding' },
+      schema: {
+        type: 'string',
+        pattern: '(?:^|,\\s*)Authorization(?:\\s*,|$)',
+        examples: ['Authorization, Accept, Accept-Encoding', 'Authorization, Accept-Encoding'],
+      },
     },
     Link: {
       description:
@@ -844,7 +851,7 @@ function sharedResponses(): Record<string, Json> {
     },
     Unauthorized: {
       description: meaningOf(unauthorized),
-      headers: headersOf('X-Request-Id', 'WWW-Authenticate'),
+      headers: headersOf('X-Request-Id', 'WWW-Authenticate', 'Cache-Control', 'Vary'),
       content: jsonContent(unauthorized.schema, {
         missingHeader: { summary: 'No Authorization header', value: errorBody('UNAUTHORIZED', MISSING_HEADER.message) },
         invalidKey: { summary: 'Unknown or revoked key', value: errorBody('INVALID_API_KEY') },
@@ -854,14 +861,14 @@ function sharedResponses(): Record<string, Json> {
     },
     NotFound: {
       description: meaningOf(notFound),
-      headers: headersOf('X-Request-Id', ...RATE_LIMIT_HEADERS),
+      headers: headersOf('X-Request-Id', 'Cache-Control', 'Vary', ...RATE_LIMIT_HEADERS),
       content: jsonContent(notFound.schema, { notFound: { summary: 'Unknown id', value: errorBody('NOT_FOUND', 'No interaction with that id') } }),
     },
     RateLimited: {
       description:
         `${meaningOf(rateLimited)} The exhausted window's \`X-RateLimit-Remaining-*\` (and its \`RateLimit\` item's \`r\`) is 0. Repeated failed authentications from one client IP are limited ` +
         'the same way (then without `X-RateLimit-*` headers).',
-      headers: headersOf('X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS),
+      headers: headersOf('X-Request-Id', 'Retry-After', 'Cache-Control', 'Vary', ...RATE_LIMIT_HEADERS),
       content: jsonContent(rateLimited.schema, { rateLimited: { summary: 'Minute window exhausted', value: errorBody('RATE_LIMITED') } }),
     },
     InternalError: {
@@ -871,7 +878,7 @@ function sharedResponses(): Record<string, Json> {
     },
     ServiceUnavailable: {
       description: meaningOf(unavailable),
-      headers: headersOf('X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS),
+      headers: headersOf('X-Request-Id', 'Retry-After', 'Cache-Control', 'Vary', ...RATE_LIMIT_HEADERS),
       content: jsonContent(unavailable.schema, { unavailable: { value: errorBody('SERVICE_UNAVAILABLE') } }),
     },
   };
@@ -904,7 +911,7 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
     },
     400: {
       description: meaningOf(validation),
-      headers: headersOf('X-Request-Id', ...RATE_LIMIT_HEADERS),
+      headers: headersOf('X-Request-Id', 'Cache-Control', 'Vary', ...RATE_LIMIT_HEADERS),
       content: jsonContent(validation.schema, {
         invalidParameters: { summary: `?${invalid.query}`, value: errorBody('VALIDATION_ERROR', undefined, invalid.details) },
       }),
@@ -923,7 +930,7 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
       : '';
     responses[403] = {
       description: `${meaningOf(forbidden)} This endpoint needs \`${route.scope}\`.${phiNote}`,
-      headers: headersOf('X-Request-Id', 'WWW-Authenticate', ...RATE_LIMIT_HEADERS),
+      headers: headersOf('X-Request-Id', 'WWW-Authenticate', 'Cache-Control', 'Vary', ...RATE_LIMIT_HEADERS),
       content: jsonContent(forbidden.schema, {
         insufficientScope: {
           summary: `Key without ${route.scope}`,
