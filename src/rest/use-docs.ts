@@ -91,7 +91,8 @@ function assetsOf(options: DocsOptions): Record<DocsFile, Asset> {
   return {
     [OPENAPI_PATH]: { type: JSON_TYPE, body: () => JSON.stringify(buildOpenApiDocument(), null, 2), cache: 'no-cache' },
     [DOCS_PATH]: { type: 'text/html; charset=utf-8', body: () => PAGE, cache: 'no-cache' },
-    '/docs/docs.js': { type: JS_TYPE, body: () => initScript(options.demoKey), cache: 'no-cache' },
+    // A script that embeds a key is a credential: no shared cache may keep it (as GraphiQL's page with the demo key).
+    '/docs/docs.js': { type: JS_TYPE, body: () => initScript(options.demoKey), cache: options.demoKey ? 'private, no-store' : 'no-cache' },
     '/docs/swagger-ui-bundle.js': { type: JS_TYPE, body: swaggerUiFile('swagger-ui-bundle.js'), cache: ASSET_CACHE },
     '/docs/swagger-ui.css': { type: 'text/css; charset=utf-8', body: swaggerUiFile('swagger-ui.css'), cache: ASSET_CACHE },
     '/docs/favicon-32x32.png': { type: 'image/png', body: swaggerUiFile('favicon-32x32.png'), cache: ASSET_CACHE },

@@ -571,4 +571,22 @@ describe('GET /api/v1/openapi.json and /docs', () => {
     const missing = await app.fetch('http://localhost/docs/nope.js');
     expect(missing.status).toBe(404);
   });
+
+  it('the start-up script that carries the demo key is never kept by a shared cache; without a key it stays revalidated and shareable', async () => {
+    const demoKey = 'svc_test_demoKeyForTheDocsStartUpScript0123456789';
+    const withKey = testApp(testDb(), { demoKey });
+    const fetchScript = (on: typeof app, headers: Record<string, string> = {}) => on.fetch('http://localhost/docs/docs.js', { headers });
+    const carrying = await fetchScript(withKey);
+    expect(carrying.status).toBe(200);
+    expect(await carrying.text()).toContain(demoKey);
+    expect(carrying.headers.get('cache-control')).toBe('private, no-store');
+    const revalidated = await fetchScript(withKey, { 'if-none-match': carrying.headers.get('etag') ?? '' });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('cache-control')).toBe('private, no-store');
+
+    const plain = await fetchScript(app);
+    expect(plain.status).toBe(200);
+    expect(await plain.text()).not.toContain('svc_');
+    expect(plain.headers.get('cache-control')).toBe('no-cache');
+  });
 });
