@@ -71,7 +71,6 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
     exportLimits: {
       concurrency: config.EXPORT_CONCURRENCY,
       concurrencyPerKey: config.EXPORT_CONCURRENCY_PER_KEY,
-      stallTimeoutMs: config.EXPORT_STALL_TIMEOUT_MS,
       timeoutMs: config.EXPORT_TIMEOUT_MS,
     },
   });

@@ -61,8 +61,6 @@ export interface CopyOutOptions {
   preamble?: Buffer;
   /** node-postgres's client-side bound for this query (the pool's default is an API request's). */
   queryTimeoutMs: number;
-  /** The socket was paused because the reader took nothing (`true`), or resumed (`false`). */
-  onPaused?(paused: boolean): void;
   /** The COPY failed (not called for `abort`). */
   onFailed?(error: Error): void;
   /** Every row has arrived (some may still wait for the reader): the connection is free again. */
@@ -233,7 +231,6 @@ export class CopyOut {
     this.paused = paused;
     if (paused) this.connection?.stream.pause();
     else this.connection?.stream.resume();
-    this.options.onPaused?.(paused);
   }
 
   /** The batch so far goes to the queue; writing goes on in a fresh one. */

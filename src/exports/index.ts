@@ -7,8 +7,9 @@
 // Interactions: one connection of the pool for the export's whole duration, one `COPY ... TO
 // STDOUT` on it (copy-out.ts), read only as fast as the client takes the body (backpressure). It
 // ends, and nothing of it is left running in PostgreSQL, when the client goes away (the request's
-// abort signal, or the body's cancel()), when the client reads nothing for `stallTimeoutMs`, or
-// after `timeoutMs` (statement_timeout). At most `concurrency` run at once in a process, at most
+// abort signal, or the body's cancel()), or after `timeoutMs` (statement_timeout). A client that
+// reads nothing is cut off by the node listener's stall bound (http/node-listener.ts), which closes
+// the response and so aborts the request's signal. At most `concurrency` run at once in a process, at most
 // `concurrencyPerKey` of them for one key (slots.ts): past the key's share the answer is 429
 // RATE_LIMITED, past the process's 503 SERVICE_UNAVAILABLE, both with Retry-After, so ordinary
 // requests keep their connections and one key cannot take every export slot.
@@ -42,8 +43,6 @@ export interface ExportLimits {
   concurrency?: number;
   /** Of those, how many one key may hold (never all of them when there are more than one). Default 1. */
   concurrencyPerKey?: number;
-  /** An export whose client has read nothing for this long is ended. Default 60 s. */
-  stallTimeoutMs?: number;
   /** An export of interactions may run this long in PostgreSQL (its statement_timeout). Default 1 h. */
   timeoutMs?: number;
 }
@@ -72,7 +71,7 @@ export interface Exports {
   readonly running: number;
 }
 
-export const DEFAULT_EXPORT_LIMITS: Required<ExportLimits> = { concurrency: 2, concurrencyPerKey: 1, stallTimeoutMs: 60_000, timeoutMs: 3_600_000 };
+export const DEFAULT_EXPORT_LIMITS: Required<ExportLimits> = { concurrency: 2, concurrencyPerKey: 1, timeoutMs: 3_600_000 };
 
 /** Retry-After of the answer when no export slot is given: exports take seconds to minutes. */
 const BUSY_RETRY_AFTER_SECONDS = 10;
@@ -187,7 +186,6 @@ class InteractionExport implements ExportSource {
   private client?: pg.PoolClient;
   private copy?: CopyOut;
   private closed = false;
-  private stall?: NodeJS.Timeout;
   private readonly startedAt = performance.now();
   private readonly onSignal = () => this.abort('the client went away');
   /** The connection failed (its socket): as a failure of the COPY, or, before it, of start(). */
@@ -228,7 +226,6 @@ class InteractionExport implements ExportSource {
       ...rowFormat(this.format, { masked: !readsPhi(this.key) }),
       // The client-side bound stays above PostgreSQL's, which answers first.
       queryTimeoutMs: this.limits.timeoutMs + 30_000,
-      onPaused: (paused) => this.paused(paused),
       onFailed: (error) => this.failed(error),
       onFinished: () => this.finish(),
     });
@@ -273,7 +270,7 @@ class InteractionExport implements ExportSource {
     this.copy?.abort(error);
     this.options.logger.info(this.facts({ reason }), 'export ended early');
     this.close(error);
-    // A client that went away has no transfer left; one that stopped reading gets a truncated one.
+    // Whatever is left of the transfer is broken off, never ended cleanly (a client that went away has none).
     if (this.started) this.cutOff();
   }
 
@@ -282,7 +279,6 @@ class InteractionExport implements ExportSource {
     if (this.closed) return;
     this.closed = true;
     this.request.signal.removeEventListener('abort', this.onSignal);
-    clearTimeout(this.stall);
     this.releaseSlot();
     const client = this.client;
     if (!client) return;
@@ -322,13 +318,6 @@ class InteractionExport implements ExportSource {
     if (this.closed) return;
     this.options.logger.info(this.facts({}), 'export finished');
     this.close();
-  }
-
-  private paused(paused: boolean): void {
-    clearTimeout(this.stall);
-    if (!paused) return;
-    this.stall = setTimeout(() => this.abort(`the client read nothing for ${this.limits.stallTimeoutMs / 1000} s`), this.limits.stallTimeoutMs);
-    this.stall.unref();
   }
 
   private facts(extra: Record<string, unknown>): Record<string, unknown> {

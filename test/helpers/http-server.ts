@@ -17,10 +17,10 @@ export interface HttpServer {
   graphql(query: string, key: string): Promise<RestResponse>;
 }
 
-/** Serves `app` on 127.0.0.1 until the file's tests end. */
-export async function serveOverHttp(app: App): Promise<HttpServer> {
+/** Serves `app` on 127.0.0.1 until the file's tests end; `stallTimeoutMs` as server.ts's EXPORT_STALL_TIMEOUT_MS (default: none). */
+export async function serveOverHttp(app: App, listener: { stallTimeoutMs?: number } = {}): Promise<HttpServer> {
   const logger = createLogger({ level: 'silent', destination: { write: () => true } });
-  const server = http.createServer(createNodeListener(app, { logger, trustProxy: false }));
+  const server = http.createServer(createNodeListener(app, { logger, trustProxy: false, stallTimeoutMs: listener.stallTimeoutMs }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   afterAll(async () => {
     server.closeAllConnections();

@@ -16,10 +16,10 @@ const ROWS = 100_000;
 
 /** The service as it runs; with a one-second stall timeout; with one export at a time. */
 const server = await serveOverHttp(testApp(db));
-const stalling = await serveOverHttp(testApp(db, { exportLimits: { stallTimeoutMs: 1_000 } }));
+const stalling = await serveOverHttp(testApp(db), { stallTimeoutMs: 1_000 });
 const single = await serveOverHttp(testApp(db, { exportLimits: { concurrency: 1 } }));
 /** The default share: two slots, one per key; with a two-second stall timeout. */
-const shared = await serveOverHttp(testApp(db, { exportLimits: { concurrency: 2, stallTimeoutMs: 2_000 } }));
+const shared = await serveOverHttp(testApp(db, { exportLimits: { concurrency: 2 } }), { stallTimeoutMs: 2_000 });
 
 let clinicId: string;
 let key: string;
