@@ -2,6 +2,7 @@
 // in the zone, its buckets are local days, weeks, hours..., and their sums come from the rollup
 // levels by edges (rollups/zoned.ts). A request without a zone and comparison never comes here:
 // it keeps the UTC code (summary.ts, daily.ts, outcomes.ts).
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db } from '../db/client.js';
 import { EARLIEST_INSTANT, LATEST_INSTANT } from '../domain/parameters.js';
 import type { Dimensions } from '../rollups/counted.js';
@@ -241,8 +242,12 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
   if (bucketLists.some((list) => list === undefined)) throw new TooManyBuckets();
   const lists = bucketLists as SeriesSpan[][];
   const sums = await bucketSums(db, query, lists, granularity === 'hour');
-  return pair(
-    lists.map((buckets, w) =>
+  // Each window's buckets in a turn of its own (8,760 objects and 17,520 formatted instants for a
+  // year of hours): other keys' requests are served in between.
+  const built: SeriesBucket[][] = [];
+  for (const [w, buckets] of lists.entries()) {
+    await nextTurn();
+    built.push(
       buckets.map((bucket, i) => {
         const totals = totalsAt(sums[w]!, i * SUM_COLUMNS.length);
         return {
@@ -258,8 +263,9 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
           avgDurationSeconds: totals.avgDurationSeconds,
         };
       }),
-    ),
-  );
+    );
+  }
+  return pair(built);
 }
 
 /**
