@@ -101,7 +101,7 @@ type Plan =
 /** The quarter hours between an anchor and an edge, as one range of interaction_quarter_totals. */
 const QUARTER_TOTALS: Level = { size: QUARTER, pieces: 'quarterTotals', range: true };
 
-function planOf(dims: Dimensions, hourly: boolean): Plan {
+function planOf(dims: Dimensions, hourly: boolean, offHour: boolean): Plan {
   const everything = dims.clinicIds === undefined && dims.campaignId === undefined && dims.channel === undefined && dims.type === undefined;
   const allClinics = dims.clinicIds === undefined;
   if (everything) return { kind: 'dayHours', levels: [{ size: QUARTER, pieces: 'quarters' }] };
@@ -139,7 +139,10 @@ function planOf(dims: Dimensions, hourly: boolean): Plan {
     from: Prisma.raw(`(SELECT day AS unit, *, interactions AS n FROM ${allClinics ? 'interaction_day_totals_all_clinics' : 'interaction_day_totals'}) AS t`),
     sums: SUM_VALUES,
     unit: DAY,
-    levels: [{ size: HOUR, pieces: 'hourTotals' }, QUARTER_TOTALS],
+    // Edges off the hour (+05:45): one range of quarter hours per edge (up to 12 hours' worth) costs
+    // less than the hour rows plus a range for the rest (36 against 54 ms for a year of local days
+    // with channel=voice at 1m); edges on the hour keep the hour rows (12 against 17 ms).
+    levels: offHour ? [QUARTER_TOTALS] : [{ size: HOUR, pieces: 'hourTotals' }, QUARTER_TOTALS],
   };
 }
 
@@ -184,7 +187,11 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
   const width = SUM_COLUMNS.length;
   if (edges.length < 2) return new Float64Array(intervals.length * width);
 
-  const plan = planOf(dims, hourly);
+  const plan = planOf(
+    dims,
+    hourly,
+    edges.some((edge) => edge % HOUR !== 0),
+  );
   const unit = plan.kind === 'dayHours' ? DAY : plan.unit;
   // Anchors in order (edges are sorted), each edge's anchor by index, and (dayHours) the hour of
   // its anchor day it is rounded to.
