@@ -11,9 +11,9 @@
 //     quarter row per day; a year of hours in Europe/Madrid reads 366 day rows, whatever the
 //     table's size;
 //   restricted to clinics, a channel or a type: each edge anchored at the nearest UTC midnight, C of
-//     the anchors from interaction_day_totals, whole UTC hours from interaction_hour_totals, the
-//     quarter hours left (offsets such as +05:45) as one range of interaction_quarter_totals; an
-//     hourly series is anchored at UTC hours (interaction_hour_totals), with the same quarter range;
+//     the anchors from interaction_day_totals, the rest from interaction_hour_totals (edges on the
+//     hour) or as one range of interaction_quarter_totals (edges off it, such as +05:45); an hourly
+//     series is anchored at UTC hours (interaction_hour_totals), the quarter hours left as one range;
 //   one campaign: days from interaction_campaign_day_totals and the rest of each edge (up to 12
 //     hours) as one range of interaction_quarter_totals; an hourly series is anchored at the
 //     campaign's quarter hours themselves (each of its rows in the window read once).
