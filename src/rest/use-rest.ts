@@ -174,13 +174,13 @@ export function useRest(options: RestOptions): Plugin {
   }
 }
 
+/** Characters of an answer above which its serialization and its hashing are separate turns. */
+const LARGE_PAYLOAD = 256 * 1024;
+
 /**
  * Caching of a 200 or 304: a private cache may keep it but must revalidate (If-None-Match) before
  * reusing it; the answer differs by key, by export format and by encoding.
  */
-/** Characters of an answer above which its serialization and its hashing are separate turns. */
-const LARGE_PAYLOAD = 256 * 1024;
-
 const CACHING_HEADERS = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization, Accept, Accept-Encoding' } as const;
 
 function linksOf(url: URL, meta: PaginationMeta | CursorMeta): string | undefined {

@@ -28,7 +28,7 @@
 // The sums are SUM_COLUMNS (summary, daily and series). An outcome breakdown needs no edges inside
 // days: analytics/zoned.ts reads its windows as the UTC breakdown does.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { DAY_COLUMN_OF, SUM_COLUMNS, SUM_VALUES, SUMS } from '../analytics/totals.js';
+import { DAY_COLUMN_OF, SUM_COLUMNS, SUM_VALUES } from '../analytics/totals.js';
 import type { Db } from '../db/client.js';
 import { and, prepared, queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
@@ -281,30 +281,23 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
       ) AS t ON t.hour = ${instantOf(Prisma.sql`p.ms`)}
       GROUP BY p.k`);
   }
-  const sumsAs = Prisma.raw(SUM_COLUMNS.map((_, i) => `s${i}`).join(', '));
-  const rSums = Prisma.raw(SUM_COLUMNS.map((_, i) => `r.s${i}`).join(', '));
+  // Ranges of a level, one answer row per piece: `rows(where)` selects the level's rows in the
+  // piece's range of `column` (and the restrictions). The aggregate inside the LATERAL keeps
+  // PostgreSQL from flattening it into one join over the whole level: each range is its own index scan.
+  const rangeLevel = (part: number, of: Pieces, column: string, rows: (where: Prisma.Sql) => Prisma.Sql) => {
+    const at = (bound: string) => instantOf(Prisma.raw(`p.${bound}`));
+    const where = and([Prisma.sql`${Prisma.raw(column)} >= ${at('lo')}`, Prisma.sql`${Prisma.raw(column)} < ${at('hi')}`, ...conditions]);
+    parts.push(Prisma.sql`
+      SELECT '[${Prisma.raw(String(part))},' || concat_ws(',', p.k, ${Prisma.raw(SUM_COLUMNS.map((_, i) => `r.s${i}`).join(', '))}) || ']' AS r
+      FROM unnest(${numbers(of.at)}::bigint[], ${numbers(of.until)}::bigint[]) WITH ORDINALITY AS p(lo, hi, k)
+      CROSS JOIN LATERAL (
+        SELECT * FROM (SELECT ${SUM_VALUES} FROM (${rows(where)}) AS t) AS x(${Prisma.raw(SUM_COLUMNS.map((_, i) => `s${i}`).join(', '))})
+      ) AS r`);
+  };
   if (pieces.quarterTotals.list.length) {
-    const range = and([Prisma.sql`quarter >= ${instantOf(Prisma.sql`p.lo`)}`, Prisma.sql`quarter < ${instantOf(Prisma.sql`p.hi`)}`, ...conditions]);
-    // One range scan per piece (the aggregate inside the LATERAL keeps it from being flattened
-    // into a join over the whole level).
-    parts.push(Prisma.sql`
-      SELECT '[5,' || concat_ws(',', p.k, ${rSums}) || ']' AS r
-      FROM unnest(${numbers(pieces.quarterTotals.at)}::bigint[], ${numbers(pieces.quarterTotals.until)}::bigint[]) WITH ORDINALITY AS p(lo, hi, k)
-      CROSS JOIN LATERAL (
-        SELECT * FROM (SELECT ${SUM_VALUES} FROM (SELECT *, interactions AS n FROM interaction_quarter_totals WHERE ${range}) AS t) AS x(${sumsAs})
-      ) AS r`);
+    rangeLevel(5, pieces.quarterTotals, 'quarter', (where) => Prisma.sql`SELECT *, interactions AS n FROM interaction_quarter_totals WHERE ${where}`);
   }
-  if (pieces.raw.list.length) {
-    const range = and([Prisma.sql`started_at >= ${instantOf(Prisma.sql`p.lo`)}`, Prisma.sql`started_at < ${instantOf(Prisma.sql`p.hi`)}`, ...conditions]);
-    // The aggregate inside the LATERAL keeps PostgreSQL from flattening it into one join over the
-    // whole table: each range is its own index scan on started_at.
-    parts.push(Prisma.sql`
-      SELECT '[3,' || concat_ws(',', p.k, ${rSums}) || ']' AS r
-      FROM unnest(${numbers(pieces.raw.at)}::bigint[], ${numbers(pieces.raw.until)}::bigint[]) WITH ORDINALITY AS p(lo, hi, k)
-      CROSS JOIN LATERAL (
-        SELECT * FROM (SELECT ${SUMS} FROM (SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${range}) AS rows) AS x(${sumsAs})
-      ) AS r`);
-  }
+  if (pieces.raw.list.length) rangeLevel(3, pieces.raw, 'started_at', (where) => Prisma.sql`SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${where}`);
 
   // The answer as one JSON array of rows, each [part, key, sums...]; day rows of
   // interaction_day_hours: [0, day, its total, first run, runs...].
