@@ -2,9 +2,9 @@
 // in the zone, its buckets are local days, weeks, hours..., and their sums come from the rollup
 // levels by edges (rollups/zoned.ts). A request without a zone and comparison never comes here:
 // it keeps the UTC code (summary.ts, daily.ts, outcomes.ts).
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db } from '../db/client.js';
 import { EARLIEST_INSTANT, LATEST_INSTANT } from '../domain/parameters.js';
+import { sliced, TimeSlice } from '../limits/time-slices.js';
 import type { Dimensions } from '../rollups/counted.js';
 import { sumsBetween } from '../rollups/zoned.js';
 import {
@@ -166,21 +166,25 @@ async function bucketSums(
   query: ZonedQuery,
   windows: ReadonlyArray<ReadonlyArray<{ intervals: readonly Interval[] }>>,
   hourly: boolean,
+  slice = new TimeSlice(),
 ): Promise<Float64Array[]> {
   const intervals = windows.flatMap((buckets) => buckets.flatMap((bucket) => bucket.intervals));
-  const sums = await sumsBetween(db, intervals, query.dims, hourly);
+  await slice.pause();
+  const sums = await sumsBetween(db, intervals, query.dims, hourly, slice);
   const width = SUM_COLUMNS.length;
   let next = 0;
-  return windows.map((buckets) => {
-    const out = new Float64Array(buckets.length * width);
-    buckets.forEach((bucket, i) => {
-      for (const _ of bucket.intervals) {
-        for (let c = 0; c < width; c++) out[i * width + c]! += sums[next * width + c]!;
+  const out: Float64Array[] = [];
+  for (const buckets of windows) {
+    const vector = new Float64Array(buckets.length * width);
+    await sliced(slice, buckets.length, (i) => {
+      for (let n = buckets[i]!.intervals.length; n > 0; n--) {
+        for (let c = 0; c < width; c++) vector[i * width + c]! += sums[next * width + c]!;
         next++;
       }
     });
-    return out;
-  });
+    out.push(vector);
+  }
+  return out;
 }
 
 function windowsOf(resolved: ResolvedWindows): Window[] {
@@ -238,32 +242,37 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
     query.zone,
     windowsOf(resolved).flatMap((w) => clockRanges(w.from, w.end, granularity)),
   );
-  const bucketLists = windowsOf(resolved).map((w) => localBuckets(clock, w.from, w.end, granularity));
-  if (bucketLists.some((list) => list === undefined)) throw new TooManyBuckets();
-  const lists = bucketLists as SeriesSpan[][];
-  const sums = await bucketSums(db, query, lists, granularity === 'hour');
-  // Each window's buckets in a turn of its own (8,760 objects and 17,520 formatted instants for a
-  // year of hours): other keys' requests are served in between.
+  // A year of hours with a comparison is 17,520 buckets: built in time slices (limits/time-slices.ts),
+  // so that other keys' requests are served in between.
+  const slice = new TimeSlice();
+  const lists: SeriesSpan[][] = [];
+  for (const w of windowsOf(resolved)) {
+    await slice.pause();
+    const buckets = localBuckets(clock, w.from, w.end, granularity);
+    if (buckets === undefined) throw new TooManyBuckets();
+    lists.push(buckets);
+  }
+  const sums = await bucketSums(db, query, lists, granularity === 'hour', slice);
   const built: SeriesBucket[][] = [];
   for (const [w, buckets] of lists.entries()) {
-    await nextTurn();
-    built.push(
-      buckets.map((bucket, i) => {
-        const totals = totalsAt(sums[w]!, i * SUM_COLUMNS.length);
-        return {
-          start: formatLocal(clock, bucket.start),
-          end: formatLocal(clock, bucket.end),
-          total: totals.total,
-          calls: totals.calls,
-          conversations: totals.conversations,
-          inbound: totals.inbound,
-          outbound: totals.outbound,
-          appointmentsScheduled: totals.appointmentsScheduled,
-          successRate: totals.successRate,
-          avgDurationSeconds: totals.avgDurationSeconds,
-        };
-      }),
-    );
+    const list: SeriesBucket[] = new Array(buckets.length);
+    await sliced(slice, buckets.length, (i) => {
+      const bucket = buckets[i]!;
+      const totals = totalsAt(sums[w]!, i * SUM_COLUMNS.length);
+      list[i] = {
+        start: formatLocal(clock, bucket.start),
+        end: formatLocal(clock, bucket.end),
+        total: totals.total,
+        calls: totals.calls,
+        conversations: totals.conversations,
+        inbound: totals.inbound,
+        outbound: totals.outbound,
+        appointmentsScheduled: totals.appointmentsScheduled,
+        successRate: totals.successRate,
+        avgDurationSeconds: totals.avgDurationSeconds,
+      };
+    });
+    built.push(list);
   }
   return pair(built);
 }

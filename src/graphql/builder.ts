@@ -22,11 +22,26 @@ export type DatabaseCost =
   | { readsDatabase: false }
   | {
       readsDatabase: true;
-      /** Units of the key's concurrency limit held while the field runs (statements it may run at once). */
-      units: number;
+      /**
+       * Units of the key's concurrency limit held while the field runs (statements it may run at
+       * once), or units by the field's arguments where its work grows with them.
+       */
+      units: number | ArgumentUnits;
       /** Executions allowed per API key and second in free-form GraphQL. */
       perSecond: number;
     };
+
+/**
+ * Units that grow with a field's arguments (a series' buckets): most of such a field's work is
+ * building and writing its answer on the service's one thread, so a key running several at once
+ * would hold the thread for every other key.
+ */
+export interface ArgumentUnits {
+  /** Units for the arguments as the document gives them (variables substituted, defaults applied); at least 1. */
+  of: (args: Record<string, unknown>, nowMs: number) => number;
+  /** The rule in words, for the documentation (`1 per 5,000 buckets`). */
+  text: string;
+}
 
 declare global {
   export namespace PothosSchemaTypes {

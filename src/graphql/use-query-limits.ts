@@ -7,9 +7,11 @@ import { useRateLimiter } from '@envelop/rate-limiter';
 import {
   type ASTNode,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   GraphQLError,
   type GraphQLSchema,
+  getArgumentValues,
   getOperationAST,
   Kind,
   type OperationDefinitionNode,
@@ -105,8 +107,8 @@ function useConcurrencyLimit(limiter: KeyConcurrency): Plugin {
       if (!key) return undefined;
       const operation = getOperationAST(args.document, args.operationName);
       if (!operation) return undefined;
-      const cost = operationCost(operation, args.document, costs);
-      const decision = limiter.acquire(key.id, key.tier, cost);
+      const units = operationUnits(operation, args.document, costs, { schema: args.schema, variables: args.variableValues ?? {}, nowMs: Date.now() });
+      const decision = limiter.acquire(key.id, key.tier, units);
       if (!decision.ok) {
         const details = { limit: 'concurrency', max_units: decision.limit, in_flight_units: decision.inFlight, document_units: decision.cost };
         const error =
@@ -144,33 +146,61 @@ function useConcurrencyLimit(limiter: KeyConcurrency): Plugin {
   };
 }
 
-/** Units of the root fields an operation selects (through fragments; @skip/@include counted as run). */
-export function operationCost(operation: OperationDefinitionNode, document: DocumentNode, costs: ReadonlyMap<string, DatabaseCost>): number {
-  if (operation.operation !== 'query') return 0;
+/** What units by arguments need to be read: the schema, the request's variables, and the time. */
+export interface UnitsContext {
+  schema: GraphQLSchema;
+  variables: Record<string, unknown>;
+  nowMs: number;
+}
+
+/**
+ * The units of each database-reading root field an operation selects, in document order (through
+ * fragments; @skip/@include counted as run). Units by arguments (builder.ts ArgumentUnits) read the
+ * field's arguments as execution will; arguments that execution will refuse count 1.
+ */
+export function operationUnits(
+  operation: OperationDefinitionNode,
+  document: DocumentNode,
+  costs: ReadonlyMap<string, DatabaseCost>,
+  context: UnitsContext,
+): number[] {
+  if (operation.operation !== 'query') return [];
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const fields = context.schema.getQueryType()?.getFields() ?? {};
   const seen = new Set<string>();
-  const costOf = (selectionSet: SelectionSetNode): number => {
-    let total = 0;
+  const units: number[] = [];
+  const unitsOf = (node: FieldNode, cost: DatabaseCost): number => {
+    if (!cost.readsDatabase) return 0;
+    if (typeof cost.units === 'number') return cost.units;
+    const definition = fields[node.name.value];
+    try {
+      return definition ? Math.max(1, cost.units.of(getArgumentValues(definition, node, context.variables), context.nowMs)) : 1;
+    } catch {
+      return 1;
+    }
+  };
+  const visitSet = (selectionSet: SelectionSetNode): void => {
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         const cost = costs.get(selection.name.value);
-        total += cost?.readsDatabase ? cost.units : 0;
+        const count = cost ? unitsOf(selection, cost) : 0;
+        if (count > 0) units.push(count);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        total += costOf(selection.selectionSet);
+        visitSet(selection.selectionSet);
       } else {
         // Validation refuses fragment cycles; the guard keeps a spread counted once per path.
         const fragment = fragments.get(selection.name.value);
         if (fragment && !seen.has(fragment.name.value)) {
           seen.add(fragment.name.value);
-          total += costOf(fragment.selectionSet);
+          visitSet(fragment.selectionSet);
           seen.delete(fragment.name.value);
         }
       }
     }
-    return total;
   };
-  return costOf(operation.selectionSet);
+  visitSet(operation.selectionSet);
+  return units;
 }
 
 /** `1s`, `500ms`, `2m`... as the limiter reads them. */

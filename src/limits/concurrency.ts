@@ -27,9 +27,15 @@ export class KeyConcurrency {
 
   constructor(private readonly limits: ConcurrencyLimits = DEFAULT_CONCURRENCY_LIMITS) {}
 
-  /** Takes `cost` units for the key if they fit; the caller must call `release` once its work is done. */
-  acquire(keyId: string, tier: KeyTierValue, cost: number): ConcurrencyDecision {
+  /**
+   * Takes the units of a document's fields (`fieldUnits`, one entry per root field) for the key if
+   * they fit; the caller must call `release` once its work is done. A field costing more than the
+   * key's whole limit counts as the limit: it runs alone rather than never (a REST request is one
+   * field, and must be answerable whatever the limit is set to).
+   */
+  acquire(keyId: string, tier: KeyTierValue, fieldUnits: readonly number[]): ConcurrencyDecision {
     const limit = this.limits[tier];
+    const cost = fieldUnits.reduce((sum, units) => sum + Math.min(units, limit || units), 0);
     if (!limit || cost <= 0) return { ok: true, release: () => {} };
     const inFlight = this.held.get(keyId) ?? 0;
     if (cost > limit) return { ok: false, reason: 'too_costly', limit, inFlight, cost };

@@ -22,6 +22,7 @@ import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
+import type { TimeSlice } from '../limits/time-slices.js';
 import type { QueryValues } from './query-params.js';
 
 /** How long a metrics answer with a window relative to today is remembered at most (whole quarters of an hour cover every zone offset). */
@@ -69,6 +70,16 @@ export function conditionalOf(
 /** The weak ETag of an answer: the request's identity and the text of `data` and `meta`. */
 export function etagOf(identity: string, payloadText: string): string {
   return `W/"${createHash('sha256').update(identity).update('\n').update(payloadText).digest('base64url').slice(0, 32)}"`;
+}
+
+/** etagOf over a payload in parts (successPayloadParts), hashed in time slices: the same tag. */
+export async function etagOfParts(identity: string, parts: readonly string[], slice: TimeSlice): Promise<string> {
+  const hash = createHash('sha256').update(identity).update('\n');
+  for (const part of parts) {
+    hash.update(part);
+    await slice.pause();
+  }
+  return `W/"${hash.digest('base64url').slice(0, 32)}"`;
 }
 
 /**

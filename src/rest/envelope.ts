@@ -4,6 +4,7 @@ import { Response } from '@whatwg-node/fetch';
 import type { Problems } from '../domain/parameters.js';
 import { ERRORS, type ErrorCode, retryAfterHeader } from '../http/error-catalogue.js';
 import { stateOf } from '../http/request-state.js';
+import { stringifyInSlices, type TimeSlice } from '../limits/time-slices.js';
 
 // openapi.ts still imports the code type from here; the catalogue is its home.
 
@@ -76,6 +77,13 @@ export function success(request: Request, data: unknown, meta?: PaginationMeta |
 /** The text of a success envelope without `request_id` and `timestamp`: what an ETag is computed over. */
 export function successPayload(data: unknown, meta?: PaginationMeta | CursorMeta): string {
   return JSON.stringify(meta ? { success: true, data, meta } : { success: true, data });
+}
+
+/**
+ * successPayload's text as parts serialized in time slices (a year of hourly buckets is 3-4 MB of JSON).
+ */
+export function successPayloadParts(data: unknown, meta: PaginationMeta | CursorMeta | undefined, slice: TimeSlice): Promise<string[]> {
+  return stringifyInSlices(meta ? { success: true, data, meta } : { success: true, data }, slice);
 }
 
 /**

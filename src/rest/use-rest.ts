@@ -3,9 +3,8 @@
 // envelop pipeline as /graphql (same context, scopes, masking and plugins), in-process.
 // Documents are validated once, at start-up; requests skip parsing and validation, and execute
 // through graphql-jit (compiled once per document).
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { type ExecutionResult, type GraphQLError, type GraphQLSchema, validate } from 'graphql';
+import { type ExecutionResult, GraphQLBoolean, type GraphQLError, GraphQLFloat, GraphQLInt, type GraphQLSchema, GraphQLString, validate } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Problems } from '../domain/parameters.js';
@@ -15,9 +14,10 @@ import { isRestExecution, REST_EXECUTION } from '../graphql/use-query-limits.js'
 import { routeOf } from '../http/app-routes.js';
 import type { ErrorCode } from '../http/error-catalogue.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
+import { TimeSlice } from '../limits/time-slices.js';
 import { readsPhi } from '../phi/masking.js';
-import { conditionalOf, EtagMemory, etagOf, ifNoneMatchNames } from './conditional.js';
-import { type CursorMeta, failure, insufficientScope, notModified, type PaginationMeta, successFromPayload, successPayload } from './envelope.js';
+import { conditionalOf, EtagMemory, etagOfParts, ifNoneMatchNames } from './conditional.js';
+import { type CursorMeta, failure, insufficientScope, notModified, type PaginationMeta, successFromPayload, successPayloadParts } from './envelope.js';
 import { cursorLinks, pageLinks } from './link-header.js';
 import { readQuery, report } from './query-params.js';
 import { REST_NAMES, type Route, routes } from './routes.js';
@@ -51,7 +51,7 @@ export function useRest(options: RestOptions): Plugin {
       // request: a year of daily metrics is 365 objects of 9 fields, which graphql-js resolves one
       // field at a time. Free-form /graphql queries keep the reference executor: each new document
       // would be a compilation, and its behaviour there is what GraphiQL users see.
-      addPlugin(useGraphQlJit({}, { enableIf: ({ contextValue }) => isRestExecution(contextValue) }) as Plugin);
+      addPlugin(useGraphQlJit({ customSerializers: FAST_LEAVES }, { enableIf: ({ contextValue }) => isRestExecution(contextValue) }) as Plugin);
     },
     onYogaInit({ yoga: instance }) {
       const schema = instance.getEnveloped().schema;
@@ -160,11 +160,11 @@ export function useRest(options: RestOptions): Plugin {
     }
     const shaped = chosen.shape(result.data as never, query);
     if (!shaped) return failure(request, 'NOT_FOUND', { message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });
-    const payload = successPayload(shaped.data, shaped.meta);
-    // Hashing a large answer (a year of hourly buckets is 2-4 MB) is a turn of its own, after
-    // the other requests' callbacks that serializing it kept waiting.
-    if (payload.length > LARGE_PAYLOAD) await nextTurn();
-    const etag = etagOf(conditional.identity, payload);
+    // Serialized and hashed in time slices: a year of hourly buckets is 3-4 MB of JSON.
+    const slice = new TimeSlice();
+    const parts = await successPayloadParts(shaped.data, shaped.meta, slice);
+    const etag = await etagOfParts(conditional.identity, parts, slice);
+    const payload = parts.join('');
     if (version !== undefined) etags.remember(conditional, version, etag);
     const headers: Record<string, string> = { ETag: etag, ...CACHING_HEADERS };
     const links = shaped.meta && linksOf(url, shaped.meta);
@@ -174,8 +174,21 @@ export function useRest(options: RestOptions): Plugin {
   }
 }
 
-/** Characters of an answer above which its serialization and its hashing are separate turns. */
-const LARGE_PAYLOAD = 256 * 1024;
+const MAX_INT = 2 ** 31 - 1;
+const MIN_INT = -(2 ** 31);
+
+/**
+ * The built-in scalars' serializers with a fast path for values that are already what they output
+ * (which is what every resolver returns); anything else goes to graphql's own, errors included.
+ * graphql's serializers first look for valueOf and toJSON: a tenth of a microsecond per field,
+ * 175,000 fields in a year of hourly buckets with a comparison.
+ */
+const FAST_LEAVES = {
+  Int: (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value <= MAX_INT && value >= MIN_INT ? value : GraphQLInt.serialize(value)),
+  Float: (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : GraphQLFloat.serialize(value)),
+  String: (value: unknown) => (typeof value === 'string' ? value : GraphQLString.serialize(value)),
+  Boolean: (value: unknown) => (typeof value === 'boolean' ? value : GraphQLBoolean.serialize(value)),
+};
 
 /**
  * Caching of a 200 or 304: a private cache may keep it but must revalidate (If-None-Match) before

@@ -27,12 +27,12 @@
 //
 // The sums are SUM_COLUMNS (summary, daily and series). An outcome breakdown needs no edges inside
 // days: analytics/zoned.ts reads its windows as the UTC breakdown does.
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DAY_COLUMN_OF, SUM_COLUMNS, SUM_VALUES } from '../analytics/totals.js';
 import type { Db } from '../db/client.js';
 import { and, prepared, queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { sliced, TimeSlice } from '../limits/time-slices.js';
 import { type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS, totalsColumns } from './counted.js';
 
 const QUARTER = 900_000;
@@ -48,19 +48,22 @@ const numbers = (values: readonly number[]) => `{${values.join(',')}}`;
 /** The instant `ms` milliseconds after the epoch (integer arithmetic: no rounding, no session time zone). */
 const instantOf = (ms: Prisma.Sql) => Prisma.sql`(TIMESTAMPTZ 'epoch' + ${ms} * INTERVAL '1 millisecond')`;
 
-/** What a part of the statement adds to one edge's running total: its rows times `sign`. */
-interface Piece {
-  edge: number;
-  sign: 1 | -1;
-}
-
-/** Pieces of one kind, read by one part of the statement: `at` is a unit start, or a raw range. */
+/**
+ * Pieces of one kind, read by one part of the statement: piece i adds its rows times `sign[i]` to
+ * the running total of edge `edge[i]`; `at[i]` is a unit start, or with `until[i]` a range.
+ * (Parallel arrays: an hourly series has 17,520 pieces, which as objects were garbage to collect.)
+ */
 class Pieces {
-  readonly list: Piece[] = [];
+  readonly edge: number[] = [];
+  readonly sign: number[] = [];
   readonly at: number[] = [];
   readonly until: number[] = [];
+  get count(): number {
+    return this.edge.length;
+  }
   add(edge: number, sign: 1 | -1, at: number, until = at): void {
-    this.list.push({ edge, sign });
+    this.edge.push(edge);
+    this.sign.push(sign);
     this.at.push(at);
     this.until.push(until);
   }
@@ -182,10 +185,17 @@ const QUARTER_VALUES = Prisma.raw(SUM_COLUMNS.map((column) => `t.${DAY_COLUMN_OF
  * for all intervals, whatever windows they come from (a comparison costs rows, not a round trip).
  * Typed arrays throughout: an hourly series has 8,761 edges.
  */
-export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [number, number]>, dims: Dimensions, hourly = false): Promise<Float64Array> {
-  const edges = [...new Set(intervals.flat().map((edge) => Math.max(edge, EARLIEST)))].sort((a, b) => a - b);
+export async function sumsBetween(
+  db: Db,
+  intervals: ReadonlyArray<readonly [number, number]>,
+  dims: Dimensions,
+  hourly = false,
+  slice = new TimeSlice(),
+): Promise<Float64Array> {
+  const edges = distinctEdges(intervals);
   const width = SUM_COLUMNS.length;
   if (edges.length < 2) return new Float64Array(intervals.length * width);
+  await slice.pause();
 
   const plan = planOf(
     dims,
@@ -199,7 +209,7 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
   const anchorIndex = new Int32Array(edges.length);
   const edgeHour = new Int8Array(edges.length);
   const pieces: AllPieces = { quarters: new Pieces(), hourTotals: new Pieces(), quarterTotals: new Pieces(), raw: new Pieces() };
-  for (let k = 0; k < edges.length; k++) {
+  await sliced(slice, edges.length, (k) => {
     const t = edges[k]!;
     let anchor: number;
     let from: number; // where the pieces start: the anchor, or (dayHours) the nearest hour
@@ -215,7 +225,7 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
     anchorIndex[k] = anchors.length - 1;
     if (t >= from) split(from, t, plan.levels, 0, k, 1, pieces);
     else split(t, from, plan.levels, 0, k, -1, pieces);
-  }
+  });
 
   const conditions = dimensionConditions(dims);
   const parts: Prisma.Sql[] = [];
@@ -264,13 +274,15 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
   // Rows of interaction_quarters, one answer row per piece. One index lookup each: OFFSET 0 keeps
   // the subquery from being flattened into a join, which PostgreSQL planned as a hash of the whole
   // table (11 ms for 366 pieces at 100k, against 0.9).
-  if (pieces.quarters.list.length) {
+  await slice.pause();
+  if (pieces.quarters.count) {
     parts.push(Prisma.sql`
       SELECT '[2,' || concat_ws(',', p.k, ${QUARTER_VALUES}) || ']' AS r
       FROM unnest(${numbers(pieces.quarters.at)}::bigint[]) WITH ORDINALITY AS p(ms, k)
       CROSS JOIN LATERAL (SELECT * FROM interaction_quarters WHERE quarter = ${instantOf(Prisma.sql`p.ms`)} OFFSET 0) AS t`);
   }
-  if (pieces.hourTotals.list.length) {
+  await slice.pause();
+  if (pieces.hourTotals.count) {
     const at = numbers(pieces.hourTotals.at);
     parts.push(Prisma.sql`
       SELECT '[4,' || concat_ws(',', p.k, ${SUM_VALUES}) || ']' AS r
@@ -294,25 +306,30 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
         SELECT * FROM (SELECT ${SUM_VALUES} FROM (${rows(where)}) AS t) AS x(${Prisma.raw(SUM_COLUMNS.map((_, i) => `s${i}`).join(', '))})
       ) AS r`);
   };
-  if (pieces.quarterTotals.list.length) {
+  await slice.pause();
+  if (pieces.quarterTotals.count) {
     rangeLevel(5, pieces.quarterTotals, 'quarter', (where) => Prisma.sql`SELECT *, interactions AS n FROM interaction_quarter_totals WHERE ${where}`);
   }
-  if (pieces.raw.list.length) rangeLevel(3, pieces.raw, 'started_at', (where) => Prisma.sql`SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${where}`);
+  await slice.pause();
+  if (pieces.raw.count) rangeLevel(3, pieces.raw, 'started_at', (where) => Prisma.sql`SELECT ${RAW_COUNTED_TOTALS} FROM interactions WHERE ${where}`);
 
-  // The answer as one JSON array of rows, each [part, key, sums...]; day rows of
-  // interaction_day_hours: [0, day, its total, first run, runs...].
-  let rows: number[][] = [];
+  // The answer as JSON arrays of rows, each [part, key, sums...]; day rows of
+  // interaction_day_hours: [0, day, its total, first run, runs...]. In chunks of ROWS_PER_CHUNK
+  // rows: a year of hours with a comparison is 35,000 rows, and each chunk is parsed and added up
+  // in a slice of its own (one JSON text took 10-15 ms to parse).
+  let chunks: string[] = [];
   if (parts.length) {
     // Every interaction (a few shapes, all arrays bound as parameters): kept prepared, which saved
     // planning, about a third of PostgreSQL's time for a year of local days. Restricted reads are
     // planned for their values: a generic plan cannot see how many raw ranges or which clinics.
-    const statement = Prisma.sql`SELECT '[' || coalesce(string_agg(r, ','), '') || ']' AS values FROM (${Prisma.join(parts, ' UNION ALL ')}) AS parts`;
-    const [row] = await queryRows<{ values: string }>(db, plan.kind === 'dayHours' ? prepared('zoned_day_hours', statement) : statement);
-    rows = JSON.parse(row!.values) as number[][];
-    // A year of hours with a comparison is 26,000 rows and tens of milliseconds of arithmetic below:
-    // other requests' callbacks run first (one key's largest series must not hold every other key's
-    // answers behind it: the process serves every key on one thread).
-    await nextTurn();
+    const statement = Prisma.sql`
+      SELECT '[' || string_agg(r, ',') || ']' AS values
+      FROM (SELECT r, (row_number() OVER ()) / ${Prisma.raw(String(ROWS_PER_CHUNK))} AS chunk FROM (${Prisma.join(parts, ' UNION ALL ')}) AS parts) AS numbered
+      GROUP BY chunk`;
+    await slice.pause();
+    const answer = await queryRows<{ values: string }>(db, plan.kind === 'dayHours' ? prepared('zoned_day_hours', statement) : statement);
+    slice.resume();
+    chunks = answer.map((row) => row.values);
   }
 
   // Running totals at the anchors (relative to the first), then at the edges.
@@ -322,33 +339,37 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
   const runsOf = new Map<number, { row: number[]; firstRun: number }>();
   // Parts 2 (quarters), 3 (raw), 4 (hour totals) and 5 (quarter totals) are keyed by piece (WITH ORDINALITY numbers them from 1).
   const byOrdinal: Array<Pieces | undefined> = [undefined, undefined, pieces.quarters, pieces.raw, pieces.hourTotals, pieces.quarterTotals];
-  for (const r of rows) {
-    const part = r[0]!;
-    const key = r[1]!;
-    let target: Float64Array;
-    let at: number;
-    let sign = 1;
-    if (part === 0) {
-      // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
-      const j = upperBound(anchors, unit === DAY ? key * DAY : key);
-      if (plan.kind === 'dayHours') {
-        if (r[2 + RUN]! > 0) runsOf.set(key, { row: r, firstRun: r[2 + RUN]! });
-        if (j < anchors.length) for (let c = 0; c < width; c++) running[j * width + c]! += r[2 + IN_RUN[c]!]!;
-        continue; // (the last anchor's day: only its runs count)
+  for (const chunk of chunks) {
+    await slice.pause();
+    for (const r of JSON.parse(chunk) as number[][]) {
+      const part = r[0]!;
+      const key = r[1]!;
+      let target: Float64Array;
+      let at: number;
+      let sign = 1;
+      if (part === 0) {
+        // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
+        const j = upperBound(anchors, unit === DAY ? key * DAY : key);
+        if (plan.kind === 'dayHours') {
+          if (r[2 + RUN]! > 0) runsOf.set(key, { row: r, firstRun: r[2 + RUN]! });
+          if (j < anchors.length) for (let c = 0; c < width; c++) running[j * width + c]! += r[2 + IN_RUN[c]!]!;
+          continue; // (the last anchor's day: only its runs count)
+        }
+        target = running;
+        at = j * width;
+      } else {
+        const of = byOrdinal[part]!;
+        target = atEdge;
+        at = of.edge[key - 1]! * width;
+        sign = of.sign[key - 1]!;
       }
-      target = running;
-      at = j * width;
-    } else {
-      const piece = byOrdinal[part]!.list[key - 1]!;
-      target = atEdge;
-      at = piece.edge * width;
-      sign = piece.sign;
+      for (let c = 0; c < width; c++) target[at + c]! += sign * r[2 + c]!;
     }
-    for (let c = 0; c < width; c++) target[at + c]! += sign * r[2 + c]!;
   }
+  await slice.pause();
   for (let j = 1; j < anchors.length; j++) for (let c = 0; c < width; c++) running[j * width + c]! += running[(j - 1) * width + c]!;
   const cumulative = atEdge; // the edge's own part, its anchor day's run, and its anchor's running total:
-  for (let k = 0; k < edges.length; k++) {
+  await sliced(slice, edges.length, (k) => {
     const hour = edgeHour[k]!;
     const runs = hour > 0 ? runsOf.get(anchors[anchorIndex[k]!]! / DAY) : undefined;
     // (No row for the day: nothing happened on it, every run is 0.)
@@ -356,17 +377,44 @@ export async function sumsBetween(db: Db, intervals: ReadonlyArray<readonly [num
     for (let c = 0; c < width; c++) {
       cumulative[k * width + c]! += running[anchorIndex[k]! * width + c]! + (runs ? runs.row[start + IN_RUN[c]!]! : 0);
     }
-  }
+  });
 
   const result = new Float64Array(intervals.length * width);
-  const indexOf = new Map<number, number>();
-  for (let k = 0; k < edges.length; k++) indexOf.set(edges[k]!, k);
-  intervals.forEach(([a, b], i) => {
-    const from = indexOf.get(Math.max(a, EARLIEST))! * width;
-    const to = indexOf.get(Math.max(b, EARLIEST))! * width;
+  await sliced(slice, intervals.length, (i) => {
+    const [a, b] = intervals[i]!;
+    const from = lowerBound(edges, Math.max(a, EARLIEST)) * width;
+    const to = lowerBound(edges, Math.max(b, EARLIEST)) * width;
     for (let c = 0; c < width; c++) result[i * width + c] = cumulative[to + c]! - cumulative[from + c]!;
   });
   return result;
+}
+
+/** Rows of the statement's answer per JSON text (see sumsBetween). */
+const ROWS_PER_CHUNK = 2048;
+
+/** The distinct ends of the intervals (none before EARLIEST), ascending. */
+function distinctEdges(intervals: ReadonlyArray<readonly [number, number]>): Float64Array {
+  const all = new Float64Array(intervals.length * 2);
+  intervals.forEach(([a, b], i) => {
+    all[2 * i] = Math.max(a, EARLIEST);
+    all[2 * i + 1] = Math.max(b, EARLIEST);
+  });
+  all.sort();
+  let n = 0;
+  for (let i = 0; i < all.length; i++) if (n === 0 || all[i] !== all[n - 1]) all[n++] = all[i]!;
+  return all.subarray(0, n);
+}
+
+/** The index of the first value of the ascending `sorted` that is >= `value`. */
+function lowerBound(sorted: Float64Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The number of values in the ascending `sorted` that are <= `value`. */

@@ -12,7 +12,7 @@ import { createApiKey } from '../../src/auth/api-keys.js';
 import { createPrismaClient, type Db } from '../../src/db/client.js';
 import { FairGate, laneBeforeAdmission } from '../../src/db/fair-pool.js';
 import { schema } from '../../src/graphql/index.js';
-import { databaseCosts, operationCost } from '../../src/graphql/use-query-limits.js';
+import { databaseCosts, operationUnits } from '../../src/graphql/use-query-limits.js';
 import { KeyConcurrency } from '../../src/limits/concurrency.js';
 import { buildOpenApiDocument } from '../../src/rest/openapi.js';
 import { createKey, graphql, testApp } from '../helpers/app.js';
@@ -91,15 +91,52 @@ describe('a document with many aliases of a database-reading field', () => {
 
 describe('document cost', () => {
   const costs = databaseCosts(schema);
-  const cost = (query: string) => {
+  const NOW = Date.parse('2026-11-28T12:00:00Z');
+  const units = (query: string, variables: Record<string, unknown> = {}) => {
     const document = parse(query);
-    return operationCost(getOperationAST(document)!, document, costs);
+    return operationUnits(getOperationAST(document)!, document, costs, { schema, variables, nowMs: NOW });
   };
+  const cost = (query: string, variables?: Record<string, unknown>) => units(query, variables).reduce((a, b) => a + b, 0);
 
   it('counts aliases, fragments and inline fragments; nothing for fields that read nothing', () => {
     expect(cost(aliased(15, SERIES))).toBe(15);
-    expect(cost(`query { ...F ... on Query { b: ${SERIES} } viewer { tier } __typename } fragment F on Query { a: ${SERIES} c: ${REPORT} }`)).toBe(3);
+    expect(units(`query { ...F ... on Query { b: ${SERIES} } viewer { tier } __typename } fragment F on Query { a: ${SERIES} c: ${REPORT} }`)).toEqual([
+      1, 1, 1,
+    ]);
     expect(cost('{ viewer { tier } __typename }')).toBe(0);
+  });
+
+  it('counts a series by its buckets: 1 per 5,000, from literals, variables or the default window', () => {
+    const series = (args: string) => `{ metricsSeries(${args}) { series { total } } }`;
+    const year = 'dateFrom: "2025-11-28", dateTo: "2026-11-27"';
+    expect(cost(series(`${year}, granularity: DAY`))).toBe(1);
+    expect(cost(series(`${year}, granularity: HOUR`))).toBe(2); // 8,760 buckets
+    expect(cost(series(`${year}, granularity: HOUR, compare: PREVIOUS_YEAR`))).toBe(4); // 17,520
+    expect(cost(series('granularity: HOUR'))).toBe(1); // the default window: 31 days of hours
+    expect(cost(series('dateFrom: "2000-01-01", granularity: HOUR, compare: PREVIOUS_PERIOD'))).toBe(4); // at most 10,000 a window
+    expect(
+      cost(
+        'query($from: String, $to: String, $g: Granularity) { metricsSeries(dateFrom: $from, dateTo: $to, granularity: $g, compare: PREVIOUS_YEAR) { series { total } } }',
+        {
+          from: '2025-11-28',
+          to: '2026-11-27',
+          g: 'HOUR',
+        },
+      ),
+    ).toBe(4);
+    // Arguments execution will refuse count 1: the request fails before any work.
+    expect(cost(series('dateFrom: "yesterday", granularity: HOUR'))).toBe(1);
+  });
+
+  it('a field costing more than the whole limit runs alone; two of them never', () => {
+    const limiter = new KeyConcurrency({ standard: 4, premium: 8, unlimited: 0 });
+    const alone = limiter.acquire('k', 'standard', [6]);
+    expect(alone.ok).toBe(true);
+    expect(limiter.inFlight('k')).toBe(4);
+    expect(limiter.acquire('k', 'standard', [1])).toMatchObject({ ok: false, reason: 'busy', inFlight: 4, cost: 1 });
+    if (alone.ok) alone.release();
+    expect(limiter.acquire('k', 'standard', [6, 1])).toMatchObject({ ok: false, reason: 'too_costly', cost: 5 });
+    expect(limiter.acquire('k', 'unlimited', [50, 50]).ok).toBe(true);
   });
 });
 
@@ -120,12 +157,13 @@ describe('a key at its concurrency limit', () => {
     await Promise.all([locker.end(), watcher.end()]);
   });
 
-  /** Until `count` statements of the app wait for the test's lock on campaigns, and `held()` is true. */
-  async function blocked(count: number, held: () => boolean = () => true): Promise<void> {
+  /** Until `count` statements of the app wait for the test's lock on `table`, and `held()` is true. */
+  async function blocked(count: number, held: () => boolean = () => true, table = 'campaigns'): Promise<void> {
     for (let i = 0; i < 500; i++) {
       const [row] = (
         await watcher.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'campaigns' AND NOT l.granted",
+          'SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = $1 AND NOT l.granted',
+          [table],
         )
       ).rows;
       if ((row?.n ?? 0) >= count && held()) return;
@@ -188,6 +226,45 @@ describe('a key at its concurrency limit', () => {
     expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
     await locker.query('ROLLBACK');
     for (const response of await Promise.all(held)) expect(response.status).toBe(200);
+  });
+
+  it("a series counts by its buckets: a year of hours with a comparison holds a Standard key's 4 units; in GraphQL two are refused", async () => {
+    const limiter = new KeyConcurrency();
+    const app = testApp(db, { keyConcurrency: limiter });
+    const { key: attacker, record } = await createApiKey(db, { name: 'attacker', tier: 'standard', clinicIds: [clinicId] });
+    const victim = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
+    const get = (key: string, path: string) => app.fetch(`http://localhost${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const yearOfHours =
+      '/api/v1/metrics/series?granularity=hour&timezone=Asia/Kathmandu&channel=voice&compare=previous_year&date_from=2025-03-01&date_to=2026-02-28';
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE interaction_hour_totals IN ACCESS EXCLUSIVE MODE');
+    const held = get(attacker, yearOfHours);
+    await blocked(1, () => limiter.inFlight(record.id) === 4, 'interaction_hour_totals');
+    const refused = await get(attacker, '/api/v1/campaigns');
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { details: unknown } }).error.details).toEqual({
+      limit: 'concurrency',
+      max_units: 4,
+      in_flight_units: 4,
+      document_units: 1,
+    });
+    // Another key is not affected.
+    expect((await get(victim, '/api/v1/campaigns')).status).toBe(200);
+    await locker.query('ROLLBACK');
+    const answer = await held;
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { data: { series: unknown[]; previous: { series: unknown[] } } }).data.series).toHaveLength(8_760);
+    expect(limiter.inFlight(record.id)).toBe(0);
+    // A 30-day hourly series is 1 unit: four of them fit at once, as before.
+    const month = '/api/v1/metrics/series?granularity=hour&timezone=Asia/Kathmandu&date_from=2025-03-01&date_to=2025-03-30';
+    for (const response of await Promise.all(Array.from({ length: 4 }, () => get(attacker, month)))) expect(response.status).toBe(200);
+    // Two such series in one document cost twice the limit: never runnable, refused before any SQL.
+    const series =
+      'metricsSeries(granularity: HOUR, timezone: "Asia/Kathmandu", compare: PREVIOUS_YEAR, dateFrom: "2025-03-01", dateTo: "2026-02-28") { series { total } }';
+    const two = await graphql(app, { key: attacker, query: `{ a: ${series} b: ${series} }` });
+    expect(two.status).toBe(400);
+    expect(two.body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', details: { max_units: 4, document_units: 8 } });
+    expect((await graphql(app, { key: attacker, query: `{ a: ${series} }` })).status).toBe(200);
   });
 });
 

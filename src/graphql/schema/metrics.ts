@@ -26,9 +26,9 @@ import {
 import type { Problems } from '../../domain/parameters.js';
 import { SUCCESSFUL_OUTCOMES } from '../../domain/values.js';
 import type { ParameterNames } from '../../interactions/filters.js';
-import { MAX_SERIES_BUCKETS } from '../../zones/local-calendar.js';
+import { type Granularity, MAX_SERIES_BUCKETS } from '../../zones/local-calendar.js';
 import { knownZoneNames } from '../../zones/zone-names.js';
-import { builder } from '../builder.js';
+import { type ArgumentUnits, builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { checked, rejected } from '../errors.js';
 import { ChannelEnum, GranularityEnum, InteractionTypeEnum, MetricsComparisonEnum } from './enums.js';
@@ -286,6 +286,31 @@ export async function answering<T>(
 
 export const tooManyDays = (names: ParameterNames) => ({ [names.dateTo]: `the daily series covers at most ${MAX_DAILY_DAYS} days` });
 
+/** Buckets of a series per unit of the key's concurrency limit: a year of hours with a comparison (17,520) is 4. */
+export const SERIES_BUCKETS_PER_UNIT = 5_000;
+
+const DAY_MS = 86_400_000;
+/** Buckets a day of the window makes, roughly (a bound, not the answer: units are a coarse cost). */
+const BUCKETS_PER_DAY: Record<Granularity, number> = { hour: 24, day: 1, week: 1 / 7, month: 1 / 28, quarter: 1 / 90, year: 1 / 365 };
+
+/**
+ * A series' units by the buckets it asks for, read from its arguments before it runs: the window's
+ * days (as given, or the defaults) times the granularity's buckets per day, twice with `compare`.
+ * Most of a long series' cost is building and writing its answer on the service's one thread.
+ */
+const SERIES_UNITS: ArgumentUnits = {
+  text: `1 per ${SERIES_BUCKETS_PER_UNIT.toLocaleString('en-US')} buckets`,
+  of: (args, nowMs) => {
+    const instant = (value: unknown) => (typeof value === 'string' ? Date.parse(value) : Number.NaN);
+    const to = Number.isFinite(instant(args.dateTo)) ? instant(args.dateTo) : nowMs;
+    const from = Number.isFinite(instant(args.dateFrom)) ? instant(args.dateFrom) : to - 30 * DAY_MS;
+    const days = Math.max(1, (to - from) / DAY_MS + 1);
+    const perDay = BUCKETS_PER_DAY[String(args.granularity).toLowerCase() as Granularity] ?? 1;
+    const buckets = Math.min(MAX_SERIES_BUCKETS, Math.ceil(days * perDay)) * (args.compare ? 2 : 1);
+    return Math.ceil(buckets / SERIES_BUCKETS_PER_UNIT);
+  },
+};
+
 builder.queryFields((t) => ({
   metricsSummary: t.field({
     databaseCost: { readsDatabase: true, units: 1, perSecond: 10 },
@@ -319,7 +344,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) => dailyReport(checkMetrics(args, context, { maxDays: MAX_DAILY_DAYS }), context),
   }),
   metricsSeries: t.field({
-    databaseCost: { readsDatabase: true, units: 1, perSecond: 10 },
+    databaseCost: { readsDatabase: true, units: SERIES_UNITS, perSecond: 10 },
     complexity: METRICS_COST,
     type: MetricsSeries,
     nullable: true,

@@ -1,0 +1,112 @@
+// Long work in slices (src/limits/time-slices.ts): one slice per turn of the event loop, process-
+// wide, so network callbacks run between any two slices however many jobs are slicing at once;
+// and the sliced serializer writes what JSON.stringify writes.
+import net from 'node:net';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { nextSlice, stringifyInSlices, TimeSlice } from '../../src/limits/time-slices.js';
+
+/** A connected pair of loopback sockets; `ping` writes on one, the promise of the other's data resolves. */
+async function loopback(): Promise<{ ping: () => Promise<void>; close: () => void }> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+  const client = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve) => client.once('connect', resolve));
+  const peer = await accepted;
+  return {
+    ping: () =>
+      new Promise<void>((resolve) => {
+        peer.once('data', () => resolve());
+        client.write('x');
+      }),
+    close: () => {
+      client.destroy();
+      peer.destroy();
+      server.close();
+    },
+  };
+}
+
+describe('slices of long work', () => {
+  it('run one per turn of the event loop: a network callback waits for at most a slice or two, whatever the number of jobs', async () => {
+    const { ping, close } = await loopback();
+    try {
+      let slices = 0;
+      let stop = false;
+      const job = async () => {
+        while (!stop) {
+          await nextSlice();
+          slices++;
+          // A slice of work: a millisecond of the thread.
+          const until = performance.now() + 1;
+          while (performance.now() < until) {}
+        }
+      };
+      const jobs = Array.from({ length: 8 }, job);
+      await nextSlice();
+      for (let round = 0; round < 5; round++) {
+        const before = slices;
+        await ping();
+        // Eight jobs each yielding with setImmediate would run eight slices in the turn before the data is read.
+        expect(slices - before).toBeLessThanOrEqual(3);
+      }
+      stop = true;
+      await Promise.all(jobs);
+    } finally {
+      close();
+    }
+  });
+
+  it('are taken in the order asked for (jobs alternate)', async () => {
+    const order: string[] = [];
+    const job = async (name: string) => {
+      for (let i = 0; i < 3; i++) {
+        await nextSlice();
+        order.push(name);
+      }
+    };
+    await Promise.all([job('a'), job('b')]);
+    expect(order).toEqual(['a', 'b', 'a', 'b', 'a', 'b']);
+  });
+
+  it('a TimeSlice yields only once it has held the thread for its budget', async () => {
+    const slice = new TimeSlice();
+    expect(slice.due).toBe(false);
+    const until = performance.now() + 10;
+    while (performance.now() < until) {}
+    expect(slice.due).toBe(true);
+    await slice.pause();
+    expect(slice.due).toBe(false);
+  });
+});
+
+describe('stringifyInSlices', () => {
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.string(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie('value'), { maxLength: 700 }),
+      fc.dictionary(fc.string(), fc.oneof(tie('value'), fc.constant(undefined))),
+    ),
+  })).value;
+
+  it('writes exactly what JSON.stringify writes, long arrays included', async () => {
+    await fc.assert(
+      fc.asyncProperty(json, async (value) => {
+        expect((await stringifyInSlices(value, new TimeSlice())).join('')).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 200 },
+    );
+    const buckets = Array.from({ length: 17_520 }, (_, i) => ({ start: `2026-01-01T${i}`, total: i, rate: i / 3, none: null }));
+    const envelope = { success: true, data: { series: buckets, previous: { series: buckets.slice(0, 300) } }, meta: undefined };
+    const parts = await stringifyInSlices(envelope, new TimeSlice());
+    expect(parts.length).toBeGreaterThan(17_520 / 256);
+    expect(parts.join('')).toBe(JSON.stringify(envelope));
+  });
+});
