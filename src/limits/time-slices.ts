@@ -118,3 +118,27 @@ export async function stringifyInSlices(value: unknown, slice: TimeSlice, parts:
   }
   return parts;
 }
+
+/** Items of a long list handed to GraphQL per slice (handInSlices). */
+const ITEMS_PER_SLICE = 1024;
+
+/**
+ * A long list for GraphQL to complete in slices: its items as promises, resolved a slice's worth
+ * at a time. The executor completes an item (its fields, their serialization: about a microsecond
+ * for a bucket of 10 fields) when the item's promise resolves, so a list of 17,520 buckets is
+ * completed in slices of its own rather than in one call of 20-40 ms. Short lists are given as they
+ * are: a promise per item costs more than it saves there.
+ */
+export function handInSlices<T>(items: readonly T[]): ReadonlyArray<T | Promise<T>> {
+  if (items.length <= ITEMS_PER_SLICE) return items;
+  const resolvers: Array<(value: T) => void> = new Array(items.length);
+  const promises = items.map((_, i) => new Promise<T>((resolve) => (resolvers[i] = resolve)));
+  void (async () => {
+    for (let start = 0; start < items.length; start += ITEMS_PER_SLICE) {
+      await nextSlice();
+      const stop = Math.min(items.length, start + ITEMS_PER_SLICE);
+      for (let i = start; i < stop; i++) resolvers[i]!(items[i]!);
+    }
+  })();
+  return promises;
+}

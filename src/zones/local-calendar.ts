@@ -42,23 +42,13 @@ export function unitStart(wall: number, unit: Granularity): number {
 
 /** The start of the unit after the one starting at `start` (a unit start). */
 export function nextUnitStart(start: number, unit: Granularity): number {
+  if (unit === 'hour') return start + HOUR;
+  if (unit === 'day') return start + DAY;
+  if (unit === 'week') return start + 7 * DAY;
   const date = new Date(start);
   const year = date.getUTCFullYear();
   const month = date.getUTCMonth();
-  switch (unit) {
-    case 'hour':
-      return start + HOUR;
-    case 'day':
-      return start + DAY;
-    case 'week':
-      return start + 7 * DAY;
-    case 'month':
-      return utc(year, month + 1, 1);
-    case 'quarter':
-      return utc(year, month + 3, 1);
-    case 'year':
-      return utc(year + 1, 0, 1);
-  }
+  return unit === 'month' ? utc(year, month + 1, 1) : unit === 'quarter' ? utc(year, month + 3, 1) : utc(year + 1, 0, 1);
 }
 
 /** The unit starts strictly after the wall time `after` up to `until` (walls), without a clock: for counting and loading. */

@@ -644,6 +644,46 @@ describe('compare', () => {
     expect(leap2.body.data.previous.total_interactions).toBe(2);
   });
 
+  it('a year of hours with previous_year (17,520 buckets, built and written in time slices) adds up to the daily figures, in order, with a stable ETag', async () => {
+    const { key } = await clinicWith(
+      [
+        '2024-05-01T00:20:00.000Z', // 06:05 on 1 May 2024, in the previous year's window
+        '2026-01-15T12:00:00.000Z', // 17:45 on 15 January
+        '2026-04-30T18:14:59.999Z', // 23:59:59.999 on 30 April, the window's last instant
+        '2026-04-30T18:15:00.000Z', // 1 May 2026: outside
+      ],
+      'Asia/Kathmandu',
+    );
+    const window = 'date_from=2025-05-01&date_to=2026-04-30&timezone=Asia/Kathmandu';
+    const response = await ok(`/api/v1/metrics/series?${window}&granularity=hour&compare=previous_year`, key);
+    const data = response.body.data as { series: Array<ReturnType<typeof bucket>>; previous: { series: Array<ReturnType<typeof bucket>> } };
+    expect(data.series).toHaveLength(8_760);
+    expect(data.previous.series).toHaveLength(8_760);
+    expect(data.series[0]).toEqual(bucket('2025-05-01T00:00:00.000+05:45', '2025-05-01T01:00:00.000+05:45'));
+    expect(data.series.at(-1)).toEqual(bucket('2026-04-30T23:00:00.000+05:45', '2026-05-01T00:00:00.000+05:45', 1));
+    for (const list of [data.series, data.previous.series]) for (let i = 1; i < list.length; i++) expect(list[i]!.start).toBe(list[i - 1]!.end);
+    // Per local date, the hours add up to /metrics/daily's figures for the same window.
+    const daily = await ok(`/api/v1/metrics/daily?${window}&compare=previous_year`, key);
+    const perDay = (list: Array<{ start: string; total: number }>) => {
+      const totals = new Map<string, number>();
+      for (const b of list) totals.set(b.start.slice(0, 10), (totals.get(b.start.slice(0, 10)) ?? 0) + b.total);
+      return totals;
+    };
+    const days = daily.body.data as { daily: Array<{ date: string; total: number }>; previous: { daily: Array<{ date: string; total: number }> } };
+    expect(perDay(data.series)).toEqual(new Map(days.daily.map((d) => [d.date, d.total])));
+    expect(perDay(data.previous.series)).toEqual(new Map(days.previous.daily.map((d) => [d.date, d.total])));
+    expect(data.series.filter((b) => b.total > 0).map((b) => b.start)).toEqual(['2026-01-15T17:00:00.000+05:45', '2026-04-30T23:00:00.000+05:45']);
+    expect(data.previous.series.filter((b) => b.total > 0).map((b) => b.start)).toEqual(['2024-05-01T06:00:00.000+05:45']);
+    // The same bytes and ETag again (the sliced serializer and hash are deterministic); 304 for it.
+    const again = await ok(`/api/v1/metrics/series?${window}&granularity=hour&compare=previous_year`, key);
+    expect(stable(again)).toBe(stable(response));
+    expect(again.headers.get('etag')).toBe(response.headers.get('etag'));
+    const revalidated = await get(app, `/api/v1/metrics/series?${window}&granularity=hour&compare=previous_year`, key, {
+      'If-None-Match': response.headers.get('etag')!,
+    });
+    expect(revalidated.status).toBe(304);
+  });
+
   it('change is null where the previous figure is 0', async () => {
     const { key } = await clinicWith(['2026-02-12T12:00:00.000Z']);
     const response = await ok('/api/v1/metrics/summary?date_from=2026-02-10&date_to=2026-02-14&timezone=Europe/Madrid&compare=previous_period', key);

@@ -26,6 +26,7 @@ import {
 import type { Problems } from '../../domain/parameters.js';
 import { SUCCESSFUL_OUTCOMES } from '../../domain/values.js';
 import type { ParameterNames } from '../../interactions/filters.js';
+import { handInSlices } from '../../limits/time-slices.js';
 import { type Granularity, MAX_SERIES_BUCKETS } from '../../zones/local-calendar.js';
 import { knownZoneNames } from '../../zones/zone-names.js';
 import { type ArgumentUnits, builder } from '../builder.js';
@@ -162,12 +163,17 @@ const SeriesBucketType = builder.objectRef<SeriesBucket>('SeriesBucket').impleme
 const MetricsSeries = builder.objectRef<{ series: SeriesBucket[]; previous?: SeriesBucket[] }>('MetricsSeries').implement({
   description: 'A series of local calendar buckets and, with `compare`, the same over the comparison window.',
   fields: (t) => ({
-    series: t.field({ type: [SeriesBucketType], description: 'Every bucket of the window, zero-filled, oldest first.', resolve: (r) => r.series }),
+    // Completed by the executor in time slices: a year of hours is 8,760 buckets a list.
+    series: t.field({
+      type: [SeriesBucketType],
+      description: 'Every bucket of the window, zero-filled, oldest first.',
+      resolve: (r) => handInSlices(r.series),
+    }),
     previous: t.field({
       type: [SeriesBucketType],
       nullable: true,
       description: 'The buckets of the comparison window; null without `compare`.',
-      resolve: (r) => r.previous ?? null,
+      resolve: (r) => (r.previous ? handInSlices(r.previous) : null),
     }),
   }),
 });
