@@ -53,10 +53,10 @@ export function registerImport(program: Command, cli: CommandContext): void {
       }
       const maxLineBytes = lineLimit(options.maxLineBytes);
       const environment = environmentFlag('import', options.environment, 'live');
-      const report = await translateImportErrors(async () => {
-        // Before the database is opened: a typo in a path fails at once.
-        for (const file of Object.values(files)) if (file !== undefined) await checkReadable(file);
-        return withDatabase(cli, ({ url }) =>
+      // Before the database is opened: a typo in a path fails at once, as the usage error it is.
+      for (const file of Object.values(files)) if (file !== undefined) await readableArgument(file);
+      const report = await translateImportErrors(async () =>
+        withDatabase(cli, ({ url }) =>
           importFiles({
             files,
             url,
@@ -66,8 +66,8 @@ export function registerImport(program: Command, cli: CommandContext): void {
             progress: createProgress(!out.json && Boolean(cli.io.stderr.isTTY), cli.io.stderr),
             onWait: () => cli.console.error('Another import into this database is running; waiting for it to finish (imports run one at a time)...'),
           }),
-        );
-      });
+        ),
+      );
       out.result(toJson(report), () => {
         for (const line of problemLines(report)) cli.console.error(line);
         for (const line of summaryLines(report)) cli.console.log(line);
@@ -78,6 +78,16 @@ export function registerImport(program: Command, cli: CommandContext): void {
         cli.setExitCode(1);
       }
     });
+}
+
+/** A file named on the command line that cannot be read is a usage error (exit 2), like a bad flag. */
+async function readableArgument(file: string): Promise<void> {
+  try {
+    await checkReadable(file);
+  } catch (error) {
+    if (error instanceof ImportFileError) throw new CliError(error.message, 2);
+    throw error;
+  }
 }
 
 async function translateImportErrors<T>(fn: () => Promise<T>): Promise<T> {

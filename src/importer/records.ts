@@ -10,6 +10,13 @@ export const RESOURCES = ['clinics', 'campaigns', 'interactions'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EXAMPLE_UUID = '3f2b8c1e-9a4d-4e6f-8b2a-1c5d7e9f0a12';
+
+/** A rejected id as a reason quotes it: JSON, cut short. */
+function shownId(value: string): string {
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
 
 /** As the clinics_language_check constraint (`es`, `en`). */
 const ISO_639_1 = /^[a-z]{2}$/;
@@ -88,7 +95,13 @@ const id = z
   .min(1, 'must not be empty')
   .refine((v) => [...v].length <= MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`)
   .refine((v) => !hasControlCharacter(v), 'must not contain control characters');
-const uuid = z.string().regex(UUID, 'must be a UUID');
+// Clinic ids alone are UUIDs (the database's type); the reason shows the form and the value, since
+// hand-written files tend to use names such as `clinic-1` there.
+const uuid = z
+  .string()
+  .refine((v) => UUID.test(v), {
+    error: (issue) => `must be a UUID: 32 hexadecimal digits grouped 8-4-4-4-12, such as ${EXAMPLE_UUID}; got ${shownId(String(issue.input))}`,
+  });
 const timestamp = z.string().refine((v) => parseTimestamp(v) !== undefined, 'must be an ISO 8601 timestamp with Z or an offset (2024-05-01T09:30:00.000Z)');
 
 function kindOf(value: unknown): string {

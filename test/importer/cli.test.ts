@@ -93,7 +93,7 @@ describe('cli import', () => {
   it('names a file that cannot be read, and needs at least one file', async () => {
     const missing = path.join(path.dirname(writeLines('x.ndjson', [])), 'missing.ndjson');
     const notFound = await runCli(['--json', 'import', '--interactions', missing]);
-    expect(notFound.code).toBe(1);
+    expect(notFound.code).toBe(2);
     expect(JSON.parse(notFound.stdout)).toEqual({ error: `Cannot read ${missing}: no such file` });
 
     const usage = await runCli(['--json', 'import', '--skip-invalid']);

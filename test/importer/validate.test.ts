@@ -105,7 +105,7 @@ describe('an invalid line', () => {
 
   it('with ids, time zones and timestamps that are not what they claim', () => {
     expect(problems('clinics', clinicLine({ id: 'clinic-1', timezone: 'Mars/Olympus_Mons' }))).toEqual([
-      'id: must be a UUID',
+      'id: must be a UUID: 32 hexadecimal digits grouped 8-4-4-4-12, such as 3f2b8c1e-9a4d-4e6f-8b2a-1c5d7e9f0a12; got "clinic-1"',
       'timezone: must be an IANA time zone name (Europe/Madrid)',
     ]);
     const timestampReason = 'must be an ISO 8601 timestamp with Z or an offset (2024-05-01T09:30:00.000Z)';
