@@ -10,11 +10,12 @@ import {
   listApiKeys,
   revokeApiKey,
 } from '../auth/api-keys.js';
-import { CLINIC_ENVIRONMENT_OF_KEY } from '../auth/clinic-environments.js';
+import { CLINIC_ENVIRONMENT_OF_KEY, CLINIC_ENVIRONMENTS, type ClinicEnvironmentValue } from '../auth/clinic-environments.js';
 import type { Db } from '../db/client.js';
 import { isUuid } from '../domain/parameters.js';
 import { KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
 import { CliError, type CommandContext, withDatabase } from './context.js';
+import { environmentFlag } from './import.js';
 
 interface CreateOptions {
   name?: string;
@@ -23,20 +24,22 @@ interface CreateOptions {
   tier?: string;
   expiresAt?: string;
   test?: boolean;
+  environment?: string;
 }
 
 /** The command-line option behind each `createApiKey` input field, for error messages. */
 const OPTION_OF_FIELD: Record<keyof CreateApiKeyInput, string> = {
   name: '--name',
-  environment: '--test',
+  environment: '--environment',
   scopes: '--scopes',
   clinicIds: '--clinics',
   tier: '--tier',
   expiresAt: '--expires-at',
 };
 
+/** A bad option value is a usage error (exit 2), as a bad flag of any command is. */
 function optionError(option: string, message: string): CliError {
-  return new CliError(`Invalid ${option}: ${message}`, 1, { option });
+  return new CliError(`Invalid ${option}: ${message}`, 2, { option });
 }
 
 /** `a,b` -> ['a', 'b']; an empty list or an empty item is an error naming the option. */
@@ -70,9 +73,24 @@ function parseExpiry(value: string): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
+/** The key environment whose clinics are `environment`'s. */
+const KEY_ENVIRONMENT_OF_CLINICS = Object.fromEntries(
+  Object.entries(CLINIC_ENVIRONMENT_OF_KEY).map(([key, clinics]) => [clinics, key as KeyEnvironmentValue]),
+) as Record<ClinicEnvironmentValue, KeyEnvironmentValue>;
+
+/** How `keys create` is told to make a key that sees each clinic environment. */
+const FLAGS_OF_ENVIRONMENT: Record<ClinicEnvironmentValue, string> = { live: '--environment live (the default)', sandbox: '--environment sandbox (or --test)' };
+
+/** `--environment live|sandbox`, as import and seed take it; `--test` is `--environment sandbox`. */
+function keyEnvironment(opts: CreateOptions): KeyEnvironmentValue {
+  const environment = environmentFlag('keys create', opts.environment, opts.test ? 'sandbox' : 'live');
+  if (opts.test && environment !== 'sandbox') throw new CliError('keys create: --test makes a sandbox key; it cannot go with --environment live', 2);
+  return KEY_ENVIRONMENT_OF_CLINICS[environment];
+}
+
 function parseCreateOptions(opts: CreateOptions): CreateApiKeyInput {
   if (opts.name === undefined) throw optionError('--name', 'a name is required (--name NAME)');
-  const input: CreateApiKeyInput = { name: opts.name, environment: opts.test ? 'test' : 'live' };
+  const input: CreateApiKeyInput = { name: opts.name, environment: keyEnvironment(opts) };
   if (opts.scopes !== undefined) {
     const scopes = commaList('--scopes', opts.scopes);
     const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
@@ -154,6 +172,25 @@ async function clinicsNeverSeen(db: Db, record: { environment: KeyEnvironmentVal
   });
 }
 
+/**
+ * An unrestricted key on a database whose clinics are all of the other environment sees nothing
+ * (empty lists, zero metrics, without an error): as on the embedded demo database, whose clinics
+ * are sandbox, with a live key made by default.
+ */
+async function otherEnvironmentOnly(db: Db, record: { environment: KeyEnvironmentValue; clinicIds: readonly string[] | null }): Promise<string | undefined> {
+  if (record.clinicIds) return undefined;
+  const counts = await db.clinic.groupBy({ by: ['environment'], _count: { _all: true } });
+  const countOf = (environment: ClinicEnvironmentValue) => counts.find((c) => c.environment === environment)?._count._all ?? 0;
+  const own = CLINIC_ENVIRONMENT_OF_KEY[record.environment];
+  const other = CLINIC_ENVIRONMENTS.find((environment) => environment !== own)!;
+  const clinics = countOf(other);
+  if (countOf(own) > 0 || clinics === 0) return undefined;
+  return (
+    `no clinic is in the ${own} environment, so this ${record.environment} key sees nothing (empty lists, zero metrics) until ${own} data is imported; ` +
+    `the ${clinics.toLocaleString('en-US')} clinic${clinics === 1 ? ' is' : 's are'} ${other}: for ${clinics === 1 ? 'it' : 'them'}, create a key with ${FLAGS_OF_ENVIRONMENT[other]}.`
+  );
+}
+
 function clinicsText(clinicIds: readonly string[] | null): string {
   if (!clinicIds) return 'all';
   return clinicIds.length === 1 ? clinicIds[0]! : `${clinicIds.length} clinics`;
@@ -182,14 +219,17 @@ export function registerKeys(program: Command, cli: CommandContext): void {
     .option('--clinics <ids>', 'comma-separated clinic ids the key is restricted to (default: every clinic)')
     .option('--tier <tier>', `rate-limit tier: ${KEY_TIERS.join(' | ')} (default: standard)`)
     .option('--expires-at <iso>', 'expiry: ISO 8601 date-time with Z or an offset, or YYYY-MM-DD (midnight UTC)')
-    .option('--test', 'issue a sandbox key (svc_test_) instead of a live one (svc_live_)')
+    .option('--environment <env>', 'live (default: a svc_live_ key, which sees live clinics) or sandbox (a svc_test_ key, which sees sandbox clinics)')
+    .option('--test', 'the same as --environment sandbox')
     .action(async (opts: CreateOptions) => {
       const out = cli.output();
       const input = parseCreateOptions(opts);
       const { key, record, unseen } = await withDatabase(cli, async ({ db }) => {
         try {
           const created = await createApiKey(db, input);
-          return { ...created, unseen: await clinicsNeverSeen(db, created.record) };
+          const unseen = await clinicsNeverSeen(db, created.record);
+          const elsewhere = await otherEnvironmentOnly(db, created.record);
+          return { ...created, unseen: elsewhere ? [...unseen, elsewhere] : unseen };
         } catch (error) {
           if (error instanceof ApiKeyInputError) throw optionError(OPTION_OF_FIELD[error.field], error.message);
           throw error;
@@ -265,7 +305,7 @@ export function registerKeys(program: Command, cli: CommandContext): void {
     .argument('<id>', 'the key id')
     .action(async (id: string) => {
       const out = cli.output();
-      if (!isUuid(id)) throw new CliError(`Invalid key id '${id}': expected a UUID as shown by \`keys list\`.`);
+      if (!isUuid(id)) throw new CliError(`Invalid key id '${id}': expected a UUID as shown by \`keys list\`.`, 2);
       const record = await withDatabase(cli, async ({ db }) => revokeApiKey(db, id));
       if (!record) throw new CliError(`No API key with id ${id}.`);
       out.result(recordJson(record, new Date()), () =>

@@ -3,8 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey, lookupApiKey } from '../../src/auth/api-keys.js';
+import { migrate } from '../../src/db/migrate.js';
 import { type CliRun, runCli, spawnCli } from '../helpers/cli.js';
-import { sql, testDb } from '../helpers/db.js';
+import { sql, testDb, withFreshDatabase } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 
 const db = testDb();
@@ -165,7 +166,7 @@ describe('keys create, list, revoke', () => {
 
   it('refuses to revoke a malformed or unknown id', async () => {
     const malformed = await cli('--json', 'keys', 'revoke', 'not-a-key-id');
-    expect(malformed.code).toBe(1);
+    expect(malformed.code).toBe(2);
     expect(json<{ error: string }>(malformed).error).toMatch(/not-a-key-id.*UUID/);
 
     const unknownId = randomUUID();
@@ -190,11 +191,12 @@ describe('keys create with invalid options', () => {
     ['garbage as expiry', ['--expires-at', 'next tuesday'], '--expires-at'],
   ];
 
-  it.concurrent.each(cases)('%s: exit 1 naming the option, nothing created', async (_label, args, option) => {
+  // Usage errors, exit 2 as the README's exit codes say (a key that cannot be found is exit 1).
+  it.concurrent.each(cases)('%s: exit 2 naming the option, nothing created', async (_label, args, option) => {
     const keyName = name('invalid');
     const withName = args[0] === '--name' || _label === 'a missing name' ? args : ['--name', keyName, ...args];
     const run = await cli('--json', 'keys', 'create', ...withName);
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(2);
     const body = json<{ error: string }>(run);
     expect(body.error).toContain(option);
     expect(run.stdout).not.toMatch(/svc_(live|test)_/);
@@ -203,8 +205,44 @@ describe('keys create with invalid options', () => {
 
   it('without --json, prints the message on stderr', async () => {
     const run = await cli('keys', 'create', '--name', name('invalid human'), '--tier', 'gold');
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain('--tier');
     expect(run.stdout).toBe('');
+  });
+});
+
+describe('keys create on a database whose clinics are all of the other environment', () => {
+  it('says that the key sees nothing and how to make one that sees them (the embedded demo database: sandbox clinics only)', async () => {
+    await withFreshDatabase('keys_env', async (url, client) => {
+      await migrate(url);
+      await client.connect();
+      for (let i = 0; i < 3; i++) {
+        await client.query(
+          `INSERT INTO clinics (id, name, address, phone, email, timezone, environment) VALUES ($1, 'Demo', 'Street 1', '+34 910 000 000', 'd@example.test', 'UTC', 'sandbox')`,
+          [randomUUID()],
+        );
+      }
+
+      const live = await runCli(['--json', 'keys', 'create', '--name', name('live on sandbox')], url);
+      expect(live.code, live.stderr).toBe(0);
+      expect(json<Created>(live).environment).toBe('live');
+      expect(live.stderr).toContain(
+        'Note: no clinic is in the live environment, so this live key sees nothing (empty lists, zero metrics) until live data is imported; ' +
+          'the 3 clinics are sandbox: for them, create a key with --environment sandbox (or --test).',
+      );
+
+      // The key the note asks for: sandbox, through --environment as import and seed take it; no note.
+      const sandbox = await runCli(['--json', 'keys', 'create', '--name', name('sandbox'), '--environment', 'sandbox'], url);
+      expect(sandbox.code, sandbox.stderr).toBe(0);
+      expect(json<Created>(sandbox)).toMatchObject({ environment: 'test', key: expect.stringMatching(/^svc_test_/) });
+      expect(sandbox.stderr).toBe('This key is shown only once and cannot be retrieved again: store it securely now.\n');
+
+      const conflicting = await runCli(['keys', 'create', '--name', name('both'), '--test', '--environment', 'live'], url);
+      expect(conflicting.code).toBe(2);
+      expect(conflicting.stderr).toContain('--test makes a sandbox key');
+      const unknown = await runCli(['keys', 'create', '--name', name('unknown env'), '--environment', 'staging'], url);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('--environment must be one of live, sandbox');
+    });
   });
 });
