@@ -74,7 +74,7 @@ describe('q: full-text search of summaries and transcripts', () => {
     {
       language: 'de',
       texts: ['Ich möchte meinen Termin verschieben', 'Die Termine für nächste Woche sind bestätigt', 'Vielen Dank für Ihre Geduld'],
-      queries: { termin: [0, 1], Termine: [0, 1], mochte: [0], naechste: [], nachste: [1], bestatigt: [1] },
+      queries: { termin: [0, 1], Termine: [0, 1], mochte: [0], nachste: [1], bestatigt: [1] },
     },
     {
       language: 'fr',
@@ -92,6 +92,15 @@ describe('q: full-text search of summaries and transcripts', () => {
       const found = await search(key, `q=${encodeURIComponent(q)}`);
       expect({ q, ...found }).toEqual({ q, ids: expected.map((i) => rows[i]!.id), total: expected.length });
     }
+  });
+
+  it("'ae' for 'ä' (naechste) matches exactly when PostgreSQL's German stemmer says so: 18's does, 15's does not", async () => {
+    const { clinic, key } = await clinicSpeaking('de');
+    const [row] = await insert(clinic.id, [{ summary: null, transcript: said('Die Termine für nächste Woche sind bestätigt') }]);
+    // Accents go before stemming ('nächste' is indexed as the stem of 'nachste'); whether the stemmer
+    // reads 'ae' as 'ä' is its version's (PostgreSQL 18's Snowball German stemmer does, 15's does not).
+    const [stemmer] = await sql<{ same: boolean }>("SELECT ts_lexize('german_stem', 'naechste') = ts_lexize('german_stem', 'nachste') AS same");
+    expect(await search(key, 'q=naechste')).toEqual(stemmer!.same ? { ids: [row!.id], total: 1 } : { ids: [], total: 0 });
   });
 
   it('a clinic without a language matches whole words, still in any case and accent', async () => {
