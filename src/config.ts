@@ -19,11 +19,14 @@ function findProjectRoot(start: string): string {
 
 export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
 
+/** Where the embedded PostgreSQL's files go when DATA_DIR is unset (for the server and the CLI alike). */
+export const DEFAULT_DATA_DIR = path.join(projectRoot, '.data');
+
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL');
 
 const databaseSchema = z.object({
   DATABASE_URL: postgresUrl.optional(),
-  DATA_DIR: z.string().min(1).default(path.join(projectRoot, '.data')),
+  DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   // Bounds on the server's database work (db/client.ts DatabaseBounds); 0 turns one off.
   /** Getting a connection: a free one from the pool, or a new one opened (TCP, start-up, authentication). */

@@ -1,9 +1,11 @@
 // What every CLI command shares: its streams and environment, the database, output mode and a
 // consistent way to fail.
 import type { Console } from 'node:console';
-import { loadDatabaseConfig } from '../config.js';
+import path from 'node:path';
+import { DEFAULT_DATA_DIR, loadDatabaseConfig } from '../config.js';
 import { createPrismaClient, type Db } from '../db/client.js';
 import { locateDatabase } from '../db/database.js';
+import { otherDataFolders } from '../db/embedded.js';
 import { migrate, pendingMigrations } from '../db/migrate.js';
 
 /** A stream a command writes to; on a terminal (`isTTY`) progress bars are drawn and help wraps at `columns`. */
@@ -64,6 +66,19 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * Said when the command made a new embedded database: an operator whose server runs with another
+ * data folder (DATA_DIR, another checkout) would otherwise meet an empty one without a word.
+ */
+function newDatabaseNote(dataDir: string): string[] {
+  const others = otherDataFolders(dataDir, [DEFAULT_DATA_DIR]);
+  return [
+    `Note: this is a new, empty database (the data folder ${path.resolve(dataDir)} had none). ` +
+      `The server (\`npm start\`) uses the one of the DATA_DIR it runs with (default ${DEFAULT_DATA_DIR}), or its DATABASE_URL: run the CLI with the same.`,
+    ...(others.length ? [`Embedded databases found on this machine: ${others.map((dir) => `DATA_DIR=${dir}`).join(', ')}`] : []),
+  ];
+}
+
 export interface DatabaseContext {
   url: string;
   embedded: boolean;
@@ -79,6 +94,7 @@ export async function withDatabase<T>(cli: CommandContext, fn: (ctx: DatabaseCon
   const config = loadDatabaseConfig(cli.io.env);
   const location = await locateDatabase(config, (m) => cli.console.error(m));
   try {
+    if (location.created) for (const line of newDatabaseNote(config.DATA_DIR)) cli.console.error(line);
     if (options.migrated !== false) {
       if (location.embedded) await migrate(location.url);
       else {

@@ -48,6 +48,8 @@ export interface EmbeddedPostgres {
   url: string;
   /** Connection string of a given database in the cluster. */
   urlFor(database: string): string;
+  /** True when this call made the cluster: the data folder had none, and the database is new and empty. */
+  created: boolean;
   /** Unregisters this process; stops the postmaster if no other process uses it. */
   release(): Promise<void>;
 }
@@ -178,6 +180,50 @@ async function reachableBinaries(bin: Binaries, user: User, sharedDir: string, l
   return copied;
 }
 
+/** In a cluster's folder kept in the shared folder: which data folder it belongs to. */
+const DATA_FOLDER_FILE = 'data-folder.txt';
+const DATA_FOLDER_NOTE = 'The embedded PostgreSQL cluster of ';
+
+const hasCluster = (home: string) => fs.existsSync(path.join(home, 'postgres', 'PG_VERSION'));
+
+/**
+ * The data folders on this machine known to hold an embedded cluster, other than `dataDir`: those
+ * of `candidates` that have one (in the folder itself or, run as root, in the shared folder), and
+ * every data folder whose cluster is kept in the shared folder. For a process about to make a new,
+ * empty database, where the existing ones are. A read of what is there; nothing is created.
+ */
+export function otherDataFolders(dataDir: string, candidates: readonly string[], sharedDir: string = ROOT_SHARED_DIR): string[] {
+  const real = (dir: string) => {
+    try {
+      return fs.realpathSync(dir);
+    } catch {
+      return path.resolve(dir);
+    }
+  };
+  const found = new Set<string>();
+  for (const candidate of candidates) {
+    if (hasCluster(candidate) || hasCluster(path.join(sharedDir, `cluster-${digest(real(candidate))}`))) found.add(real(candidate));
+  }
+  let entries: string[] = [];
+  try {
+    entries = fs.readdirSync(sharedDir).filter((name) => name.startsWith('cluster-'));
+  } catch {
+    // No shared folder: nothing was ever run as root from a private folder here.
+  }
+  for (const entry of entries) {
+    const home = path.join(sharedDir, entry);
+    if (!hasCluster(home)) continue;
+    try {
+      const note = fs.readFileSync(path.join(home, DATA_FOLDER_FILE), 'utf8').trim();
+      if (note.startsWith(DATA_FOLDER_NOTE)) found.add(note.slice(DATA_FOLDER_NOTE.length));
+    } catch {
+      // A cluster folder without its note names no data folder.
+    }
+  }
+  found.delete(real(dataDir));
+  return [...found].sort();
+}
+
 /**
  * The folder holding the cluster (`postgres/`) and its log: the data folder, except run as root when
  * the postgres user cannot enter the data folder (a private checkout); then a folder of its own in
@@ -193,7 +239,7 @@ async function clusterHome(dataDir: string, user: User | undefined, sharedDir: s
   // Entered, not listed, by others: the postgres user only needs to pass through to its cluster and log.
   fs.mkdirSync(elsewhere, { recursive: true });
   fs.chmodSync(elsewhere, 0o711);
-  fs.writeFileSync(path.join(elsewhere, 'data-folder.txt'), `The embedded PostgreSQL cluster of ${realDataDir}\n`);
+  fs.writeFileSync(path.join(elsewhere, DATA_FOLDER_FILE), `${DATA_FOLDER_NOTE}${realDataDir}\n`);
   return elsewhere;
 }
 
@@ -256,7 +302,7 @@ function loadCredentials(dataDir: string): Credentials {
   return credentials;
 }
 
-async function initialise(bin: Binaries, clusterDir: string, password: string, log: Log): Promise<void> {
+async function initialise(bin: Binaries, dataDir: string, clusterDir: string, password: string, log: Log): Promise<void> {
   const user = postgresUser();
   fs.mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
   if (user) fs.chownSync(clusterDir, user.uid, user.gid);
@@ -264,7 +310,8 @@ async function initialise(bin: Binaries, clusterDir: string, password: string, l
   const pwfile = path.join(path.dirname(clusterDir), `.pw-${process.pid}-${randomBytes(4).toString('hex')}`);
   fs.writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
   if (user) fs.chownSync(pwfile, user.uid, user.gid);
-  log(`Initialising embedded PostgreSQL in ${clusterDir}`);
+  // Named with its data folder: a process given another DATA_DIR than the server's lands here, in a database of its own.
+  log(`No embedded PostgreSQL cluster for the data folder ${dataDir} yet: initialising a new, empty one in ${clusterDir} (takes several seconds)`);
   try {
     await run(bin.initdb, ['-D', clusterDir, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-locale'], user);
   } catch (error) {
@@ -361,8 +408,12 @@ export async function useEmbeddedPostgres(dataDir: string, log: Log = () => {}, 
   }
   const { password } = loadCredentials(dataDir);
 
+  let created = false;
   const port = await withLock(dataDir, async () => {
-    if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) await initialise(bin, clusterDir, password, log);
+    if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+      await initialise(bin, path.resolve(dataDir), clusterDir, password, log);
+      created = true;
+    }
     if (!runningPostmaster(clusterDir)) await start(bin, clusterDir, log);
     const running = runningPostmaster(clusterDir);
     if (!running) throw new Error(`Embedded PostgreSQL did not start; see ${postgresLog(clusterDir)}`);
@@ -377,6 +428,7 @@ export async function useEmbeddedPostgres(dataDir: string, log: Log = () => {}, 
   return {
     url: urlFor(EMBEDDED_DATABASE),
     urlFor,
+    created,
     async release() {
       if (released) return;
       released = true;

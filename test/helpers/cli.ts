@@ -27,10 +27,15 @@ function collector(): { stream: Writable; text: () => string } {
 }
 
 /** `cli <args>` in this process, with only DATABASE_URL in its environment. */
-export async function runCli(args: string[], databaseUrl: string = inject('databaseUrl')): Promise<CliRun> {
+export function runCli(args: string[], databaseUrl: string = inject('databaseUrl')): Promise<CliRun> {
+  return runCliWithEnv(args, { DATABASE_URL: databaseUrl });
+}
+
+/** `cli <args>` in this process, with exactly `env` as its environment (DATA_DIR without DATABASE_URL: the embedded database). */
+export async function runCliWithEnv(args: string[], env: Record<string, string>): Promise<CliRun> {
   const stdout = collector();
   const stderr = collector();
-  const code = await run(args, { stdout: stdout.stream, stderr: stderr.stream, env: { DATABASE_URL: databaseUrl } });
+  const code = await run(args, { stdout: stdout.stream, stderr: stderr.stream, env });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
