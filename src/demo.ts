@@ -14,7 +14,7 @@ import { queryRows } from './db/sql.js';
 import { isUuid } from './domain/parameters.js';
 import { type KeyTierValue, TIER_LIMITS } from './domain/values.js';
 import { Prisma } from './generated/prisma/client.js';
-import { generateDemoData, type SeedOptions } from './seed/generate.js';
+import { generateDemoData, SEED_DEFAULTS, type SeedOptions } from './seed/generate.js';
 import { seedDemoData } from './seed/seed-database.js';
 
 interface DemoKeyFile {
@@ -45,7 +45,8 @@ export const ENVIRONMENTS_MIGRATION = '20261127024429_patient_data';
 export async function ensureDemoSetup(db: Db, url: string, dataDir: string, log: (m: string) => void, demoData: SeedOptions = {}): Promise<DemoSetup> {
   let seeded = false;
   if ((await db.clinic.count()) === 0) {
-    log('Empty database: loading sandbox demo data (about 50,000 interactions over the last 90 days)...');
+    const { interactions, days } = { ...SEED_DEFAULTS, ...demoData };
+    log(`Empty database: loading sandbox demo data (${interactions.toLocaleString('en-US')} interactions over the last ${days} days)...`);
     const counts = await seedDemoData(url, { ...demoData, environment: 'sandbox' });
     log(`Loaded ${counts.clinics} sandbox clinics, ${counts.campaigns} campaigns and ${counts.interactions} interactions.`);
     seeded = true;

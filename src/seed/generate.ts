@@ -36,13 +36,31 @@ import { DAY_MS, formatSlot, fromLocal, HOUR_MS, MINUTE_MS, toLocal, weekdayOf }
 export type { CampaignSettings } from './campaigns.js';
 export type { TranscriptEntry } from './conversations.js';
 
-export const SEED_DEFAULTS = { clinics: 8, interactions: 50_000, days: 90, seed: 42 } as const;
+// 550 days: a year-over-year comparison of any of the last six months, or of the last whole quarter,
+// finds the same dates a year earlier in the data (so do both DST changes of the last year).
+export const SEED_DEFAULTS = { clinics: 8, interactions: 100_000, days: 550, seed: 42 } as const;
 export const SEED_LIMITS = {
   clinics: { min: 1, max: 10_000 },
   interactions: { min: 1, max: 20_000_000 },
   days: { min: 1, max: 3650 },
 } as const;
 export const CAMPAIGNS_PER_CLINIC = 5;
+
+/**
+ * How the interactions spread over the period: the last RECENT_DAYS at full density, the days
+ * before at OLDER_DENSITY of it. A long period then costs little more to seed than its last months
+ * (the demo's 100,000 interactions: about 50,000 in the last 90 days, as many in the 460 before).
+ */
+export const RECENT_DAYS = 90;
+export const OLDER_DENSITY = 0.2;
+
+/**
+ * Share of the interactions a patient starts (INBOUND, and FORM_OUTBOUND, which answers a form the
+ * patient sent) that answer one of the clinic's campaigns on their channel, and count for it. With
+ * the campaign-driven ones, nearly every interaction has a campaign, so a breakdown by campaign
+ * leads with named campaigns rather than with the group without one.
+ */
+export const ANSWERED_CAMPAIGN_SHARE = 0.95;
 
 export interface SeedOptions {
   clinics?: number;
@@ -303,6 +321,8 @@ interface ClinicModel {
   voiceCampaigns: CampaignChoice;
   whatsappCampaigns: CampaignChoice;
   reminderCampaigns: CampaignChoice;
+  /** Any campaign of the clinic on the channel: what an interaction the patient starts answers. */
+  answeredCampaigns: Record<ChannelValue, CampaignChoice>;
 }
 
 function slug(text: string): string {
@@ -365,6 +385,7 @@ function buildClinics(key: SeedKey, options: ResolvedSeedOptions, windowStart: n
       voiceCampaigns: empty,
       whatsappCampaigns: empty,
       reminderCampaigns: empty,
+      answeredCampaigns: { voice: empty, whatsapp: empty },
     });
   }
 
@@ -393,10 +414,10 @@ function slotPlan(rng: Rng, clinic: number, slot: number): { type: CampaignTypeV
   }
 }
 
-function buildCampaigns(key: SeedKey, clinics: ClinicModel[], windowStart: number, windowEnd: number): SeedCampaign[] {
+function buildCampaigns(key: SeedKey, clinics: ClinicModel[], timeline: Timeline): SeedCampaign[] {
   const rng = new Rng(key);
   const rows: SeedCampaign[] = [];
-  const span = windowEnd - windowStart;
+  const { start: windowStart, end: windowEnd } = timeline;
   for (const clinic of clinics) {
     const models: CampaignModel[] = [];
     const weights: number[] = [];
@@ -411,7 +432,8 @@ function buildCampaigns(key: SeedKey, clinics: ClinicModel[], windowStart: numbe
       taken.add(name);
       const earliest = Math.max(clinic.row.createdAt.getTime() + DAY_MS, windowStart - 200 * DAY_MS);
       const createdAt = Math.floor(rng.between(earliest, windowStart - DAY_MS));
-      const stoppedAt = plan.status === 'active' ? null : Math.floor(windowStart + rng.between(0.25, 0.85) * span);
+      // A paused or completed campaign stopped after 25% to 85% of the period's interactions.
+      const stoppedAt = plan.status === 'active' ? null : Math.floor(timeline.at(rng.between(0.25, 0.85), windowStart, windowEnd));
       const updatedAt = stoppedAt ?? Math.floor(rng.between(createdAt, Math.min(windowEnd, createdAt + 120 * DAY_MS)));
       const row: SeedCampaign = {
         id,
@@ -432,8 +454,8 @@ function buildCampaigns(key: SeedKey, clinics: ClinicModel[], windowStart: numbe
         stoppedAt,
         reminderDays: Math.max(1, Math.round((settings.reminder_hours_before ?? 24) / 24)),
       });
-      // Busier for longer: a campaign stopped halfway through the period gets half the traffic.
-      weights.push((rng.between(0.6, 1.4) * ((stoppedAt ?? windowEnd) - windowStart)) / span);
+      // Busier for longer: a campaign stopped halfway through the period's interactions gets half the traffic.
+      weights.push(rng.between(0.6, 1.4) * timeline.share(windowStart, stoppedAt ?? windowEnd));
     }
     const choose = (accept: (m: CampaignModel) => boolean): CampaignChoice => {
       const items: CampaignModel[] = [];
@@ -449,6 +471,7 @@ function buildCampaigns(key: SeedKey, clinics: ClinicModel[], windowStart: numbe
     clinic.voiceCampaigns = choose((m) => m.row.type !== 'appointment_reminder' && m.row.channel !== 'whatsapp');
     clinic.whatsappCampaigns = choose((m) => m.row.type !== 'appointment_reminder' && m.row.channel !== 'voice');
     clinic.reminderCampaigns = choose((m) => m.row.type === 'appointment_reminder' && m.row.channel !== 'voice');
+    clinic.answeredCampaigns = { voice: choose((m) => m.row.channel !== 'whatsapp'), whatsapp: choose((m) => m.row.channel !== 'voice') };
   }
   return rows;
 }
@@ -456,10 +479,51 @@ function buildCampaigns(key: SeedKey, clinics: ClinicModel[], windowStart: numbe
 // ---------------------------------------------------------------------------------------------
 // Interactions.
 
-/** A start instant in [lo, hi] that follows the profile in the clinic's local time. */
-function sampleStart(rng: Rng, timeZone: string, profile: TimeProfile, window: readonly [number, number] | null, lo: number, hi: number): number {
+/** The period, and how densely its instants are drawn (RECENT_DAYS, OLDER_DENSITY). */
+class Timeline {
+  /** Where full density starts. */
+  private readonly recentFrom: number;
+  /** The weight of the days before recentFrom (full density weighs 1 per ms). */
+  private readonly olderWeight: number;
+
+  constructor(
+    readonly start: number,
+    readonly end: number,
+  ) {
+    this.recentFrom = Math.max(start, end - RECENT_DAYS * DAY_MS);
+    this.olderWeight = (this.recentFrom - start) * OLDER_DENSITY;
+  }
+
+  /** The weight of [start, t]. */
+  private weight(t: number): number {
+    const at = Math.min(this.end, Math.max(this.start, t));
+    return at <= this.recentFrom ? (at - this.start) * OLDER_DENSITY : this.olderWeight + (at - this.recentFrom);
+  }
+
+  /** The share of the period's interactions in [lo, hi]. */
+  share(lo: number, hi: number): number {
+    return (this.weight(hi) - this.weight(lo)) / this.weight(this.end);
+  }
+
+  /** The instant of [lo, hi] at `u` (in [0, 1)) of their weight: a uniform `u` draws instants at the period's density. */
+  at(u: number, lo: number, hi: number): number {
+    const w = this.weight(lo) + u * (this.weight(hi) - this.weight(lo));
+    return w <= this.olderWeight && this.olderWeight > 0 ? this.start + w / OLDER_DENSITY : this.recentFrom + (w - this.olderWeight);
+  }
+}
+
+/** A start instant in [lo, hi], at the timeline's density, that follows the profile in the clinic's local time. */
+function sampleStart(
+  rng: Rng,
+  timeline: Timeline,
+  timeZone: string,
+  profile: TimeProfile,
+  window: readonly [number, number] | null,
+  lo: number,
+  hi: number,
+): number {
   for (let attempt = 0; attempt < 40; attempt++) {
-    const localDay = Math.floor(toLocal(timeZone, lo + rng.next() * (hi - lo)) / DAY_MS);
+    const localDay = Math.floor(toLocal(timeZone, timeline.at(rng.next(), lo, hi)) / DAY_MS);
     if (rng.next() >= profile.weekdays[weekdayOf(localDay)]!) continue;
     const msOfDay = window
       ? Math.floor(rng.between(window[0] * MINUTE_MS, window[1] * MINUTE_MS))
@@ -467,7 +531,7 @@ function sampleStart(rng: Rng, timeZone: string, profile: TimeProfile, window: r
     const t = fromLocal(timeZone, localDay * DAY_MS + msOfDay);
     if (t >= lo && t <= hi) return t;
   }
-  return Math.floor(lo + rng.next() * (hi - lo));
+  return Math.floor(timeline.at(rng.next(), lo, hi));
 }
 
 /** A weekday (not Sunday) `days` after `day`, at a bookable time: [day number, minute of day]. */
@@ -476,6 +540,11 @@ function appointment(rng: Rng, day: number, minDays: number, maxDays: number, no
   if (d === not) d += 1;
   if (weekdayOf(d) === 6) d += d < day ? -1 : 1;
   return [d, 9 * 60 + 15 * rng.int(0, 38)];
+}
+
+/** Types a campaign places: each has one (the others may answer one: ANSWERED_CAMPAIGN_SHARE). */
+function isCampaignDriven(type: InteractionTypeValue): boolean {
+  return type === 'CAMPAIGN_OUTBOUND' || type === 'CAMPAIGN_CALLBACK' || type === 'APPOINTMENT_REMINDER';
 }
 
 /** What an interaction's first draws decide: enough to know when it starts. */
@@ -496,8 +565,7 @@ class InteractionFactory {
   constructor(
     private readonly key: SeedKey,
     private readonly clinics: ClinicModel[],
-    private readonly windowStart: number,
-    private readonly windowEnd: number,
+    private readonly timeline: Timeline,
   ) {
     this.rng = new Rng(key);
     this.patientRng = new Rng(key);
@@ -517,9 +585,12 @@ class InteractionFactory {
     const outcome = OUTCOMES[rng.weighted(OUTCOME_CUMULATIVE[pairIndex]!)]!;
 
     let campaign: CampaignModel | null = null;
-    if (type === 'CAMPAIGN_OUTBOUND' || type === 'CAMPAIGN_CALLBACK' || type === 'APPOINTMENT_REMINDER') {
+    if (isCampaignDriven(type)) {
       const choice = type === 'APPOINTMENT_REMINDER' ? clinic.reminderCampaigns : channel === 'voice' ? clinic.voiceCampaigns : clinic.whatsappCampaigns;
       campaign = choice.items[rng.weighted(choice.cumulative)]!;
+    } else if (rng.chance(ANSWERED_CAMPAIGN_SHARE)) {
+      const choice = clinic.answeredCampaigns[channel];
+      campaign = choice.items[rng.weighted(choice.cumulative)] ?? null;
     }
     const profile =
       type === 'INBOUND'
@@ -530,14 +601,16 @@ class InteractionFactory {
           ? PROFILES.reminders
           : PROFILES.office;
     const window = type === 'INBOUND' || type === 'APPOINTMENT_REMINDER' ? null : (campaign?.window ?? null);
-    const started = sampleStart(rng, clinic.row.timezone, profile, window, this.windowStart, campaign?.stoppedAt ?? this.windowEnd);
+    const { timeline } = this;
+    const started = sampleStart(rng, timeline, clinic.row.timezone, profile, window, timeline.start, campaign?.stoppedAt ?? timeline.end);
     return { clinic, pairIndex, outcome, campaign, started };
   }
 
   /** Record `i` in full. */
   build(i: number): SeedInteraction {
     const { clinic, pairIndex, outcome, campaign, started: start } = this.plan(i);
-    const { rng, patientRng, windowEnd } = this;
+    const { rng, patientRng } = this;
+    const windowEnd = this.timeline.end;
     const id = recordUuid(this.key, Stream.interaction, i, this.idWords);
     const { channel, type } = PAIRS[pairIndex]!;
     const timezone = clinic.row.timezone;
@@ -580,7 +653,8 @@ class InteractionFactory {
       channel,
       type,
       outcome,
-      campaignType: campaign?.row.type ?? null,
+      // What the clinic says it is getting in touch about; a conversation the patient starts is their own.
+      campaignType: isCampaignDriven(type) ? (campaign?.row.type ?? null) : null,
       clinic: clinic.row.name,
       clinicPhone: clinic.row.phone,
       agent: clinic.agent,
@@ -624,7 +698,8 @@ export function generateDemoData(input: SeedOptions = {}): DemoData {
   const windowEnd = options.endDate.getTime();
   const windowStart = windowEnd - options.days * DAY_MS;
   const clinics = buildClinics(key, options, windowStart);
-  const campaigns = buildCampaigns(key, clinics, windowStart, windowEnd);
+  const timeline = new Timeline(windowStart, windowEnd);
+  const campaigns = buildCampaigns(key, clinics, timeline);
 
   return {
     options,
@@ -637,7 +712,7 @@ export function generateDemoData(input: SeedOptions = {}): DemoData {
      */
     *interactions() {
       const n = options.interactions;
-      const factory = new InteractionFactory(key, clinics, windowStart, windowEnd);
+      const factory = new InteractionFactory(key, clinics, timeline);
       const first = Math.floor(windowStart / ORDER_BUCKET_MS);
       const buckets = Math.floor(windowEnd / ORDER_BUCKET_MS) - first + 1;
       let bucketOf: Uint32Array | null = new Uint32Array(n);

@@ -13,6 +13,8 @@ import {
 import {
   CAMPAIGNS_PER_CLINIC,
   generateDemoData,
+  OLDER_DENSITY,
+  RECENT_DAYS,
   resolveSeedOptions,
   type SeedCampaign,
   type SeedInteraction,
@@ -91,9 +93,9 @@ describe('determinism', () => {
 });
 
 describe('options', () => {
-  it('defaults to 8 clinics, 50,000 interactions over the 90 days ending now, seed 42', () => {
+  it('defaults to 8 clinics, 100,000 interactions over the 550 days ending now, seed 42', () => {
     const now = new Date('2026-01-02T03:04:05.006Z');
-    expect(resolveSeedOptions({}, () => now)).toEqual({ clinics: 8, interactions: 50_000, days: 90, seed: 42, endDate: now });
+    expect(resolveSeedOptions({}, () => now)).toEqual({ clinics: 8, interactions: 100_000, days: 550, seed: 42, endDate: now });
   });
 
   it.each([
@@ -250,7 +252,7 @@ describe('the mixes (8 clinics, 8,000 interactions over 60 days)', () => {
     expect(working / times.length).toBeGreaterThan(0.85);
     expect(times.filter((t) => t.weekday === 'Sun').length / times.length).toBeLessThan(0.06);
     // Calls placed by a campaign stay within its calling hours.
-    for (const i of data.interactions.filter((x) => x.channel === 'voice' && x.campaignId)) {
+    for (const i of data.interactions.filter((x) => x.channel === 'voice' && x.direction === 'outbound' && x.campaignId)) {
       const s = campaigns.get(i.campaignId!)!.settings;
       const parts = new Intl.DateTimeFormat('en-US', {
         timeZone: clinics.get(i.clinicId)!.timezone,
@@ -265,20 +267,22 @@ describe('the mixes (8 clinics, 8,000 interactions over 60 days)', () => {
     }
   });
 
-  it('links campaign-driven interactions to a running campaign of the same clinic on a compatible channel, and no others', () => {
+  it('links campaign-driven interactions, and most that patients start, to a running campaign of the same clinic on a compatible channel', () => {
     const driven = new Set(['CAMPAIGN_OUTBOUND', 'CAMPAIGN_CALLBACK', 'APPOINTMENT_REMINDER']);
     const used = new Set<string>();
+    const started = data.interactions.filter((i) => !driven.has(i.type));
+    const withoutCampaign = started.filter((i) => i.campaignId === null).length;
+    // A few patients come on their own; a breakdown by campaign leads with named campaigns.
+    expect(withoutCampaign).toBeGreaterThan(0);
+    expect(withoutCampaign).toBeLessThan(started.length * 0.1);
     for (const i of data.interactions) {
-      if (!driven.has(i.type)) {
-        expect(i.campaignId).toBeNull();
-        continue;
-      }
+      if (!driven.has(i.type) && i.campaignId === null) continue;
       const campaign: SeedCampaign | undefined = campaigns.get(i.campaignId ?? '');
       expect(campaign).toBeDefined();
       used.add(campaign!.id);
       expect(campaign!.clinicId).toBe(i.clinicId);
       expect([i.channel, 'multi']).toContain(campaign!.channel);
-      expect(campaign!.type === 'appointment_reminder').toBe(i.type === 'APPOINTMENT_REMINDER');
+      if (driven.has(i.type)) expect(campaign!.type === 'appointment_reminder').toBe(i.type === 'APPOINTMENT_REMINDER');
       expect(campaign!.createdAt.getTime()).toBeLessThan(i.startedAt.getTime());
       if (campaign!.status !== 'active') expect(i.startedAt.getTime()).toBeLessThanOrEqual(campaign!.updatedAt.getTime());
     }
@@ -372,5 +376,24 @@ describe('the mixes (8 clinics, 8,000 interactions over 60 days)', () => {
     const numbers = count(data.interactions, (i) => i.phoneNumber);
     expect(numbers.size).toBeLessThan(data.interactions.length * 0.7);
     expect(numbers.size).toBeGreaterThan(data.interactions.length * 0.2);
+  });
+});
+
+describe('a period longer than RECENT_DAYS (540 days, 20,000 interactions)', () => {
+  const days = 540;
+  const { interactions } = all({ clinics: 4, interactions: 20_000, days, seed: 'generate-long', endDate: END });
+  const perDay = (fromDaysBack: number, toDaysBack: number) =>
+    interactions.filter((i) => {
+      const back = (END.getTime() - i.startedAt.getTime()) / DAY;
+      return back >= toDaysBack && back < fromDaysBack;
+    }).length /
+    (fromDaysBack - toDaysBack);
+
+  it(`has the last ${RECENT_DAYS} days at full density and the days before at ${OLDER_DENSITY} of it, every month with interactions`, () => {
+    const ratio = perDay(days, RECENT_DAYS) / perDay(RECENT_DAYS, 0);
+    expect(ratio).toBeGreaterThan(OLDER_DENSITY * 0.8);
+    expect(ratio).toBeLessThan(OLDER_DENSITY * 1.2);
+    // Every 30 days of the period, the oldest included, have interactions (year-over-year comparisons find data).
+    for (let back = 0; back + 30 <= days; back += 30) expect(perDay(back + 30, back), `${back} days back`).toBeGreaterThan(0);
   });
 });
