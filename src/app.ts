@@ -12,9 +12,11 @@ import { isDatabaseUnavailable } from './db/errors.js';
 import { createExports, type ExportLimits } from './exports/index.js';
 import { codedError, httpOf } from './graphql/coded-error.js';
 import { callerParametersOf, createGraphQLContext, type GraphQLContext } from './graphql/context.js';
+import { useGraphQLOverHttp } from './graphql/graphql-http.js';
 import { schema } from './graphql/index.js';
 import { useDocumentLimits } from './graphql/use-document-limits.js';
 import { renderGraphiQL, useGraphiQLAssets } from './graphql/use-graphiql.js';
+import { useOperationErrors } from './graphql/use-operation-errors.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
 import { GRAPHQL_PATH, routeOf } from './http/app-routes.js';
 import type { TrustProxySetting } from './http/client-ip.js';
@@ -125,6 +127,10 @@ export function createApp(options: AppOptions): App {
     // GraphQL requests are admitted here, before their body is parsed; REST requests inside
     // useRest, once their route is known (decisions section 1: route, then authentication).
     useAdmission(admitter, GRAPHQL_PATH, reportError),
+    // Answers in the media type the client prefers, every error in one shape (GraphQL over HTTP).
+    useGraphQLOverHttp(),
+    // Before the cost of an operation is judged: a mutation or subscription is refused outright.
+    useOperationErrors(),
     ...useDocumentLimits(),
     ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits, concurrency: options.keyConcurrency }),
     // Last of the app's own: it executes the route's document through the hooks above.

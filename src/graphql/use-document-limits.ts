@@ -95,10 +95,10 @@ function useBodyLimit(): Plugin {
         const declared = Number(incoming.headers.get('content-length') ?? '0');
         // Refused before a byte is read: Node discards the unread body and keeps the connection.
         if (declared > MAX_BODY_BYTES) throw tooLarge();
-        if (!incoming.body) return requestParser(incoming);
-        const body = await readAtMost(incoming.body, MAX_BODY_BYTES);
+        const body = incoming.body ? await readAtMost(incoming.body, MAX_BODY_BYTES) : '';
         // Part of the body is left unread: the connection cannot carry another request.
-        if (!body) throw tooLarge({ Connection: 'close' });
+        if (body === undefined) throw tooLarge({ Connection: 'close' });
+        if (body === '') throw codedError('BAD_REQUEST', 'The POST body is empty: send the query as JSON', { extensions: { http: { status: 400 } } });
         return requestParser(new fetchAPI.Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }));
       });
     },

@@ -7,6 +7,7 @@
 // for logs and metrics.
 import type { Plugin } from 'graphql-yoga';
 import { codedError } from '../graphql/coded-error.js';
+import { graphqlErrorResponse } from '../graphql/graphql-http.js';
 import { failure } from '../rest/envelope.js';
 import { type AppRoute, GRAPHQL_PATH, routeOf } from './app-routes.js';
 
@@ -22,12 +23,9 @@ const GRAPHQL_METHODS: ReadonlySet<string> = new Set(['GET', 'POST']);
 const GRAPHQL_ALLOW = [...GRAPHQL_METHODS].join(', ');
 
 /** 405 in the GraphQL endpoint's own shape (`errors[0].extensions.code`), before any key is read. */
-function graphqlMethodNotAllowed(method: string, fetchAPI: { Response: typeof Response }): Response {
-  const error = codedError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${GRAPHQL_PATH}; use ${[...GRAPHQL_METHODS].join(' or ')}`);
-  return new fetchAPI.Response(JSON.stringify({ errors: [error.toJSON()] }), {
-    status: 405,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', Allow: GRAPHQL_ALLOW },
-  });
+function graphqlMethodNotAllowed(request: Request, fetchAPI: { Response: typeof Response }): Response {
+  const error = codedError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${GRAPHQL_PATH}; use ${[...GRAPHQL_METHODS].join(' or ')}`);
+  return graphqlErrorResponse(request, fetchAPI, [error], { status: 405, headers: { Allow: GRAPHQL_ALLOW } });
 }
 
 export function useRoutes(options: RoutesOptions): Plugin {
@@ -39,7 +37,7 @@ export function useRoutes(options: RoutesOptions): Plugin {
         return;
       }
       if (route.area === 'graphql' && !GRAPHQL_METHODS.has(request.method)) {
-        endResponse(graphqlMethodNotAllowed(request.method, fetchAPI));
+        endResponse(graphqlMethodNotAllowed(request, fetchAPI));
         return;
       }
       if (READ_ONLY.has(route.area) && request.method !== 'GET' && request.method !== 'HEAD') {

@@ -3,6 +3,7 @@
 // (429s included).
 import type { Plugin } from 'graphql-yoga';
 import { codedError } from '../graphql/coded-error.js';
+import { graphqlErrorResponse } from '../graphql/graphql-http.js';
 import { ERRORS, type ErrorCode, retryAfterHeader } from '../http/error-catalogue.js';
 import { stateOf } from '../http/request-state.js';
 import { type Admission, type Admitter, rateLimitHeaders, refusalAnswer } from './admission.js';
@@ -14,17 +15,14 @@ function isGraphiQLPage(request: Request): boolean {
 
 /** The GraphQL answer of a request refused before its operation: the code's status, one error. */
 function errorResponse(
+  request: Request,
   fetchAPI: { Response: typeof Response },
   code: ErrorCode,
   message: string,
   extensions: Record<string, unknown>,
   headers: Record<string, string> = {},
 ) {
-  const body = { errors: [codedError(code, message, { extensions }).toJSON()] };
-  return new fetchAPI.Response(JSON.stringify(body), {
-    status: ERRORS[code].status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
-  });
+  return graphqlErrorResponse(request, fetchAPI, [codedError(code, message, { extensions })], { status: ERRORS[code].status, headers });
 }
 
 export function useAdmission(admitter: Admitter, graphqlPath: string, onError: (error: unknown, request: Request) => void): Plugin {
@@ -36,13 +34,13 @@ export function useAdmission(admitter: Admitter, graphqlPath: string, onError: (
         admission = await admitter.admit(request);
       } catch (error) {
         onError(error, request);
-        endResponse(errorResponse(fetchAPI, 'INTERNAL_ERROR', ERRORS.INTERNAL_ERROR.message, {}));
+        endResponse(errorResponse(request, fetchAPI, 'INTERNAL_ERROR', ERRORS.INTERNAL_ERROR.message, {}));
         return;
       }
       if (admission.ok) return;
       const { code, message, retryAfterSeconds, headers } = refusalAnswer(admission);
       const extensions = retryAfterSeconds === undefined ? {} : { retryAfterSeconds };
-      endResponse(errorResponse(fetchAPI, code, message, extensions, { ...headers, ...retryAfterHeader(code, retryAfterSeconds) }));
+      endResponse(errorResponse(request, fetchAPI, code, message, extensions, { ...headers, ...retryAfterHeader(code, retryAfterSeconds) }));
     },
     onResponse({ request, response }) {
       const admission = stateOf(request).admitted;
