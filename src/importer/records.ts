@@ -97,11 +97,9 @@ const id = z
   .refine((v) => !hasControlCharacter(v), 'must not contain control characters');
 // Clinic ids alone are UUIDs (the database's type); the reason shows the form and the value, since
 // hand-written files tend to use names such as `clinic-1` there.
-const uuid = z
-  .string()
-  .refine((v) => UUID.test(v), {
-    error: (issue) => `must be a UUID: 32 hexadecimal digits grouped 8-4-4-4-12, such as ${EXAMPLE_UUID}; got ${shownId(String(issue.input))}`,
-  });
+const uuid = z.string().refine((v) => UUID.test(v), {
+  error: (issue) => `must be a UUID: 32 hexadecimal digits grouped 8-4-4-4-12, such as ${EXAMPLE_UUID}; got ${shownId(String(issue.input))}`,
+});
 const timestamp = z.string().refine((v) => parseTimestamp(v) !== undefined, 'must be an ISO 8601 timestamp with Z or an offset (2024-05-01T09:30:00.000Z)');
 
 function kindOf(value: unknown): string {

@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/config.js';
+import { campaignRecord, clinicRecord, interactionRecord } from '../../src/importer/records.js';
 import { runCli } from '../helpers/cli.js';
 import { sql } from '../helpers/db.js';
 import { clinicLine, voiceLine, writeLines } from '../importer/files.js';
@@ -40,5 +42,30 @@ describe('import: clinic ids that are not UUIDs', () => {
       errors: [`${clinics}:1 id: ${expected}`, `${interactions}:1 clinic_id: ${expected}`],
     });
     expect(await sql('SELECT id FROM clinics WHERE name = $1', [clinic.name])).toEqual([]);
+  });
+});
+
+describe('docs/import-format.md', () => {
+  const doc = fs.readFileSync(path.join(projectRoot, 'docs', 'import-format.md'), 'utf8');
+  /** The text of the `## heading` section, up to the next one. */
+  const section = (heading: string) => doc.split(/^## /m).find((part) => part.startsWith(`${heading}\n`)) ?? '';
+  const tableFields = (text: string) => [...text.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
+  const examples = (text: string) => [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!.trim().split('\n'));
+
+  const sections = [
+    ['Clinics (`--clinics`)', clinicRecord],
+    ['Campaigns (`--campaigns`)', campaignRecord],
+    ['Interactions (`--interactions`)', interactionRecord],
+  ] as const;
+
+  it.each(sections)('%s: the table lists every field the importer reads, and no other', (heading, schema) => {
+    expect(tableFields(section(heading)).sort()).toEqual(Object.keys(schema.shape).sort());
+  });
+
+  it('its example lines import as they are', async () => {
+    const [clinics, campaigns, interactions] = sections.map(([heading]) => writeLines('example.ndjson', examples(section(heading))[0]!));
+    const run = await runCli(['--json', 'import', '--clinics', clinics!, '--campaigns', campaigns!, '--interactions', interactions!]);
+    expect(run.code, run.stdout).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ invalid: 0, errors: [] });
   });
 });
