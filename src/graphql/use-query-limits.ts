@@ -2,17 +2,19 @@
 // API key, so that one query with many aliased fields cannot multiply the database work: per-field
 // rate limits, and the key's concurrency limit on the units of work it has running at once (the
 // bounds on a document's size, tokens, aliases, depth and cost are in use-document-limits.ts).
-import { isPromise } from 'node:util/types';
 import { useRateLimiter } from '@envelop/rate-limiter';
 import {
   type ASTNode,
   type DocumentNode,
+  defaultFieldResolver,
+  type ExecutionResult,
   type FieldNode,
   type FragmentDefinitionNode,
-  GraphQLError,
+  type GraphQLError,
   type GraphQLSchema,
   getArgumentValues,
   getOperationAST,
+  isObjectType,
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -81,9 +83,13 @@ export function useQueryLimits(options: QueryLimitOptions = {}): Plugin[] {
         store,
         // The reserving stores count each call when it is checked (see field-limit-store.ts).
         enableBatchRequestCache: false,
-        transformError: (message) => codedError('RATE_LIMITED', message, { extensions: { retryAfterSeconds: ERRORS.RATE_LIMITED.retryAfterSeconds } }),
       }) as Plugin,
+      (field, message) =>
+        codedError('RATE_LIMITED', message, {
+          extensions: { retryAfterSeconds: ERRORS.RATE_LIMITED.retryAfterSeconds, details: { limit: 'field', field, max_per_second: maxOf(field) } },
+        }),
     ),
+    refuseLimitedFields(fieldRateLimits),
     useConcurrencyLimit(options.concurrency instanceof KeyConcurrency ? options.concurrency : new KeyConcurrency(options.concurrency)),
   ];
 }
@@ -211,8 +217,6 @@ function windowToMs(window: string): number {
   return Number(match[1]) * unit;
 }
 
-const isRateLimited = (error: unknown): error is GraphQLError => error instanceof GraphQLError && error.extensions.code === 'RATE_LIMITED';
-
 /** Marks the GraphQL context of a REST facade execution (see rest/use-rest.ts). */
 export const REST_EXECUTION = Symbol('rest-execution');
 
@@ -220,6 +224,13 @@ export const REST_EXECUTION = Symbol('rest-execution');
 export function isRestExecution(context: unknown): boolean {
   return (context as { [REST_EXECUTION]?: boolean } | undefined)?.[REST_EXECUTION] === true;
 }
+
+/**
+ * The field nodes the limiter refused in an execution, by its context (one per execution; the
+ * parsed document may be shared by concurrent requests, so the nodes alone cannot say), with the
+ * error each of their fields answers.
+ */
+const refusedFields = new WeakMap<object, ReadonlyMap<FieldNode, GraphQLError>>();
 
 /**
  * Per-field limits bound what one free-form GraphQL query can fan out to. They do not apply to the
@@ -232,30 +243,68 @@ export function isRestExecution(context: unknown): boolean {
  * uses (the document executed is left as it is), and its store batches the calls of the visit into
  * one round trip (field-limit-store.ts).
  *
- * The limiter also throws its error out of its onExecute hook (synchronously with an in-memory
- * store, as a rejection with Redis); that throw becomes the operation's result, `{ errors }`.
+ * The limiter decides every field node before anything runs, but then answers the whole document
+ * with its errors (`setResultAndStopExecution`). Only the refused fields should fail: its errors
+ * (each names its field node) are kept for the execution instead, and refuseLimitedFields makes
+ * those fields answer them when they resolve, so the rest of the document runs.
  */
-function limitFreeFormQueries(store: FieldLimitStore, plugin: Plugin): Plugin {
-  const onExecute = plugin.onExecute;
-  if (!onExecute) return plugin;
+function limitFreeFormQueries(store: FieldLimitStore, limiter: Plugin, errorOf: (field: string, message: string) => GraphQLError): Plugin {
+  const onExecute = limiter.onExecute;
+  if (!onExecute) return limiter;
   return {
-    ...plugin,
+    ...limiter,
     onExecute(payload) {
       const context = payload.args.contextValue as Partial<GraphQLContext>;
       if (isRestExecution(context) || context.key?.tier === 'unlimited') return undefined;
       const executed = executedPart(payload.args.document, payload.args.operationName);
       // No operation to execute (several and none named): execution fails and no field runs.
       if (!executed) return undefined;
-      const stop = (error: unknown) => {
-        if (!isRateLimited(error)) throw error;
-        payload.setResultAndStopExecution({ errors: [error] });
+      const refused = new Map<FieldNode, GraphQLError>();
+      refusedFields.set(context, refused);
+      const keep = (result: ExecutionResult) => {
+        for (const error of result.errors ?? []) {
+          const node = error.nodes?.[0];
+          if (node?.kind !== Kind.FIELD) {
+            payload.setResultAndStopExecution(result);
+            return;
+          }
+          refused.set(node, errorOf(node.name.value, error.message));
+        }
       };
-      try {
-        const result = store.batch(() => onExecute({ ...payload, args: { ...payload.args, document: executed } }));
-        return isPromise(result) ? result.catch(stop) : result;
-      } catch (error) {
-        stop(error);
-        return undefined;
+      return store.batch(() => onExecute({ ...payload, args: { ...payload.args, document: executed }, setResultAndStopExecution: keep }));
+    },
+  };
+}
+
+const REFUSING = Symbol('refuses-limited-field');
+
+/**
+ * Each rate-limited field answers the limiter's error where limitFreeFormQueries kept one for its
+ * node: null at its path, with the error at that path, and the rest of the document answered (every
+ * limited field is nullable, so the null stays at the field). The schema is shared by every app in
+ * the process: each field is wrapped once, and does nothing for executions that refused nothing.
+ */
+function refuseLimitedFields(fieldRateLimits: readonly FieldRateLimit[]): Plugin {
+  return {
+    onSchemaChange({ schema: built }) {
+      for (const limit of fieldRateLimits) {
+        const type = built.getType(limit.type);
+        const field = isObjectType(type) ? type.getFields()[limit.field] : undefined;
+        if (!field) throw new Error(`A rate limit names ${limit.type}.${limit.field}, which the schema lacks`);
+        const marked = field as typeof field & { [REFUSING]?: true };
+        if (marked[REFUSING]) continue;
+        const resolve = field.resolve ?? defaultFieldResolver;
+        field.resolve = (source, args, context: object, info) => {
+          const refused = refusedFields.get(context);
+          if (refused?.size) {
+            for (const node of info.fieldNodes) {
+              const error = refused.get(node);
+              if (error) throw error;
+            }
+          }
+          return resolve(source, args, context, info);
+        };
+        marked[REFUSING] = true;
       }
     },
   };

@@ -6,13 +6,14 @@
 // (the app reads through a PrismaClient that logs every SQL statement, as in query-count.test.ts).
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { getIntrospectionQuery, Lexer, print, Source, TokenKind } from 'graphql';
+import { getIntrospectionQuery, isNonNullType, Lexer, print, Source, TokenKind } from 'graphql';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { QUERY_LIMITS } from '../../src/graphql/builder.js';
+import { schema } from '../../src/graphql/index.js';
 import { MAX_ALIASES, MAX_BODY_BYTES, MAX_TOKENS } from '../../src/graphql/use-document-limits.js';
 import { FIELD_RATE_LIMITS } from '../../src/graphql/use-query-limits.js';
 import { createRedisClient, whenReady } from '../../src/limits/redis-client.js';
@@ -359,25 +360,70 @@ describe('per-field rate limits (FIELD_RATE_LIMITS, per API key)', () => {
     expect(metricsLimit).toEqual({ type: 'Query', field: 'metricsSummary', max: 10, window: '1s' });
   });
 
-  it('one query with 12 aliased metricsSummary is refused with RATE_LIMITED; at most 10 resolve; no SQL runs', async () => {
+  it('every limited field is nullable, so a refused one is null at its own path and not the whole data', () => {
+    const fields = schema.getQueryType()!.getFields();
+    expect(FIELD_RATE_LIMITS.filter((limit) => isNonNullType(fields[limit.field]!.type)).map((limit) => limit.field)).toEqual([]);
+  });
+
+  it('a field beyond its limit answers null with RATE_LIMITED at its path; the rest of the document runs (200)', async () => {
     const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS });
     const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
-    const { response, sql } = await measure(app, own, manySummaries(12));
-    expect(codesOf(response)).toContain('RATE_LIMITED');
-    expect(response.body.errors?.find((e) => e.extensions?.code === 'RATE_LIMITED')?.message).toBe(
-      'Too many metricsSummary executions: at most 10 per second per API key',
-    );
-    expect(resolved(response)).toBeLessThanOrEqual(metricsLimit.max);
-    expect(sql).toBe(0);
+    const allowed = metricsLimit.max;
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      // Each pass in a window of its own.
+      vi.setSystemTime(Date.now() + 1_001);
+      const query = `{ clinics { nodes { id } } ${Array.from({ length: allowed + 2 }, (_, i) => `a${i}: metricsSummary { totalInteractions }`).join(' ')} }`;
+      const response = await app.fetch('http://localhost/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${own}` },
+        body: JSON.stringify({ query }),
+      });
+      expect(response.status, accept).toBe(200);
+      const body = (await response.json()) as GraphQLResponse<Record<string, unknown>>['body'];
+      expect(body.data?.clinics).toEqual({ nodes: [{ id: clinicId }] });
+      for (let i = 0; i < allowed; i++) expect(body.data?.[`a${i}`], `a${i}`).toEqual({ totalInteractions: expect.any(Number) });
+      expect([body.data?.[`a${allowed}`], body.data?.[`a${allowed + 1}`]]).toEqual([null, null]);
+      expect(body.errors).toEqual(
+        [allowed, allowed + 1].map((i) => ({
+          message: 'Too many metricsSummary executions: at most 10 per second per API key',
+          locations: [expect.any(Object)],
+          path: [`a${i}`],
+          extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 1, details: { limit: 'field', field: 'metricsSummary', max_per_second: 10 } },
+        })),
+      );
+    }
+  });
 
-    // Per key: another key on the same instance is not affected.
+  it('count per key and per second: another key is not affected, and the next second allows 10 again', async () => {
+    const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS });
+    const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
+    const first = await measure(app, own, manySummaries(12));
+    expect(resolved(first.response)).toBe(10);
+    expect(codesOf(first.response)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
+    // The refused fields read nothing: one statement per summary that ran.
+    expect(first.sql).toBe(10);
+
     const other = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
     expectNoErrors((await measure(app, other, manySummaries(1))).response);
-    // The window is per second: a second later the key may run its 10 again.
+    // Still within the second, the key has used its 10.
+    expect(codesOf((await measure(app, own, manySummaries(1))).response)).toEqual(['RATE_LIMITED']);
     vi.setSystemTime(Date.now() + 1_001);
-    const later = await measure(app, own, manySummaries(10));
-    expectNoErrors(later.response);
+    const later = await measure(app, own, manySummaries(11));
     expect(resolved(later.response)).toBe(10);
+    expect(later.response.body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['m10'], 'RATE_LIMITED']]);
+  });
+
+  it('with the concurrency limit on (a Standard key): the fourth document of three summaries in a second runs one of them', async () => {
+    const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS, keyConcurrency: undefined });
+    const own = await createKey(db, { clinicIds: [clinicId], tier: 'standard' });
+    for (let i = 0; i < 3; i++) expectNoErrors(await graphql(app, { key: own, query: manySummaries(3) }));
+    const fourth = await graphql(app, { key: own, query: manySummaries(3) });
+    expect(fourth.status).toBe(200);
+    expect(fourth.body.data).toEqual({ m0: { totalInteractions: expect.any(Number) }, m1: null, m2: null });
+    expect(fourth.body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['m1'], 'RATE_LIMITED'],
+      [['m2'], 'RATE_LIMITED'],
+    ]);
   });
 
   it('passes 10 aliased metricsSummary, and 8 metricsSummary with 7 metricsDaily (each field has its own limit)', async () => {
@@ -466,15 +512,19 @@ describe.skipIf(!redisAvailable)('per-field rate limits shared through Redis (as
     expect(outcomes.filter((o) => o === 'RATE_LIMITED')).toHaveLength(20);
   });
 
-  it('one query with 12 aliased metricsSummary resolves at most 10', async () => {
+  it('one query with 12 aliased metricsSummary resolves 10; the other two are null with RATE_LIMITED', async () => {
     const app = appOn({ fieldRateLimits: FIELD_RATE_LIMITS, redis });
     const own = await createKey(db, { clinicIds: [clinicId], tier: 'premium' });
     const response = await graphql(app, {
       key: own,
       query: `{ ${Array.from({ length: 12 }, (_, i) => `m${i}: metricsSummary { totalInteractions }`).join(' ')} }`,
     });
+    expect(response.status).toBe(200);
     const resolvedCount = Object.values((response.body.data ?? {}) as Record<string, unknown>).filter((v) => v !== null).length;
-    expect(resolvedCount).toBeLessThanOrEqual(10);
-    expect(codesOf(response)).toContain('RATE_LIMITED');
+    expect(resolvedCount).toBe(10);
+    expect(response.body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['m10'], 'RATE_LIMITED'],
+      [['m11'], 'RATE_LIMITED'],
+    ]);
   });
 });
