@@ -1,8 +1,8 @@
-// Exports: `Accept: text/csv` or `Accept: application/x-ndjson` on GET /api/v1/interactions,
-// /metrics/daily, /metrics/series and /metrics/breakdown answers every matching row as a file,
-// streamed, for one quota unit. The REST facade (rest/use-rest.ts) asks `answer` once a request is
-// admitted and its key has the route's scope; an Accept that selects no export (negotiate.ts) keeps
-// today's JSON answer.
+// Exports: `Accept: text/csv` or `Accept: application/x-ndjson` (or `format=csv`, `format=ndjson`)
+// on GET /api/v1/interactions, /metrics/daily, /metrics/series and /metrics/breakdown (routes.ts)
+// answers every matching row as a file, streamed, for one quota unit. The REST facade
+// (rest/use-rest.ts) chooses the format (negotiate.ts) and asks `answer` once a request is admitted
+// and its key has the route's scope.
 //
 // Interactions: one connection of the pool for the export's whole duration, one `COPY ... TO
 // STDOUT` on it (copy-out.ts), read only as fast as the client takes the body (backpressure). It
@@ -32,11 +32,10 @@ import { CopyOut } from './copy-out.js';
 import { csvRecord } from './csv.js';
 import { checkInteractionExport, exportStatement, INTERACTION_EXPORT_PARAMS, rowFormat } from './interactions.js';
 import { type Execution, metricsExportOf, metricsRows } from './metrics.js';
-import { type ExportFormat, exportFormatOf } from './negotiate.js';
+import { type ExportFormat, FORMAT_PARAM } from './negotiate.js';
 import { type ExportSource, exportResponse, fileName, pulledStream } from './response.js';
+import { INTERACTIONS_PATH } from './routes.js';
 import { ExportSlots } from './slots.js';
-
-export const INTERACTIONS_PATH = '/api/v1/interactions';
 
 export interface ExportLimits {
   /** Exports of interactions running at once in this process (each holds a database connection). Default 2. */
@@ -62,11 +61,13 @@ export interface ExportRequest {
   key: ApiKeyPrincipal;
   /** How the route's document is executed (metrics exports). */
   execution: Execution;
+  /** The format asked for, one of the route's (routes.ts). */
+  format: ExportFormat;
 }
 
 export interface Exports {
-  /** The export's answer, or undefined when the request asks for JSON or the route has no export. */
-  answer(input: ExportRequest): Promise<Response | undefined>;
+  /** The export's answer (the route has one in that format: routes.ts). */
+  answer(input: ExportRequest): Promise<Response>;
   /** Exports of interactions running now. */
   readonly running: number;
 }
@@ -87,11 +88,10 @@ export function createExports(options: ExportOptions): Exports {
       return slots.inUse;
     },
     async answer(input) {
-      const format = exportFormatOf(input.request.headers.get('accept'));
-      if (!format) return undefined;
+      const { format } = input;
       if (input.route.path === INTERACTIONS_PATH) return interactions(input, format);
-      const spec = metricsExportOf(input.route);
-      if (!spec) return undefined;
+      const spec = metricsExportOf(input.route.path);
+      if (!spec) throw new Error(`${input.route.path} has no export`);
       const outcome = await metricsRows(input.request, input.url, input.route, spec, input.execution);
       if (!outcome.ok)
         return outcome.code === 'VALIDATION_ERROR' ? failure(input.request, outcome.code, { details: outcome.details }) : failure(input.request, outcome.code);
@@ -103,7 +103,8 @@ export function createExports(options: ExportOptions): Exports {
 
   async function interactions({ request, url, route, key, execution }: ExportRequest, format: ExportFormat): Promise<Response> {
     const problems: Problems = {};
-    const query = readQuery(url, [...new Set([...route.params, ...INTERACTION_EXPORT_PARAMS])], problems);
+    // `format` chose this answer (negotiate.ts); the rest are the export's parameters.
+    const query = readQuery(url, [...new Set([...route.params, ...INTERACTION_EXPORT_PARAMS, FORMAT_PARAM])], problems);
     // As for the JSON list: a filter that reads patient data needs phi:read, before any value is judged.
     const refused = phiScopeError({ key, parameters: { names: REST_NAMES } }, phiArgumentsOf(query, REST_NAMES));
     if (refused) return insufficientScope(request, PHI_SCOPE, refused.message);

@@ -16,11 +16,14 @@ import { BREAKDOWN_GROUP_KEYS, DAILY_METRIC, fieldsOf, SERIES_BUCKET, SUMMARY_ME
 import { REST_NAMES, type Route } from '../rest/routes.js';
 import { restVariables } from '../rest/variables.js';
 import { NOT_FOR_EXPORTS } from './interactions.js';
+import { FORMAT_PARAM } from './negotiate.js';
 
 /** What an export of one metrics route refuses, and where its rows and columns come from. */
 interface MetricsExport {
   /** The file name's stem. */
   name: string;
+  /** What its rows are and what it refuses, for the OpenAPI document (after the paragraph all metrics exports share). */
+  rowsDoc: string;
   /** Parameters of the route that an export refuses, with why. */
   refused: Readonly<Record<string, string>>;
   /** The rows (REST representation) and the CSV columns, from the route's shaped `data` and its raw result. */
@@ -39,16 +42,19 @@ const COMPARE = 'does not apply to exports: export the comparison window as its 
 const METRICS_EXPORTS: Readonly<Record<string, MetricsExport>> = {
   '/api/v1/metrics/daily': {
     name: 'metrics-daily',
+    rowsDoc: 'One row per day; `compare` is refused (export the comparison window on its own).',
     refused: { [REST_NAMES.compare]: COMPARE },
     rows: (data) => ({ columns: names(fieldsOf(DAILY_METRIC, undefined)), rows: data.daily as Array<Record<string, unknown>> }),
   },
   '/api/v1/metrics/series': {
     name: 'metrics-series',
+    rowsDoc: 'One row per bucket; `compare` is refused (export the comparison window on its own).',
     refused: { [REST_NAMES.compare]: COMPARE },
     rows: (data) => ({ columns: names(fieldsOf(SERIES_BUCKET, undefined)), rows: data.series as Array<Record<string, unknown>> }),
   },
   '/api/v1/metrics/breakdown': {
     name: 'metrics-breakdown',
+    rowsDoc: 'One row per group, every group (not a page): `page` and `limit` are refused.',
     refused: { [REST_NAMES.page]: NOT_FOR_EXPORTS, [REST_NAMES.limit]: NOT_FOR_EXPORTS },
     rows: (data, result) => {
       const groupBy = (result as RestMetricsBreakdownQuery).metricsBreakdown!.groupBy.map((d) => d.toLowerCase());
@@ -60,8 +66,9 @@ const METRICS_EXPORTS: Readonly<Record<string, MetricsExport>> = {
   },
 };
 
-export function metricsExportOf(route: Route): MetricsExport | undefined {
-  return METRICS_EXPORTS[route.path];
+/** The export of the metrics route at `path`, if it has one. */
+export function metricsExportOf(path: string): MetricsExport | undefined {
+  return METRICS_EXPORTS[path];
 }
 
 export type MetricsOutcome =
@@ -78,7 +85,9 @@ export interface Execution {
 /** The export's rows: the route's document executed with every row, or why not. */
 export async function metricsRows(request: Request, url: URL, route: Route, spec: MetricsExport, execution: Execution): Promise<MetricsOutcome> {
   const problems: Problems = {};
-  const sent = readQuery(url, route.params, problems);
+  // `format` chose this answer (negotiate.ts); it is no parameter of the document.
+  const sent = readQuery(url, [...route.params, FORMAT_PARAM], problems);
+  delete sent[FORMAT_PARAM];
   // The refused parameters are reported and not passed on.
   const query: QueryValues = emptyRecord();
   for (const [name, value] of Object.entries(sent)) {

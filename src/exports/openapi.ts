@@ -1,7 +1,10 @@
 // What the OpenAPI document says of exports (rest/openapi.ts asks for each route): the two export
 // media types of a route's 200, its Content-Disposition, and a paragraph for its description.
 import { CSV_COLUMNS, INTERACTION_EXPORT_PARAMS, NOT_FOR_EXPORTS } from './interactions.js';
+import { metricsExportOf } from './metrics.js';
+import { FORMAT_PARAM, formatValues } from './negotiate.js';
 import { CONTENT_TYPES } from './response.js';
+import { exportFormatsOf, INTERACTIONS_PATH } from './routes.js';
 
 type Json = Record<string, unknown>;
 
@@ -24,17 +27,16 @@ const METRICS =
   'Export: with `Accept: text/csv` (RFC 4180, a header row, one row per entry, its fields as columns) or `Accept: application/x-ndjson` (one entry per line, as in the JSON answer), ' +
   `the answer is every entry as a file for one request of the quota. ${FORMULAS}`;
 
-const EXPORTS: Readonly<Record<string, string>> = {
-  '/api/v1/interactions': INTERACTIONS,
-  '/api/v1/metrics/daily': `${METRICS} One row per day; \`compare\` is refused (export the comparison window on its own).`,
-  '/api/v1/metrics/series': `${METRICS} One row per bucket; \`compare\` is refused (export the comparison window on its own).`,
-  '/api/v1/metrics/breakdown': `${METRICS} One row per group, every group (not a page): \`page\` and \`limit\` are refused.`,
-};
+const FORMAT =
+  `Instead of \`Accept\`, the query parameter \`${FORMAT_PARAM}\` (for a link, which cannot set headers) names the answer: \`json\` (the JSON answer), \`csv\` or \`ndjson\`; ` +
+  'it wins over any `Accept` sent with it.';
 
 /** The export documentation of a route, or undefined when it has no export. */
-export function exportDocs(path: string): { description: string; content: Json; headers: Json } | undefined {
-  const description = EXPORTS[path];
-  if (!description) return undefined;
+export function exportDocs(path: string): { description: string; content: Json; headers: Json; formatParameter: Json } | undefined {
+  const formats = exportFormatsOf(path);
+  if (!formats.length) return undefined;
+  const rows = metricsExportOf(path)?.rowsDoc;
+  const description = `${path === INTERACTIONS_PATH ? INTERACTIONS : `${METRICS} ${rows}`} ${FORMAT}`;
   const file = (summary: string) => ({ schema: { type: 'string', description: summary } });
   return {
     description,
@@ -48,6 +50,15 @@ export function exportDocs(path: string): { description: string; content: Json; 
         required: false,
         schema: { type: 'string', examples: ['attachment; filename="interactions-2026-11-27.csv"'] },
       },
+    },
+    formatParameter: {
+      name: FORMAT_PARAM,
+      in: 'query',
+      required: false,
+      description:
+        "The format of the answer, for clients that cannot set `Accept` (a link in a browser, a spreadsheet's import from the web): `json` the JSON answer, " +
+        '`csv` and `ndjson` the export. It wins over `Accept`; absent, `Accept` decides.',
+      schema: { type: 'string', enum: formatValues(formats) },
     },
   };
 }

@@ -33,6 +33,12 @@ export const ERRORS = {
     description: 'One or more parameters are invalid; `details` names every one of them with what is wrong.',
   },
   NOT_FOUND: { status: 404, message: 'Not found', description: 'No endpoint at this path, or no resource with that id visible to this key.' },
+  NOT_ACCEPTABLE: {
+    status: 406,
+    message: 'The Accept header names no media type this endpoint answers with',
+    description:
+      'The `Accept` header accepts none of the media types the endpoint answers with (`details.available`: `application/json`, and on endpoints with exports `text/csv` and `application/x-ndjson`); omit it, or send `*/*`.',
+  },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Only GET and HEAD are allowed', description: 'The API is read-only: only GET and HEAD (see `Allow`).' },
   RATE_LIMITED: {
     status: 429,

@@ -34,7 +34,9 @@ import {
   TIER_LIMITS,
   TYPES_BY_CHANNEL,
 } from '../domain/values.js';
+import { availableTypes, EXPORT_TYPES, type ExportFormat, withFormat } from '../exports/negotiate.js';
 import { exportDocs } from '../exports/openapi.js';
+import { exportFormatsOf } from '../exports/routes.js';
 import { schema as graphqlSchema } from '../graphql/index.js';
 import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
 import { MAX_SEARCH_LENGTH } from '../interactions/filters.js';
@@ -389,6 +391,23 @@ const ERROR_KINDS = {
       },
       // Named, not an index signature: generated clients (openapi-typescript) then type each figure.
       additionalProperties: false,
+    },
+  },
+  notAcceptable: {
+    schema: 'NotAcceptableError',
+    codes: ['NOT_ACCEPTABLE'],
+    details: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['available'],
+      properties: {
+        available: {
+          type: 'array',
+          minItems: 1,
+          items: { type: 'string', enum: availableTypes(Object.keys(EXPORT_TYPES) as ExportFormat[]) },
+          description: 'The media types the endpoint answers with.',
+        },
+      },
     },
   },
   internal: { schema: 'InternalError', codes: ['INTERNAL_ERROR'] },
@@ -757,7 +776,7 @@ const BAD_VALUES: ReadonlyArray<[string, string]> = [
  */
 function validationDetails(route: Route, url: URL): Problems {
   const problems: Problems = {};
-  const query = readQuery(url, route.params, problems);
+  const query = readQuery(url, withFormat(route.params, exportFormatsOf(route.path)), problems);
   const { variables, unconverted } = restVariables(graphqlSchema, route.document, REST_NAMES, { query, pathParams: { id: 'example' } }, problems);
   const contextValue = {
     key: { scopes: [...SCOPES] },
@@ -948,6 +967,15 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
     };
   }
   if (route.path.includes('{')) responses[404] = responseRef('NotFound');
+  const { notAcceptable } = ERROR_KINDS;
+  const available = availableTypes(exportFormatsOf(route.path));
+  responses[406] = {
+    description: `${meaningOf(notAcceptable)} This endpoint answers with ${list(available)}.`,
+    headers: headersOf('X-Request-Id', 'Cache-Control', 'Vary', ...RATE_LIMIT_HEADERS),
+    content: jsonContent(notAcceptable.schema, {
+      notAcceptable: { summary: 'Accept: application/xml', value: errorBody('NOT_ACCEPTABLE', undefined, { available }) },
+    }),
+  };
   responses[429] = responseRef('RateLimited');
   responses[500] = responseRef('InternalError');
   responses[503] = responseRef('ServiceUnavailable');
@@ -967,7 +995,12 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
     description: route.scope ? `${description}\n\nRequired scope: \`${route.scope}\`.` : `${description}\n\nRequired scope: none (any valid key).`,
     ...(route.scope ? { 'x-required-scope': route.scope } : {}),
     security: [{ [BEARER_SCHEME]: route.scope ? [route.scope] : [] }],
-    parameters: [...pathParameters(route, root), ...route.params.map((name) => queryParameter(name, route, root)), IF_NONE_MATCH],
+    parameters: [
+      ...pathParameters(route, root),
+      ...route.params.map((name) => queryParameter(name, route, root)),
+      ...(exported ? [exported.formatParameter] : []),
+      IF_NONE_MATCH,
+    ],
     responses,
   };
 }
@@ -1002,6 +1035,7 @@ const REST_CODES: readonly ErrorCode[] = [
   'API_KEY_EXPIRED',
   'INSUFFICIENT_SCOPE',
   'NOT_FOUND',
+  'NOT_ACCEPTABLE',
   'METHOD_NOT_ALLOWED',
   'RATE_LIMITED',
   'INTERNAL_ERROR',
@@ -1052,7 +1086,7 @@ List endpoints take \`page\` (1-indexed, default 1) and \`limit\` (1 to ${MAX_PA
 
 ## Errors
 
-Checks run in this order: route, authentication, rate limit, scope, parameters, execution. Every response carries \`X-Request-Id\`, equal to the body's \`request_id\`.
+Checks run in this order: route, authentication, rate limit, scope, \`Accept\` (406), parameters, execution. Every response carries \`X-Request-Id\`, equal to the body's \`request_id\`.
 
 ${errorsTable()}
 

@@ -9,6 +9,8 @@ import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yog
 import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Problems } from '../domain/parameters.js';
 import type { Exports } from '../exports/index.js';
+import { FORMAT_PARAM, negotiate, withFormat } from '../exports/negotiate.js';
+import { exportFormatsOf } from '../exports/routes.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
 import { isRestExecution, REST_EXECUTION } from '../graphql/use-query-limits.js';
 import { routeOf } from '../http/app-routes.js';
@@ -91,15 +93,23 @@ export function useRest(options: RestOptions): Plugin {
     if (route.scope && !auth.key.scopes.includes(route.scope)) {
       return insufficientScope(request, route.scope, `This API key lacks the scope ${route.scope} needed for this endpoint`);
     }
-    // An Accept that asks for an export (src/exports/negotiate.ts) on a route that has one: every
-    // matching row as a file, streamed. Any other Accept goes on to today's JSON answer.
-    const exported = await options.exports?.answer({ request, url, route, key: auth.key, execution: { yoga: yoga!, schema: typeSchema!, serverContext } });
-    if (exported) return exported;
+    // `format` or Accept (src/exports/negotiate.ts): an export, on a route that has one, is every
+    // matching row as a file, streamed; an Accept the route can meet with nothing is 406.
+    const formats = options.exports ? exportFormatsOf(route.path) : [];
+    const negotiated = negotiate(url, request.headers.get('accept'), formats);
+    if (!negotiated.acceptable) {
+      return failure(request, 'NOT_ACCEPTABLE', { details: { available: negotiated.available } });
+    }
+    if (negotiated.format) {
+      const execution = { yoga: yoga!, schema: typeSchema!, serverContext };
+      return options.exports!.answer({ request, url, route, key: auth.key, execution, format: negotiated.format });
+    }
     // Problems of the query string itself (unknown or repeated names, encodings, numbers that are
     // not digits); the values' rules are the resolvers', which name problems as REST does and, when
     // the query string already has problems, only check (graphql/errors.ts).
     const problems: Problems = {};
-    const query = readQuery(url, route.params, problems);
+    const query = readQuery(url, withFormat(route.params, formats), problems);
+    if (negotiated.problem) report(problems, FORMAT_PARAM, negotiated.problem);
     // The cursor list of /interactions is another document on the same path (routes.ts).
     const chosen = route.alternative?.when(query) ? route.alternative : route;
     if (chosen !== route) {

@@ -40,10 +40,11 @@ async function answerOf(response: Response): Promise<Answer> {
   return { status: response.status, headers, codes: codesOf(await response.text()) };
 }
 
-async function rest(app: App, path: string, init: { key?: string; method?: string } = {}): Promise<Answer> {
-  return answerOf(
-    await app.fetch(`http://localhost${path}`, { method: init.method ?? 'GET', headers: init.key ? { authorization: `Bearer ${init.key}` } : {} }),
-  );
+async function rest(app: App, path: string, init: { key?: string; method?: string; accept?: string } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  if (init.accept) headers.accept = init.accept;
+  return answerOf(await app.fetch(`http://localhost${path}`, { method: init.method ?? 'GET', headers }));
 }
 
 /** As GraphQL over HTTP clients ask: with the spec's media type, request errors have their status. */
@@ -142,6 +143,7 @@ const CASES: Record<ErrorCode, { statuses: number[]; rest?: Probe; graphql?: Pro
   INSUFFICIENT_SCOPE: { statuses: [403], rest: () => rest(app, '/api/v1/interactions', { key: clinicsOnly }) },
   VALIDATION_ERROR: { statuses: [400], rest: () => rest(app, '/api/v1/interactions?limit=0', { key }) },
   NOT_FOUND: { statuses: [404], rest: () => rest(app, '/api/v1/patients', { key }) },
+  NOT_ACCEPTABLE: { statuses: [406], rest: () => rest(app, '/api/v1/clinics', { key, accept: 'text/csv' }) },
   METHOD_NOT_ALLOWED: { statuses: [405], rest: () => rest(app, '/api/v1/clinics', { key, method: 'DELETE' }) },
   // The quota's own reset wins over the catalogue's default.
   RATE_LIMITED: {

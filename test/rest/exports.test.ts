@@ -1,7 +1,7 @@
 // Exports (src/exports): Accept text/csv or application/x-ndjson on /interactions and the daily,
 // series and breakdown metrics, over real HTTP. The files equal the JSON answers row for row; the
-// parameters are checked as the JSON path checks them; an Accept that asks for no export keeps
-// today's JSON; the key's clinics, scope and quota apply.
+// parameters are checked as the JSON path checks them; an Accept that asks for no export and takes
+// JSON keeps today's JSON, one that takes neither is a 406; the key's clinics, scope and quota apply.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CSV_COLUMNS } from '../../src/exports/interactions.js';
 import { createKey, testApp } from '../helpers/app.js';
@@ -313,28 +313,24 @@ describe('Accept', () => {
     body: { ...answer.body, request_id: undefined, timestamp: undefined },
   });
 
-  it("anything but an export type keeps today's JSON answer exactly", async () => {
+  it("an Accept that takes JSON and selects no export keeps today's JSON answer exactly", async () => {
     const path = `/api/v1/interactions?clinic_id=${clinic.id}&limit=3`;
     const today = comparable(await get(path, keyAll));
     expect(today.type).toBe('application/json; charset=utf-8');
     for (const accept of [
       '*/*',
       'application/json',
-      'text/html',
       'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-      'text/*',
       'application/*',
       'garbage',
       ';;;,,=',
-      'text/csv;q=0',
-      'application/x-ndjson;q=0, text/csv;q=0.000',
+      'text/csv;q=0, */*',
       'text/csv;q=nope',
       'text/csv;q=1.5',
       'text/csv, application/json',
       'application/json, text/csv',
       'text/csv;q=0.5, */*',
-      'application/ndjson',
-      'text/plain',
+      'application/ndjson, application/json;q=0.1',
     ]) {
       expect(comparable(await get(path, keyAll, accept)), accept).toEqual(today);
     }
@@ -355,11 +351,24 @@ describe('Accept', () => {
     expect(await typeOf('text/csv;q=0.4, application/json;q=0.4')).toBe('application/json');
   });
 
-  it('routes without an export answer JSON to an export Accept', async () => {
+  it('an Accept that takes neither JSON nor an export is a 406 listing what the route answers with', async () => {
+    const path = `/api/v1/interactions?clinic_id=${clinic.id}&limit=3`;
+    for (const accept of ['text/html', 'text/csv;q=0', 'application/x-ndjson;q=0, text/csv;q=0.000', 'application/ndjson', 'text/plain']) {
+      const answer = await get(path, keyAll, accept);
+      expect(answer.status, accept).toBe(406);
+      expect(answer.body.error.code, accept).toBe('NOT_ACCEPTABLE');
+      expect(answer.body.error.details, accept).toEqual({ available: ['application/json', CSV, NDJSON] });
+    }
+    // With JSON refused, `text/*` takes CSV.
+    expect((await get(path.replace('&limit=3', ''), keyAll, 'text/*')).headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
+  });
+
+  it('routes without an export answer an export Accept with 406, not JSON', async () => {
     for (const path of ['/api/v1/clinics', '/api/v1/metrics/summary', `/api/v1/interactions/${ids[0]}`, '/api/v1/metrics/outcomes']) {
       const answer = await get(path, keyAll, CSV);
-      expect(answer.status, path).toBe(200);
+      expect(answer.status, path).toBe(406);
       expect(answer.headers.get('content-type'), path).toBe('application/json; charset=utf-8');
+      expect(answer.body.error.details, path).toEqual({ available: ['application/json'] });
     }
   });
 });

@@ -131,13 +131,15 @@ describe('OpenAPI document', () => {
       const parameters = op.parameters.map(deref);
       const pathNames = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       expect(parameters.filter((p: Any) => p.in === 'path').map((p: Any) => p.name)).toEqual(pathNames);
-      expect(parameters.filter((p: Any) => p.in === 'query').map((p: Any) => p.name)).toEqual([...route.params]);
+      // `format` exactly where the 200 documents the exports (CSV and NDJSON).
+      const exported = 'text/csv' in deref(op.responses[200]).content;
+      expect(parameters.filter((p: Any) => p.in === 'query').map((p: Any) => p.name)).toEqual([...route.params, ...(exported ? ['format'] : [])]);
       for (const p of parameters) expect(p.description, `${route.path} ${p.name}`).toBeTruthy();
 
       const statuses = Object.keys(op.responses).map(Number);
       const forbidden = route.scope ? [403] : [];
       expect(statuses).toEqual(
-        route.path.includes('{') ? [200, 304, 400, 401, ...forbidden, 404, 429, 500, 503] : [200, 304, 400, 401, ...forbidden, 429, 500, 503],
+        route.path.includes('{') ? [200, 304, 400, 401, ...forbidden, 404, 406, 429, 500, 503] : [200, 304, 400, 401, ...forbidden, 406, 429, 500, 503],
       );
       const data = deref(deref(op.responses[200]).content['application/json'].schema).properties;
       expect(data.data).toEqual({ $ref: `#/components/schemas/${route.dataSchema}` });
@@ -174,7 +176,8 @@ describe('OpenAPI document', () => {
       const root = rootOf(route.document);
       const alternative = route.alternative && rootOf(route.alternative.document);
       for (const parameter of op.parameters.map(deref)) {
-        if (parameter.in === 'header') continue;
+        // `format` is REST's own (the answer's format), no argument of the document.
+        if (parameter.in === 'header' || parameter.name === 'format') continue;
         const argument =
           root.args.find((arg) => arg.name === argumentOf[parameter.name]) ??
           root.args.find((arg) => arg.name === alternativeArgumentOf[parameter.name]) ??
@@ -349,9 +352,10 @@ describe('served responses match the document', () => {
   });
 
   /** Calls the app, checks status, headers and body against the document, and returns the body. */
-  async function check(path: string, query: string, status: number, authorization: string | null, template = templateOf(path)): Promise<Any> {
+  async function check(path: string, query: string, status: number, authorization: string | null, template = templateOf(path), accept?: string): Promise<Any> {
     const headers: Record<string, string> = {};
     if (authorization !== null) headers.authorization = authorization;
+    if (accept !== undefined) headers.accept = accept;
     const response = await app.fetch(`http://localhost${path}${query}`, { headers });
     const text = await response.text();
     expect(response.status, `${path}${query}: ${text}`).toBe(status);
@@ -502,6 +506,42 @@ describe('served responses match the document', () => {
     }
     const notFound = await check('/api/v1/interactions/int_does_not_exist', '', 404, bearer(key));
     expect(notFound.error).toEqual(example('/api/v1/interactions/{id}', 404, 'notFound').value.error);
+  });
+
+  it('406 on every endpoint, with the details its example shows', async () => {
+    for (const route of routes) {
+      const path = route.path.replace('{id}', interactionIds[0]!);
+      const example = deref(documentedResponse(route.path, 406).content['application/json'].examples.notAcceptable);
+      const answer = await check(path, '', 406, bearer(key), route.path, 'application/xml');
+      expect(answer.error, route.path).toEqual(example.value.error);
+    }
+  });
+
+  it('?format= on the endpoints with exports: the documented values, answered as the 200 documents them', async () => {
+    const exporting = routes.filter((route) => 'text/csv' in documentedResponse(route.path, 200).content);
+    expect(exporting.map((route) => route.path).sort()).toEqual([
+      '/api/v1/interactions',
+      '/api/v1/metrics/breakdown',
+      '/api/v1/metrics/daily',
+      '/api/v1/metrics/series',
+    ]);
+    const query = (path: string) => (path.endsWith('/series') ? '&granularity=day' : path.endsWith('/breakdown') ? '&group_by=channel' : '');
+    for (const route of exporting) {
+      const parameter = doc.paths[route.path].get.parameters.map(deref).find((p: Any) => p.name === 'format');
+      expect(parameter.schema.enum).toEqual(['json', 'csv', 'ndjson']);
+      await check(route.path, `?format=json${query(route.path)}`, 200, bearer(key));
+      await check(route.path, `?format=xml${query(route.path)}`, 400, bearer(key));
+      const documented = documentedResponse(route.path, 200);
+      for (const format of ['csv', 'ndjson']) {
+        const response = await app.fetch(`http://localhost${route.path}?format=${format}${query(route.path)}`, { headers: { authorization: bearer(key) } });
+        await response.text();
+        expect(response.status, `${route.path} ${format}`).toBe(200);
+        expect(Object.keys(documented.content)).toContain(response.headers.get('content-type')!.split(';')[0]);
+        const disposition = deref(documented.headers['Content-Disposition']);
+        expectValid(disposition.schema, response.headers.get('content-disposition'), `${route.path} Content-Disposition`);
+        expect(response.headers.get('content-disposition')).toMatch(new RegExp(`\\.${format}"$`));
+      }
+    }
   });
 
   it('an unknown path gets the documented NOT_FOUND envelope', async () => {
