@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { KEY_PREFIX_OF_ENVIRONMENT } from '../auth/clinic-environments.js';
-import { SEED_DEFAULTS, SEED_LIMITS, SeedOptionError } from '../seed/generate.js';
+import { OLDER_DENSITY, RECENT_DAYS, SEED_DEFAULTS, SEED_LIMITS, SeedOptionError } from '../seed/generate.js';
 import { SeedEnvironmentError, seedDemoData } from '../seed/seed-database.js';
 import { CliError, type CommandContext, withDatabase } from './context.js';
 import { environmentFlag } from './import.js';
@@ -54,7 +54,10 @@ export function registerSeed(program: Command, cli: CommandContext): void {
     .description('load deterministic demo data: clinics, their campaigns and interactions (re-running the same seed is idempotent)')
     .option('--clinics <n>', `number of clinics, each with 5 campaigns (default ${SEED_DEFAULTS.clinics})`)
     .option('--interactions <n>', `number of interactions (default ${SEED_DEFAULTS.interactions.toLocaleString('en-US')})`)
-    .option('--days <n>', `length of the period, in days, ending at --end-date (default ${SEED_DEFAULTS.days})`)
+    .option(
+      '--days <n>',
+      `length of the period, in days, ending at --end-date (default ${SEED_DEFAULTS.days}); days before the last ${RECENT_DAYS} hold ${OLDER_DENSITY} times as many interactions a day`,
+    )
     .option('--seed <s>', `seed of the random generator (default ${SEED_DEFAULTS.seed})`)
     .option('--end-date <iso>', 'end of the period (default: now); with the same seed and counts, the same end date gives the same rows')
     .option('--environment <env>', 'sandbox (default: seen by svc_test_ keys) or live (seen by svc_live_ keys)')
