@@ -8,6 +8,11 @@ import { DOCS_FILES, DOCS_PATH, type DocsFile } from '../rest/use-docs.js';
 import { stateOf } from './request-state.js';
 
 export const GRAPHQL_PATH = '/graphql';
+
+/** Whether a request target (`/graphql?query=...`) is the GraphQL endpoint: its refusals are GraphQL errors. */
+export function isGraphQLTarget(target: string | undefined): boolean {
+  return target !== undefined && (target === GRAPHQL_PATH || target.startsWith(`${GRAPHQL_PATH}?`));
+}
 export const METRICS_PATH = '/metrics';
 /** The front door (front-door.ts): what the service is and where its parts are. */
 export const HOME_PATH = '/';

@@ -3,7 +3,8 @@
 // clear 4xx in the API's envelope, never a bare socket reset or Node's own empty-bodied answer.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type EdgeError, rawEnvelope, writeEnvelope } from './raw-envelope.js';
+import { isGraphQLTarget } from './app-routes.js';
+import { type EdgeError, rawEnvelope, rawGraphQLError, writeEnvelope } from './raw-envelope.js';
 import { requestIdFrom } from './request-id.js';
 
 /** By Node's error code; REQUEST_TOO_LARGE names which part was too large by its status. */
@@ -40,9 +41,17 @@ export function answerClientErrors(server: Server): void {
     // A response already under way cannot be followed by another on the same connection.
     if (socket._httpMessage?.headersSent) return socket.destroy();
     const rejection = REJECTIONS[error.code ?? ''] ?? MALFORMED;
-    socket.end(rawEnvelope(rejection));
+    // A request to the GraphQL endpoint is answered as GraphQL errors, the rest in the envelope.
+    socket.end(toGraphQL(error) ? rawGraphQLError(rejection) : rawEnvelope(rejection));
     // end() only closes our side: a client still sending (a slow body) would keep the socket. Destroying at once could reset
     // the connection before the client reads the answer, so it gets a moment first.
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
+}
+
+/** Whether the refused request's line, as far as it was received, names the GraphQL endpoint. */
+function toGraphQL(error: NodeJS.ErrnoException & { rawPacket?: unknown }): boolean {
+  if (!Buffer.isBuffer(error.rawPacket)) return false;
+  const line = error.rawPacket.subarray(0, 512).toString('latin1');
+  return isGraphQLTarget(/^[A-Z]+ (\S+)/.exec(line)?.[1]);
 }

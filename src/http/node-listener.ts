@@ -5,12 +5,14 @@
 // calls the adapter's parts itself so that no input can produce a non-envelope body.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendNodeResponse } from '@whatwg-node/server';
+import { answerMediaType } from '../graphql/graphql-http.js';
 import type { Logger } from '../observability/logger.js';
+import { isGraphQLTarget } from './app-routes.js';
 import { clientAddressOf, proxyMatcher, type TrustProxySetting } from './client-ip.js';
 import { negotiateCompression, sendCompressed } from './compression.js';
 import { ERRORS } from './error-catalogue.js';
 import { lingerOnClose } from './lingering-close.js';
-import { writeEnvelope } from './raw-envelope.js';
+import { writeEnvelope, writeGraphQLError } from './raw-envelope.js';
 import { requestIdFrom } from './request-id.js';
 import { checkRequestTarget } from './request-target.js';
 
@@ -51,7 +53,11 @@ export function createNodeListener(adapter: NodeAdapter, options: NodeListenerOp
     if (!checked.ok) {
       const { error } = checked;
       // After the server's other 'request' listeners (they may still set headers), as the adapter's answer is.
-      queueMicrotask(() => writeEnvelope(response, error, requestId));
+      queueMicrotask(() =>
+        isGraphQLTarget(request.url)
+          ? writeGraphQLError(response, error, requestId, answerMediaType(request.headers.accept ?? null))
+          : writeEnvelope(response, error, requestId),
+      );
       // The request line every request gets (see observability/use-request-log.ts), with the reason.
       logger.info(
         {

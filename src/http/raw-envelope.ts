@@ -37,10 +37,46 @@ export function writeEnvelope(response: ServerResponse, error: EdgeError, reques
   response.end(response.req.method === 'HEAD' ? undefined : body);
 }
 
+/**
+ * The refusal as a GraphQL error document in `contentType` (the GraphQL endpoint's answers are
+ * never the REST envelope), as the whole response, closing the connection after it.
+ */
+export function writeGraphQLError(response: ServerResponse, error: EdgeError, requestId: string, contentType: string): void {
+  const status = statusOf(error);
+  const body = graphQLErrorText(error);
+  response.shouldKeepAlive = false;
+  response.writeHead(status, STATUS_CODES[status], {
+    'Content-Type': `${contentType}; charset=utf-8`,
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': requestId,
+    'Cache-Control': 'no-store',
+    Connection: 'close',
+  });
+  response.end(response.req.method === 'HEAD' ? undefined : body);
+}
+
+function graphQLErrorText(error: EdgeError): string {
+  return JSON.stringify({ errors: [{ message: error.message ?? ERRORS[error.code].message, extensions: { code: error.code } }] });
+}
+
 /** The envelope as raw HTTP/1.1 bytes, for a socket that has no response object (yet). */
 export function rawEnvelope(error: EdgeError, requestId = newRequestId()): string {
   const status = statusOf(error);
   const body = envelopeText(error, requestId);
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/**
+ * The same refusal as a GraphQL error document (raw HTTP/1.1 bytes), for requests to the GraphQL
+ * endpoint. As `application/json`: the request's headers could not be read (they were what was too
+ * large), and GraphQL over HTTP reads a request without `Accept` as asking for it.
+ */
+export function rawGraphQLError(error: EdgeError, requestId = newRequestId()): string {
+  const status = statusOf(error);
+  const body = graphQLErrorText(error);
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
     `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`
