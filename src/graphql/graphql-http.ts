@@ -151,11 +151,24 @@ const processRegular: ResultProcessor = (result, fetchAPI, mediaType) => {
   // Yoga's status reads the extensions the shape leaves out (`originalError`): the status and
   // headers are those of the result as it was, the body the shaped one's.
   const original = processRegularResult(result, fetchAPI, mediaType);
-  const response = shaped === result ? original : new fetchAPI.Response(processRegularResult(shaped, fetchAPI, mediaType).body, original);
+  const response = shaped === result ? original : reshaped(original, processRegularResult(shaped, fetchAPI, mediaType), fetchAPI);
   const noData = !Array.isArray(result) && !(Symbol.asyncIterator in result) && !('data' in result && result.data !== undefined);
   if (mediaType !== GRAPHQL_RESPONSE_JSON || !noData || response.status >= 400) return response;
   return new fetchAPI.Response(response.body, { status: 400, headers: response.headers });
 };
+
+/**
+ * The shaped body with the original answer's status and headers, but its own Content-Length: the
+ * shaped errors are shorter, and a length left from the original body cut the answer short (or
+ * left bytes after it that broke the connection).
+ */
+function reshaped(original: Response, shapedAnswer: Response, fetchAPI: { Response: typeof Response }): Response {
+  const headers = new Headers(original.headers);
+  const length = shapedAnswer.headers.get('content-length');
+  if (length === null) headers.delete('content-length');
+  else headers.set('content-length', length);
+  return new fetchAPI.Response(shapedAnswer.body, { status: original.status, statusText: original.statusText, headers });
+}
 
 /** Chooses the processor of each answer by the negotiated type (Yoga's own choice ignores q-values). */
 export function useGraphQLOverHttp(): Plugin {

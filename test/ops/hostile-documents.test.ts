@@ -274,7 +274,7 @@ describe('an alias named then', () => {
       {
         message: '"then" cannot be a response name (alias): this server would take the object holding it for a promise; choose another alias',
         locations: [{ line: 1, column: 31 }],
-        extensions: { code: 'RESERVED_ALIAS', alias: 'then' },
+        extensions: { code: 'RESERVED_ALIAS', details: { alias: 'then' } },
       },
     ]);
     const nested = await query(`{ interactions(limit: 500, clinicId: "${clinicId}") { nodes { id then: outcome clinic { then: name } } } }`);
