@@ -3,7 +3,7 @@
 // answers the paths that name nothing (404) and methods a read-only path does not take (405), so
 // every other part looks up its own match instead of matching (and refusing) paths again.
 import { GRAPHIQL_ASSETS_PATH, GRAPHIQL_FILES, type GraphiQLFile } from '../graphql/use-graphiql.js';
-import { matchRoute, type Route } from '../rest/routes.js';
+import { API_INDEX_PATH, matchRoute, type Route } from '../rest/routes.js';
 import { DOCS_FILES, DOCS_PATH, type DocsFile } from '../rest/use-docs.js';
 import { stateOf } from './request-state.js';
 
@@ -16,8 +16,9 @@ export function isGraphQLTarget(target: string | undefined): boolean {
 export const METRICS_PATH = '/metrics';
 /** The front door (front-door.ts): what the service is and where its parts are. */
 export const HOME_PATH = '/';
-/** The REST API's index (front-door.ts); `/api/v1/` is a 404 like every other trailing slash. */
-export const API_INDEX_PATH = '/api/v1';
+/** The REST API's index (front-door.ts), declared with the REST routes that the OpenAPI document lists it with. */
+export { API_INDEX_PATH } from '../rest/routes.js';
+
 const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready']);
 const DOCS: ReadonlySet<string> = new Set(DOCS_FILES);
 const GRAPHIQL: ReadonlySet<string> = new Set(GRAPHIQL_FILES);

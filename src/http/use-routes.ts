@@ -9,6 +9,7 @@ import type { Plugin } from 'graphql-yoga';
 import { codedError } from '../graphql/coded-error.js';
 import { graphqlErrorResponse } from '../graphql/graphql-http.js';
 import { failure } from '../rest/envelope.js';
+import { READ_METHODS } from '../rest/routes.js';
 import { type AppRoute, GRAPHQL_PATH, routeOf } from './app-routes.js';
 
 export interface RoutesOptions {
@@ -16,7 +17,7 @@ export interface RoutesOptions {
   metrics: boolean;
 }
 
-const ALLOW = 'GET, HEAD';
+const ALLOW = READ_METHODS.join(', ');
 const READ_ONLY: ReadonlySet<AppRoute['area']> = new Set(['rest', 'docs', 'graphiql', 'metrics', 'front-door']);
 /** What the GraphQL endpoint takes (GraphQL over HTTP); Yoga refuses the others, but only after admission. */
 const GRAPHQL_METHODS: ReadonlySet<string> = new Set(['GET', 'POST']);
@@ -40,8 +41,10 @@ export function useRoutes(options: RoutesOptions): Plugin {
         endResponse(graphqlMethodNotAllowed(request, fetchAPI));
         return;
       }
-      if (READ_ONLY.has(route.area) && request.method !== 'GET' && request.method !== 'HEAD') {
-        endResponse(failure(request, 'METHOD_NOT_ALLOWED', { message: `${request.method} is not allowed; use GET or HEAD`, headers: { Allow: ALLOW } }));
+      if (READ_ONLY.has(route.area) && !(READ_METHODS as readonly string[]).includes(request.method)) {
+        endResponse(
+          failure(request, 'METHOD_NOT_ALLOWED', { message: `${request.method} is not allowed; use ${READ_METHODS.join(' or ')}`, headers: { Allow: ALLOW } }),
+        );
       }
     },
   };

@@ -23,7 +23,7 @@ import {
   Kind,
 } from 'graphql';
 import { MISSING_HEADER } from '../auth/authenticate.js';
-import type { Problems } from '../domain/parameters.js';
+import { MAX_PAGE, type Problems } from '../domain/parameters.js';
 import {
   DEFAULT_PAGE_SIZE,
   KEY_PREFIXES,
@@ -39,7 +39,7 @@ import { exportDocs } from '../exports/openapi.js';
 import { exportFormatsOf } from '../exports/routes.js';
 import { schema as graphqlSchema } from '../graphql/index.js';
 import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
-import { MAX_SEARCH_LENGTH } from '../interactions/filters.js';
+import { MAX_CAMPAIGN_ID_LENGTH as MAX_ID_LENGTH, MAX_SEARCH_LENGTH } from '../interactions/filters.js';
 import { MAX_TEXT_LENGTH, MAX_TEXT_WORDS } from '../interactions/text-search.js';
 import { PHI_SCOPE } from '../phi/masking.js';
 import { PHI_FILTERS, phiScopeMessage } from '../phi/scope.js';
@@ -94,7 +94,7 @@ import {
   VIEWER,
   VIEWER_QUOTA,
 } from './representation.js';
-import { REST_NAMES, type Route, routes } from './routes.js';
+import { API_INDEX_PATH, READ_METHODS, REST_NAMES, type Route, routes } from './routes.js';
 import { restVariables } from './variables.js';
 
 type Json = Record<string, unknown>;
@@ -204,6 +204,9 @@ function interactionUnion(voiceSchema: string, description: string): Json {
   };
 }
 
+/** An example as the change feed lists it: with its `updated_at`. */
+const changed = (example: Json): Json => ({ ...example, updated_at: EXAMPLE_TIMESTAMP });
+
 const CAMPAIGN_SETTINGS: Json = {
   type: 'object',
   description: 'Type-dependent configuration. The keys below are the ones in use; others may appear.',
@@ -262,6 +265,18 @@ function componentSchemas(): Record<string, Json> {
       'A WhatsApp conversation: always with its transcript, and without `duration_seconds` or `recording_url` keys.',
       EXAMPLE_CONVERSATION,
     ),
+    VoiceCallChange: interactionSchema(
+      { channel: 'voice', view: 'feed' },
+      'Voice call (change feed)',
+      'A voice call as the change feed (`GET /api/v1/interactions?updated_since=...`) lists it: as listed, with its `updated_at`.',
+      changed(EXAMPLE_VOICE_CALL),
+    ),
+    WhatsAppConversationChange: interactionSchema(
+      { channel: 'whatsapp', view: 'feed' },
+      'WhatsApp conversation (change feed)',
+      'A WhatsApp conversation as the change feed (`GET /api/v1/interactions?updated_since=...`) lists it: as listed, with its `updated_at`.',
+      changed(EXAMPLE_CONVERSATION),
+    ),
     [INTERACTION.name]: interactionUnion(
       'VoiceCall',
       'An interaction as listed: a voice call (without transcript) or a WhatsApp conversation (with transcript), by `channel`.',
@@ -273,7 +288,18 @@ function componentSchemas(): Record<string, Json> {
     [CLINIC.name]: representationSchema(CLINIC, undefined, { examples: [EXAMPLE_CLINIC] }),
     [CAMPAIGN_SETTINGS_SCHEMA]: CAMPAIGN_SETTINGS,
     [CAMPAIGN.name]: representationSchema(CAMPAIGN, undefined, { examples: [EXAMPLE_CAMPAIGN] }),
-    InteractionList: listOf('interactions', INTERACTION.name, [EXAMPLE_VOICE_CALL, EXAMPLE_CONVERSATION]),
+    // A page holds listed interactions, or, in the change feed (`updated_since`), changed ones: four
+    // closed shapes, told apart by `channel` and `updated_at` (so no discriminator, which names one
+    // property; generated clients narrow the union by `channel` as before).
+    InteractionList: object(
+      {
+        interactions: {
+          type: 'array',
+          items: { oneOf: ['VoiceCall', 'WhatsAppConversation', 'VoiceCallChange', 'WhatsAppConversationChange'].map(ref) },
+        },
+      },
+      { examples: [{ interactions: [EXAMPLE_VOICE_CALL, EXAMPLE_CONVERSATION] }, { interactions: [changed(EXAMPLE_VOICE_CALL)] }] },
+    ),
     InteractionDetail: object({ interaction: ref('InteractionWithTranscript') }, { examples: [{ interaction: withTranscriptOf(EXAMPLE_VOICE_CALL) }] }),
     [DELETED_INTERACTION.name]: representationSchema(DELETED_INTERACTION, undefined, { examples: [EXAMPLE_DELETED_INTERACTION] }),
     DeletedInteractionList: listOf('deleted_interactions', DELETED_INTERACTION.name, [EXAMPLE_DELETED_INTERACTION]),
@@ -410,6 +436,7 @@ const ERROR_KINDS = {
       },
     },
   },
+  methodNotAllowed: { schema: 'MethodNotAllowedError', codes: ['METHOD_NOT_ALLOWED'] },
   internal: { schema: 'InternalError', codes: ['INTERNAL_ERROR'] },
   unavailable: { schema: 'ServiceUnavailableError', codes: ['SERVICE_UNAVAILABLE'] },
 } satisfies Record<string, ErrorKind>;
@@ -496,8 +523,10 @@ const enumValues = (argument: GraphQLArgument) => (argumentSchema(argument.type)
 
 const DATE_TIME_NOTE = 'A date-time needs `Z` or an offset (`2026-01-31T09:05:00Z`, `2026-01-31T10:05:00+01:00`).';
 
+// `anyOf`, not `oneOf`: a validator that takes `format` as an annotation (as draft 2020-12 allows)
+// finds a value matching both branches and would refuse every value under `oneOf`.
 const dateSchema = (example: string) => ({
-  oneOf: [
+  anyOf: [
     { type: 'string', format: 'date', title: 'Date (YYYY-MM-DD)' },
     { type: 'string', format: 'date-time', title: 'Date-time with Z or an offset' },
   ],
@@ -519,7 +548,10 @@ interface RestRule {
 function restRule(name: string, argument: GraphQLArgument, metrics: boolean): RestRule {
   switch (name) {
     case 'page':
-      return { note: 'Anything but a whole number of at least 1 is a 400. A page beyond the last is an empty list.', schema: { minimum: 1, default: 1 } };
+      return {
+        note: 'Anything but a whole number of at least 1 is a 400. A page beyond the last is an empty list.',
+        schema: { minimum: 1, maximum: MAX_PAGE, default: 1 },
+      };
     case 'limit':
       return { note: 'Anything else is a 400 (no silent clamping).', schema: { minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE } };
     case 'date_from':
@@ -551,8 +583,8 @@ function restRule(name: string, argument: GraphQLArgument, metrics: boolean): Re
       };
     case 'campaign_id':
       return {
-        note: 'Any id of 1 to 255 printable characters (campaign ids are not UUIDs). An id of a campaign that does not exist or belongs to a clinic the key may not see gives empty results (zeros for metrics), not an error.',
-        schema: { minLength: 1, maxLength: 255 },
+        note: `Any id of 1 to ${MAX_ID_LENGTH} printable characters (campaign ids are not UUIDs). An id of a campaign that does not exist or belongs to a clinic the key may not see gives empty results (zeros for metrics), not an error.`,
+        schema: { minLength: 1, maxLength: MAX_ID_LENGTH },
       };
     case 'group_by':
       return {
@@ -635,7 +667,14 @@ function pathParameters(route: Route, root: GraphQLField<unknown, unknown>): Jso
     if (!argument) throw new Error(`openapi: ${route.path} has path parameter "${name}", but ${root.name} has no such argument`);
     const description = describedBy(argument.description, `${root.name}(${name})`);
     const examples = PATH_EXAMPLES[route.path];
-    return { name, in: 'path', required: true, description, schema: { type: 'string', minLength: 1 }, ...(examples ? { examples } : {}) };
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description,
+      schema: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH },
+      ...(examples ? { examples } : {}),
+    };
   });
 }
 
@@ -686,6 +725,7 @@ function componentHeaders(): Record<string, Json> {
     },
     'Retry-After': { description: 'Whole seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } },
     'WWW-Authenticate': { description: 'Bearer challenge (RFC 6750).', required: true, schema: { type: 'string' } },
+    Allow: { description: 'The methods the path answers.', required: true, schema: { type: 'string', const: READ_METHODS.join(', ') } },
     ETag: {
       description:
         'A weak validator of the answer: it changes exactly when `data`, `meta` or the request (path, parameters, the clinics the key may see) change, never for `request_id` or `timestamp`. Send it back in `If-None-Match` to get a 304 while it holds.',
@@ -744,6 +784,13 @@ function componentHeaders(): Record<string, Json> {
     };
   }
   return headers;
+}
+
+/** A shared header that this answer does not always carry; `note` says when it is absent. */
+function sometimes(name: string, note: string): Json {
+  const header = componentHeaders()[name];
+  if (!header) throw new Error(`openapi: no header ${name}`);
+  return { ...header, required: false, description: `${header.description as string} ${note}` };
 }
 
 function headersOf(...names: string[]): Record<string, Json> {
@@ -861,7 +908,8 @@ function jsonContent(schema: string, examples?: Record<string, Json>): Json {
 }
 
 function sharedResponses(): Record<string, Json> {
-  const { unauthorized, notFound, rateLimited, internal, unavailable } = ERROR_KINDS;
+  const { unauthorized, notFound, rateLimited, internal, unavailable, methodNotAllowed } = ERROR_KINDS;
+  const refused = 'DELETE';
   return {
     NotModified: {
       description:
@@ -889,6 +937,20 @@ function sharedResponses(): Record<string, Json> {
         'the same way (then without `X-RateLimit-*` headers).',
       headers: headersOf('X-Request-Id', 'Retry-After', 'Cache-Control', 'Vary', ...RATE_LIMIT_HEADERS),
       content: jsonContent(rateLimited.schema, { rateLimited: { summary: 'Minute window exhausted', value: errorBody('RATE_LIMITED') } }),
+    },
+    // No operation names it: every path answers it to any method but its own (see the API's description).
+    MethodNotAllowed: {
+      description: `${meaningOf(methodNotAllowed)} Answered to any other method on every path, before the key is read.`,
+      headers: {
+        ...headersOf('X-Request-Id', 'Allow', 'Cache-Control'),
+        Vary: sometimes('Vary', `Absent on ${API_INDEX_PATH}, which is public: its answers never depend on the key.`),
+      },
+      content: jsonContent(methodNotAllowed.schema, {
+        methodNotAllowed: {
+          summary: refused,
+          value: errorBody('METHOD_NOT_ALLOWED', `${refused} is not allowed; use ${READ_METHODS.join(' or ')}`),
+        },
+      }),
     },
     InternalError: {
       description: meaningOf(internal),
@@ -984,7 +1046,8 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
   if (exported) {
     const ok = responses[200] as { content: Json; headers: Json };
     ok.content = { ...ok.content, ...exported.content };
-    ok.headers = { ...ok.headers, ...exported.headers };
+    // An export is streamed as it is read: it has no validator, so the 200's ETag is not always there.
+    ok.headers = { ...ok.headers, ...exported.headers, ETag: sometimes('ETag', 'On JSON answers only: exports have none.') };
   }
   const description = exported ? `${route.description}\n\n${exported.description}` : route.description;
 
@@ -1049,7 +1112,7 @@ function errorsTable(): string {
 
 function infoDescription(): string {
   return `Read-only analytics over the automated patient communications of clinics: voice calls and WhatsApp conversations (*interactions*), clinics, outreach campaigns, and aggregated metrics.
-Every endpoint is \`GET\` (\`HEAD\` is answered too) and returns JSON in one envelope: \`{ success, data, meta?, request_id, timestamp }\` on success, \`{ success: false, error: { code, message, details? }, request_id, timestamp }\` on failure.
+Every endpoint is \`GET\` (\`HEAD\` answers its status and headers without the body; any other method is a 405 \`METHOD_NOT_ALLOWED\` with \`Allow: ${READ_METHODS.join(', ')}\`, the shared response \`MethodNotAllowed\`) and returns JSON in one envelope: \`{ success, data, meta?, request_id, timestamp }\` on success, \`{ success: false, error: { code, message, details? }, request_id, timestamp }\` on failure.
 This document is served at \`GET /api/v1/openapi.json\` (no key needed); the same data is available through GraphQL at \`/graphql\`.
 
 ## Authentication
@@ -1100,13 +1163,110 @@ ${errorsTable()}
 Timestamps are ISO 8601 UTC with milliseconds and \`Z\` (\`2026-01-31T09:05:00.000Z\`).`;
 }
 
+/**
+ * `HEAD` of a path: the `GET` operation's parameters and answers (statuses and headers), none with a
+ * body. Shared answers are copied without their content, since theirs would promise one.
+ */
+function headOperation(get: Json, shared: Record<string, Json>): Json {
+  const responses = Object.entries(get.responses as Record<string, Json>).map(([status, response]) => {
+    const named = typeof response.$ref === 'string' ? shared[response.$ref.slice(response.$ref.lastIndexOf('/') + 1)] : response;
+    if (!named) throw new Error(`openapi: no shared response ${String(response.$ref)}`);
+    const { content: _content, ...withoutBody } = named;
+    return [status, withoutBody];
+  });
+  const id = get.operationId as string;
+  return {
+    ...get,
+    operationId: `head${id.charAt(0).toUpperCase()}${id.slice(1)}`,
+    summary: `${get.summary as string} (headers only)`,
+    description: `The \`GET\` answer's status and headers, without its body.\n\n${get.description as string}`,
+    responses: Object.fromEntries(responses),
+  };
+}
+
+const INDEX_TAG = 'Index';
+
+/** What each group of operations (a tag: the path's first segment) covers, as the reference shows it. */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  [INDEX_TAG]: 'What the REST API offers, without a key.',
+  Interactions: 'Voice calls and WhatsApp conversations: lists, by id, the change feed, deletions and exports.',
+  Clinics: 'The clinics the key may see.',
+  Campaigns: 'Outreach campaigns of those clinics.',
+  Metrics: 'Aggregated figures over a window: summary, daily, series, outcomes, breakdown and durations.',
+  Me: 'The calling key: its scopes, clinics and quotas.',
+};
+
+function tagObject(name: string): Json {
+  const description = TAG_DESCRIPTIONS[name];
+  if (!description) throw new Error(`openapi: tag ${name} has no description`);
+  return { name, description };
+}
+
+/** The REST index's answer (http/front-door.ts builds it from the route table). */
+function indexSchemas(): Record<string, Json> {
+  const text = { type: 'string' };
+  const endpoint = object({
+    method: { type: 'string', const: 'GET' },
+    path: { type: 'string', description: 'The path as this document names it (`{id}` for a path parameter).' },
+    summary: text,
+    required_scope: { type: ['string', 'null'], enum: [...SCOPES, null], description: 'The scope the endpoint needs; null: any valid key.' },
+    operation_id: { type: 'string', description: 'The `operationId` of its `GET` in this document.' },
+    docs: { type: 'string', description: 'The endpoint in the reference (`/docs`).' },
+  });
+  return {
+    ApiIndex: object(
+      {
+        name: text,
+        version: { type: 'string', const: API_VERSION },
+        authentication: text,
+        openapi: { type: 'string', description: 'Where this document is served.' },
+        docs: { type: 'string', description: 'Where the reference is served.' },
+        endpoints: { type: 'array', items: endpoint, description: 'Every endpoint of the API, in the order of this document.' },
+      },
+      { description: 'What the REST API offers: every endpoint with its method, summary and scope.' },
+    ),
+    ApiIndexEnvelope: object(
+      { success: { type: 'boolean', const: true }, data: ref('ApiIndex'), request_id: ref('RequestId'), timestamp: ref('Timestamp') },
+      { description: `Success envelope of ${API_INDEX_PATH}.` },
+    ),
+  };
+}
+
+/** `GET /api/v1`: the REST index, public (no key, not counted against any quota). */
+function indexOperation(): Json {
+  const headers = {
+    ...headersOf('X-Request-Id', 'ETag'),
+    'Cache-Control': { description: '`no-cache`: public, revalidated with `If-None-Match`.', required: true, schema: { type: 'string', const: 'no-cache' } },
+    Link: {
+      description: 'RFC 8631 links: the reference (`service-doc`), this document (`service-desc`) and readiness (`status`).',
+      required: true,
+      schema: { type: 'string' },
+    },
+  };
+  return {
+    operationId: 'getIndex',
+    tags: [INDEX_TAG],
+    summary: 'The REST index',
+    description: 'Every endpoint with its method, summary, required scope and `operationId`. No key needed; not counted against any quota.',
+    security: [],
+    parameters: [IF_NONE_MATCH],
+    responses: {
+      200: { description: 'The index.', headers, content: jsonContent('ApiIndexEnvelope') },
+      304: { description: 'The index has not changed since the `ETag` sent.', headers },
+    },
+  };
+}
+
 function build(): Json {
-  const schemas = componentSchemas();
-  const paths: Record<string, Json> = {};
-  const tags: string[] = [];
+  const schemas = { ...componentSchemas(), ...indexSchemas() };
+  const shared = sharedResponses();
+  const index = indexOperation();
+  const paths: Record<string, Json> = { [API_INDEX_PATH]: { get: index, head: headOperation(index, shared) } };
+  const tags: string[] = [INDEX_TAG];
   for (const route of routes) {
     if (paths[route.path]) throw new Error(`openapi: duplicate route ${route.path}`);
-    paths[route.path] = { get: operation(route, schemas) };
+    const get = operation(route, schemas);
+    paths[route.path] = { get, head: headOperation(get, shared) };
     if (!tags.includes(tagOf(route))) tags.push(tagOf(route));
   }
   return {
@@ -1115,10 +1275,11 @@ function build(): Json {
       title: API_TITLE,
       version: API_VERSION,
       description: infoDescription(),
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This server' }],
     security: [{ [BEARER_SCHEME]: [] }],
-    tags: tags.map((name) => ({ name })),
+    tags: tags.map(tagObject),
     paths,
     components: {
       securitySchemes: {
@@ -1132,7 +1293,7 @@ function build(): Json {
         },
       },
       schemas,
-      responses: sharedResponses(),
+      responses: shared,
       headers: componentHeaders(),
     },
   };

@@ -104,6 +104,11 @@ export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
   alternative?: RouteAlternative;
 }
 
+/** The REST API's index (http/front-door.ts); `/api/v1/` is a 404 like every other trailing slash. */
+export const API_INDEX_PATH = '/api/v1';
+/** The methods every REST path (and the index) answers; any other is a 405 with `Allow` (http/use-routes.ts). */
+export const READ_METHODS = ['GET', 'HEAD'] as const;
+
 const define = <TData, TVariables>(route: Route<TData, TVariables>) => route as unknown as Route;
 const alternative = <TData, TVariables>(alt: RouteAlternative<TData, TVariables>) => alt as unknown as RouteAlternative;
 

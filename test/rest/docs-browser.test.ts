@@ -102,7 +102,7 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
     await page.goto(`${server.baseUrl}/docs`);
     await authorize(page);
 
-    const operation = page.locator('.opblock', { has: page.locator('[data-path="/api/v1/interactions"]') });
+    const operation = page.locator('.opblock-get', { has: page.locator('[data-path="/api/v1/interactions"]') });
     await operation.locator('.opblock-summary').click();
     await operation.locator('tr[data-param-name="outcome"]').waitFor();
     // Nothing typed or chosen: the page's own values are sent.
@@ -127,7 +127,7 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
     await page.goto(`${server.baseUrl}/docs`);
     await authorize(page);
 
-    const operation = page.locator('.opblock', { has: page.locator('[data-path="/api/v1/metrics/breakdown"]') });
+    const operation = page.locator('.opblock-get', { has: page.locator('[data-path="/api/v1/metrics/breakdown"]') });
     await operation.locator('.opblock-summary').click();
     await operation.locator('tr[data-param-name="group_by"]').waitFor();
     for (const name of ['group_by', 'campaign_id', 'timezone', 'page', 'limit']) {
@@ -164,7 +164,7 @@ describe.skipIf(!CHROMIUM)('/docs in a browser', () => {
     await page.locator('.auth-btn-wrapper button.authorize').click();
     await page.locator('.btn-done, button.close-modal').first().click();
 
-    const operation = page.locator('.opblock', { has: page.locator('[data-path="/api/v1/metrics/series"]') });
+    const operation = page.locator('.opblock-get', { has: page.locator('[data-path="/api/v1/metrics/series"]') });
     await operation.locator('.opblock-summary').click();
     // (the parameters render after the click: wait for them before counting)
     await operation.locator('tr[data-param-name="granularity"]').waitFor();

@@ -7,12 +7,13 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
+import { MAX_PAGE } from '../../src/domain/parameters.js';
 import { SCOPES, type Scope } from '../../src/domain/values.js';
 import { schema as graphqlSchema } from '../../src/graphql/index.js';
 import { ERRORS, type ErrorCode } from '../../src/http/error-catalogue.js';
 import { buildOpenApiDocument } from '../../src/rest/openapi.js';
 import { fieldsOf, INTERACTION } from '../../src/rest/representation.js';
-import { REST_NAMES, routes } from '../../src/rest/routes.js';
+import { API_INDEX_PATH, REST_NAMES, routes } from '../../src/rest/routes.js';
 import { DOCS_PATH, OPENAPI_PATH } from '../../src/rest/use-docs.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
@@ -112,11 +113,11 @@ describe('OpenAPI document', () => {
   });
 
   it('has every route of the table, as GET, with the scope, parameters and unique operationIds', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual(routes.map((r) => r.path).sort());
+    expect(Object.keys(doc.paths).sort()).toEqual([API_INDEX_PATH, ...routes.map((r) => r.path)].sort());
     const operationIds = new Set<string>();
     for (const route of routes) {
       const item = doc.paths[route.path];
-      expect(Object.keys(item)).toEqual(['get']);
+      expect(Object.keys(item)).toEqual(['get', 'head']);
       const op = item.get;
       expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
       expect(operationIds.has(op.operationId), `duplicate operationId ${op.operationId}`).toBe(false);
@@ -149,7 +150,7 @@ describe('OpenAPI document', () => {
 
   it('documents the parameter rules', () => {
     const param = (path: string, name: string) => doc.paths[path].get.parameters.map(deref).find((p: Any) => p.name === name);
-    expect(param('/api/v1/interactions', 'page').schema).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
+    expect(param('/api/v1/interactions', 'page').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 });
     expect(param('/api/v1/clinics', 'limit').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 500, default: 25 });
     expect(param('/api/v1/interactions', 'outcome')).toMatchObject({ style: 'form', explode: false, schema: { type: 'array' } });
     expect(param('/api/v1/interactions', 'outcome').schema.items.enum).toContain('UNREACHABLE');
@@ -158,7 +159,7 @@ describe('OpenAPI document', () => {
     expect(param('/api/v1/campaigns', 'status').schema.enum).toEqual(['active', 'paused', 'completed']);
     expect(param('/api/v1/campaigns', 'clinic_id').schema).toEqual({ type: 'string', format: 'uuid' });
     const dateFrom = param('/api/v1/metrics/summary', 'date_from');
-    expect(dateFrom.schema.oneOf.map((s: Any) => s.format)).toEqual(['date', 'date-time']);
+    expect(dateFrom.schema.anyOf.map((s: Any) => s.format)).toEqual(['date', 'date-time']);
     expect(dateFrom.description).toContain('30 days ago');
     expect(param('/api/v1/interactions', 'date_from').description).toContain('no lower bound');
     expect(param('/api/v1/interactions/{id}', 'id')).toMatchObject({ in: 'path', required: true });
