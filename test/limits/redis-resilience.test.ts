@@ -218,7 +218,10 @@ describe.skipIf(!redisAvailable)('Redis under attack and under failure, through 
         );
         if (Math.floor(Date.now() / 60_000) !== minute) continue;
         rounds++;
-        for (const r of replies) expect([200, 400, 429]).toContain(r.status);
+        // A request admitted by the quota may still wait longer than the connect timeout for one of
+        // the key's connections on a CPU-loaded machine (100 at once per process): a 503 with
+        // Retry-After for that request, as documented. It was counted, so it counts as admitted.
+        for (const r of replies) expect([200, 400, 429, 503]).toContain(r.status);
         expect(replies.filter((r) => r.status !== 429).length, `round ${rounds}: admitted`).toBe(60);
         expect(await direct.get(dayCounter(id))).toBe('60');
       } finally {
