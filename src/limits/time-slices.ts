@@ -64,12 +64,6 @@ export class TimeSlice {
   resume(): void {
     this.started = performance.now();
   }
-
-  /** Waits for the next slice, used up or not (before work known to be long). */
-  async yield(): Promise<void> {
-    await nextSlice();
-    this.started = performance.now();
-  }
 }
 
 /**

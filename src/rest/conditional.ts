@@ -16,7 +16,7 @@
 // of deleted interactions (their horizon moves with other sessions' transactions) and /me (live
 // quota). Metrics whose window defaults to "today" are remembered under a 15-minute bucket of the
 // clock as well, since a new day changes them.
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
@@ -69,18 +69,21 @@ export function conditionalOf(
 
 /** The weak ETag of an answer: the request's identity and the text of `data` and `meta`. */
 export function etagOf(identity: string, payloadText: string): string {
-  return `W/"${createHash('sha256').update(identity).update('\n').update(payloadText).digest('base64url').slice(0, 32)}"`;
+  return weakTag(etagHash(identity).update(payloadText));
 }
 
 /** etagOf over a payload in parts (successPayloadParts), hashed in time slices: the same tag. */
 export async function etagOfParts(identity: string, parts: readonly string[], slice: TimeSlice): Promise<string> {
-  const hash = createHash('sha256').update(identity).update('\n');
+  const hash = etagHash(identity);
   for (const part of parts) {
     hash.update(part);
     await slice.pause();
   }
-  return `W/"${hash.digest('base64url').slice(0, 32)}"`;
+  return weakTag(hash);
 }
+
+const etagHash = (identity: string) => createHash('sha256').update(identity).update('\n');
+const weakTag = (hash: Hash) => `W/"${hash.digest('base64url').slice(0, 32)}"`;
 
 /**
  * Whether `If-None-Match` names `etag` (RFC 9110 13.1.2: weak comparison, a list, or `*`). Hostile
