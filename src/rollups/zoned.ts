@@ -33,6 +33,7 @@ import { and, prepared, queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { sliced, TimeSlice } from '../limits/time-slices.js';
+import { forEachNumberRow, MAX_ROW_VALUES } from './number-rows.js';
 import { type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS, totalsColumns } from './counted.js';
 
 const QUARTER = 900_000;
@@ -316,7 +317,7 @@ export async function sumsBetween(
   // The answer as JSON arrays of rows, each [part, key, sums...]; day rows of
   // interaction_day_hours: [0, day, its total, first run, runs...]. In chunks of ROWS_PER_CHUNK
   // rows: a year of hours with a comparison is 35,000 rows, and each chunk is parsed and added up
-  // in a slice of its own (one JSON text took 10-15 ms to parse).
+  // in a slice of its own (one JSON.parse of all of it took 10-15 ms, and its arrays were garbage: number-rows.ts).
   let chunks: string[] = [];
   if (parts.length) {
     // Every interaction (a few shapes, all arrays bound as parameters): kept prepared, which saved
@@ -336,35 +337,38 @@ export async function sumsBetween(
   const running = new Float64Array(anchors.length * width);
   const atEdge = new Float64Array(edges.length * width);
   // Day rows with runs, by day number: the row and where its first run starts.
-  const runsOf = new Map<number, { row: number[]; firstRun: number }>();
+  const runsOf = new Map<number, { row: Float64Array; firstRun: number }>();
   // Parts 2 (quarters), 3 (raw), 4 (hour totals) and 5 (quarter totals) are keyed by piece (WITH ORDINALITY numbers them from 1).
   const byOrdinal: Array<Pieces | undefined> = [undefined, undefined, pieces.quarters, pieces.raw, pieces.hourTotals, pieces.quarterTotals];
+  const onRow = (r: Float64Array, count: number) => {
+    const part = r[0]!;
+    const key = r[1]!;
+    let target: Float64Array;
+    let at: number;
+    let sign = 1;
+    if (part === 0) {
+      // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
+      const j = upperBound(anchors, unit === DAY ? key * DAY : key);
+      if (plan.kind === 'dayHours') {
+        // (The buffer is reused for the next row: a day with runs keeps a copy.)
+        if (r[2 + RUN]! > 0) runsOf.set(key, { row: r.slice(0, count), firstRun: r[2 + RUN]! });
+        if (j < anchors.length) for (let c = 0; c < width; c++) running[j * width + c]! += r[2 + IN_RUN[c]!]!;
+        return; // (the last anchor's day: only its runs count)
+      }
+      target = running;
+      at = j * width;
+    } else {
+      const of = byOrdinal[part]!;
+      target = atEdge;
+      at = of.edge[key - 1]! * width;
+      sign = of.sign[key - 1]!;
+    }
+    for (let c = 0; c < width; c++) target[at + c]! += sign * r[2 + c]!;
+  };
+  const row = new Float64Array(MAX_ROW_VALUES);
   for (const chunk of chunks) {
     await slice.pause();
-    for (const r of JSON.parse(chunk) as number[][]) {
-      const part = r[0]!;
-      const key = r[1]!;
-      let target: Float64Array;
-      let at: number;
-      let sign = 1;
-      if (part === 0) {
-        // A coarse unit (day number or ms) counts towards every anchor after it: gap j, [anchors[j-1], anchors[j]), is added at j.
-        const j = upperBound(anchors, unit === DAY ? key * DAY : key);
-        if (plan.kind === 'dayHours') {
-          if (r[2 + RUN]! > 0) runsOf.set(key, { row: r, firstRun: r[2 + RUN]! });
-          if (j < anchors.length) for (let c = 0; c < width; c++) running[j * width + c]! += r[2 + IN_RUN[c]!]!;
-          continue; // (the last anchor's day: only its runs count)
-        }
-        target = running;
-        at = j * width;
-      } else {
-        const of = byOrdinal[part]!;
-        target = atEdge;
-        at = of.edge[key - 1]! * width;
-        sign = of.sign[key - 1]!;
-      }
-      for (let c = 0; c < width; c++) target[at + c]! += sign * r[2 + c]!;
-    }
+    forEachNumberRow(chunk, onRow, row);
   }
   await slice.pause();
   for (let j = 1; j < anchors.length; j++) for (let c = 0; c < width; c++) running[j * width + c]! += running[(j - 1) * width + c]!;
