@@ -33,8 +33,8 @@ import { and, prepared, queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { sliced, TimeSlice } from '../limits/time-slices.js';
-import { forEachNumberRow, MAX_ROW_VALUES } from './number-rows.js';
 import { type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS, totalsColumns } from './counted.js';
+import { forEachNumberRow, MAX_ROW_VALUES } from './number-rows.js';
 
 const QUARTER = 900_000;
 const HOUR = 3_600_000;
