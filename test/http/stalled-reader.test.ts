@@ -80,17 +80,20 @@ describe('a client that stops reading an answer', () => {
   });
 
   it('is never cut while it keeps reading, however slowly', async () => {
-    const { port } = await listen(STALL_MS);
+    // A bound ten times the reader's pause: on a loaded machine (a CPU hog on every core) the
+    // reader's timers fired late enough that a 400 ms bound saw a 100 ms reader stall.
+    const bound = 3_000;
+    const { port } = await listen(bound);
     const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /export HTTP/1.1\r\nHost: localhost\r\n\r\n'));
     let closed = false;
     socket.on('close', () => {
       closed = true;
     });
     socket.on('error', () => {});
-    // Reads in short bursts, well inside the bound, for several times its length.
+    // Reads in short bursts, well inside the bound, for longer than the bound.
     socket.pause();
     for (let i = 0; i < 12; i++) {
-      await new Promise((r) => setTimeout(r, STALL_MS / 4));
+      await new Promise((r) => setTimeout(r, bound / 10));
       socket.read();
       socket.resume();
       await new Promise((r) => setImmediate(r));
