@@ -8,6 +8,7 @@ import { sliced, TimeSlice } from '../limits/time-slices.js';
 import type { Dimensions } from '../rollups/counted.js';
 import { sumsBetween } from '../rollups/zoned.js';
 import {
+  BucketIntervals,
   clockRanges,
   formatLocal,
   type Granularity,
@@ -15,7 +16,6 @@ import {
   localBuckets,
   localDays,
   MAX_SERIES_BUCKETS,
-  type SeriesSpan,
   unitStart,
   yearEarlier,
 } from '../zones/local-calendar.js';
@@ -158,26 +158,28 @@ async function windowsIn(db: Db, query: ZonedQuery): Promise<ResolvedWindows> {
 }
 
 /**
- * The sums of each bucket of each window (a bucket: its intervals), one run of SUM_COLUMNS per
- * bucket for each window; all in one statement.
+ * The sums of each bucket of each window, one run of SUM_COLUMNS per bucket for each window; all in
+ * one statement.
  */
-async function bucketSums(
-  db: Db,
-  query: ZonedQuery,
-  windows: ReadonlyArray<ReadonlyArray<{ intervals: readonly Interval[] }>>,
-  hourly: boolean,
-  slice = new TimeSlice(),
-): Promise<Float64Array[]> {
-  const intervals = windows.flatMap((buckets) => buckets.flatMap((bucket) => bucket.intervals));
+async function bucketSums(db: Db, query: ZonedQuery, windows: readonly BucketIntervals[], hourly: boolean, slice = new TimeSlice()): Promise<Float64Array[]> {
+  const total = windows.reduce((n, buckets) => n + buckets.lo.length, 0);
+  const lo = new Float64Array(total);
+  const hi = new Float64Array(total);
+  let at = 0;
+  for (const buckets of windows) {
+    lo.set(buckets.lo, at);
+    hi.set(buckets.hi, at);
+    at += buckets.lo.length;
+  }
   await slice.pause();
-  const sums = await sumsBetween(db, intervals, query.dims, hourly, slice);
+  const sums = await sumsBetween(db, lo, hi, query.dims, hourly, slice);
   const width = SUM_COLUMNS.length;
   let next = 0;
   const out: Float64Array[] = [];
   for (const buckets of windows) {
-    const vector = new Float64Array(buckets.length * width);
-    await sliced(slice, buckets.length, (i) => {
-      for (let n = buckets[i]!.intervals.length; n > 0; n--) {
+    const vector = new Float64Array(buckets.count * width);
+    await sliced(slice, buckets.count, (i) => {
+      for (let n = buckets.first[i + 1]! - buckets.first[i]!; n > 0; n--) {
         for (let c = 0; c < width; c++) vector[i * width + c]! += sums[next * width + c]!;
         next++;
       }
@@ -200,7 +202,7 @@ export async function zonedSummary(db: Db, query: ZonedQuery): Promise<WithPrevi
   const sums = await bucketSums(
     db,
     query,
-    windowsOf(resolved).map((w) => [{ intervals: w.end > w.from ? [[w.from, w.end] as const] : [] }]),
+    windowsOf(resolved).map((w) => BucketIntervals.of([w.end > w.from ? [[w.from, w.end]] : []])),
     false,
   );
   return pair(sums.map((vector) => summaryMetrics(totalsAt(vector, 0))));
@@ -215,7 +217,12 @@ export async function zonedDaily(db: Db, query: ZonedQuery, maxDays: number): Pr
   );
   const days = windowsOf(resolved).map((w) => localDays(clock, w.from, w.end, w.firstDay, w.lastDay));
   if (days.some((list) => list.length > maxDays)) throw new TooManyBuckets();
-  const sums = await bucketSums(db, query, days, false);
+  const sums = await bucketSums(
+    db,
+    query,
+    days.map((list) => BucketIntervals.of(list.map((day) => day.intervals))),
+    false,
+  );
   return pair(
     days.map((list, w) =>
       list.map((day, i) => {
@@ -245,7 +252,7 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
   // A year of hours with a comparison is 17,520 buckets: built in time slices (limits/time-slices.ts),
   // so that other keys' requests are served in between.
   const slice = new TimeSlice();
-  const lists: SeriesSpan[][] = [];
+  const lists: BucketIntervals[] = [];
   for (const w of windowsOf(resolved)) {
     await slice.pause();
     const buckets = localBuckets(clock, w.from, w.end, granularity);
@@ -255,13 +262,19 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
   const sums = await bucketSums(db, query, lists, granularity === 'hour', slice);
   const built: SeriesBucket[][] = [];
   for (const [w, buckets] of lists.entries()) {
-    const list: SeriesBucket[] = new Array(buckets.length);
-    await sliced(slice, buckets.length, (i) => {
-      const bucket = buckets[i]!;
+    const list: SeriesBucket[] = new Array(buckets.count);
+    // A bucket mostly starts where the one before it ends: that text is shared, not made twice.
+    let endMs = Number.NaN;
+    let endText = '';
+    await sliced(slice, buckets.count, (i) => {
       const totals = totalsAt(sums[w]!, i * SUM_COLUMNS.length);
+      const startMs = buckets.start(i);
+      const start = startMs === endMs ? endText : formatLocal(clock, startMs);
+      endMs = buckets.end(i);
+      endText = formatLocal(clock, endMs);
       list[i] = {
-        start: formatLocal(clock, bucket.start),
-        end: formatLocal(clock, bucket.end),
+        start,
+        end: endText,
         total: totals.total,
         calls: totals.calls,
         conversations: totals.conversations,

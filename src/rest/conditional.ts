@@ -73,7 +73,7 @@ export function etagOf(identity: string, payloadText: string): string {
 }
 
 /** etagOf over a payload in parts (successPayloadParts), hashed in time slices: the same tag. */
-export async function etagOfParts(identity: string, parts: readonly string[], slice: TimeSlice): Promise<string> {
+export async function etagOfParts(identity: string, parts: ReadonlyArray<string | Uint8Array>, slice: TimeSlice): Promise<string> {
   const hash = etagHash(identity);
   for (const part of parts) {
     hash.update(part);

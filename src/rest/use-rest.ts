@@ -174,13 +174,12 @@ export function useRest(options: RestOptions): Plugin {
     const slice = new TimeSlice();
     const parts = await successPayloadParts(shaped.data, shaped.meta, slice);
     const etag = await etagOfParts(conditional.identity, parts, slice);
-    const payload = parts.join('');
     if (version !== undefined) etags.remember(conditional, version, etag);
     const headers: Record<string, string> = { ETag: etag, ...CACHING_HEADERS };
     const links = shaped.meta && linksOf(url, shaped.meta);
     if (links) headers.Link = links;
     if (ifNoneMatchNames(ifNoneMatch, etag)) return notModified(request, headers);
-    return successFromPayload(request, payload, headers);
+    return successFromPayload(request, parts, headers);
   }
 }
 

@@ -180,22 +180,22 @@ const DAY_TOTAL = Prisma.raw('d.ends[24:24]');
 const QUARTER_VALUES = Prisma.raw(SUM_COLUMNS.map((column) => `t.${DAY_COLUMN_OF[column]}`).join(', '));
 
 /**
- * The sums of the interactions of each interval [a, b) (ms) under the restrictions `dims`: one
- * run of SUM_COLUMNS per interval. `hourly` (a
- * series of hours) anchors restricted reads at UTC hours rather than UTC midnights. One statement
+ * The sums of the interactions of each interval [lo[i], hi[i]) (ms) under the restrictions `dims`:
+ * one run of SUM_COLUMNS per interval. `hourly` (a series of hours) anchors restricted reads at UTC hours rather than UTC midnights. One statement
  * for all intervals, whatever windows they come from (a comparison costs rows, not a round trip).
  * Typed arrays throughout: an hourly series has 8,761 edges.
  */
 export async function sumsBetween(
   db: Db,
-  intervals: ReadonlyArray<readonly [number, number]>,
+  lo: Float64Array,
+  hi: Float64Array,
   dims: Dimensions,
   hourly = false,
   slice = new TimeSlice(),
 ): Promise<Float64Array> {
-  const edges = distinctEdges(intervals);
+  const edges = distinctEdges(lo, hi);
   const width = SUM_COLUMNS.length;
-  if (edges.length < 2) return new Float64Array(intervals.length * width);
+  if (edges.length < 2) return new Float64Array(lo.length * width);
   await slice.pause();
 
   const plan = planOf(
@@ -383,11 +383,10 @@ export async function sumsBetween(
     }
   });
 
-  const result = new Float64Array(intervals.length * width);
-  await sliced(slice, intervals.length, (i) => {
-    const [a, b] = intervals[i]!;
-    const from = lowerBound(edges, Math.max(a, EARLIEST)) * width;
-    const to = lowerBound(edges, Math.max(b, EARLIEST)) * width;
+  const result = new Float64Array(lo.length * width);
+  await sliced(slice, lo.length, (i) => {
+    const from = lowerBound(edges, Math.max(lo[i]!, EARLIEST)) * width;
+    const to = lowerBound(edges, Math.max(hi[i]!, EARLIEST)) * width;
     for (let c = 0; c < width; c++) result[i * width + c] = cumulative[to + c]! - cumulative[from + c]!;
   });
   return result;
@@ -397,12 +396,12 @@ export async function sumsBetween(
 const ROWS_PER_CHUNK = 2048;
 
 /** The distinct ends of the intervals (none before EARLIEST), ascending. */
-function distinctEdges(intervals: ReadonlyArray<readonly [number, number]>): Float64Array {
-  const all = new Float64Array(intervals.length * 2);
-  intervals.forEach(([a, b], i) => {
-    all[2 * i] = Math.max(a, EARLIEST);
-    all[2 * i + 1] = Math.max(b, EARLIEST);
-  });
+function distinctEdges(lo: Float64Array, hi: Float64Array): Float64Array {
+  const all = new Float64Array(lo.length * 2);
+  for (let i = 0; i < lo.length; i++) {
+    all[2 * i] = Math.max(lo[i]!, EARLIEST);
+    all[2 * i + 1] = Math.max(hi[i]!, EARLIEST);
+  }
   all.sort();
   let n = 0;
   for (let i = 0; i < all.length; i++) if (n === 0 || all[i] !== all[n - 1]) all[n++] = all[i]!;
