@@ -12,7 +12,6 @@ import {
   clockRanges,
   formatLocal,
   type Granularity,
-  type Interval,
   localBuckets,
   localDays,
   MAX_SERIES_BUCKETS,
