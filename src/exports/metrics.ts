@@ -11,6 +11,7 @@ import type { Problems } from '../domain/parameters.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
 import { REST_EXECUTION } from '../graphql/use-query-limits.js';
 import type { ErrorCode } from '../http/error-catalogue.js';
+import { TimeSlice } from '../limits/time-slices.js';
 import { emptyRecord, type QueryValues, readQuery } from '../rest/query-params.js';
 import { BREAKDOWN_GROUP_KEYS, DAILY_METRIC, fieldsOf, SERIES_BUCKET, SUMMARY_METRICS } from '../rest/representation.js';
 import { REST_NAMES, type Route } from '../rest/routes.js';
@@ -119,7 +120,7 @@ export async function metricsRows(request: Request, url: URL, route: Route, spec
     }
     return { ok: false, code: failureOf(result.errors!) };
   }
-  const shaped = route.shape(result.data as never, query);
+  const shaped = await route.shape(result.data as never, query, new TimeSlice());
   if (!shaped) return { ok: false, code: 'INTERNAL_ERROR' };
   return { ok: true, name: spec.name, ...spec.rows(shaped.data as Record<string, unknown>, result.data!) };
 }

@@ -78,6 +78,18 @@ export async function sliced(slice: TimeSlice, count: number, fn: (i: number) =>
   }
 }
 
+/**
+ * items.map(fn) in slices: a REST answer's year of hourly buckets is 17,520 objects to reshape,
+ * about 40 ms in one go.
+ */
+export async function mapInSlices<T, U>(items: readonly T[], fn: (item: T) => U, slice: TimeSlice): Promise<U[]> {
+  const out = new Array<U>(items.length);
+  await sliced(slice, items.length, (i) => {
+    out[i] = fn(items[i]!);
+  });
+  return out;
+}
+
 /** Items of a long array serialized per slice check (JSON.stringify of 256 buckets: well under a slice). */
 const ITEMS_PER_PART = 256;
 

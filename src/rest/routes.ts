@@ -23,6 +23,7 @@ import {
 import { hasControlCharacter } from '../domain/parameters.js';
 import type { Scope } from '../domain/values.js';
 import type { ParameterNames } from '../interactions/filters.js';
+import { mapInSlices, type TimeSlice } from '../limits/time-slices.js';
 import { MAX_SERIES_BUCKETS } from '../zones/local-calendar.js';
 import type { CursorMeta, PaginationMeta } from './envelope.js';
 import type { QueryValues } from './query-params.js';
@@ -82,7 +83,7 @@ export interface RouteAlternative<TData = unknown, TVariables = Record<string, u
   /** Parameters of the route refused in this alternative, and why (the 400's message for each). */
   refuses: Readonly<Record<string, string>>;
   document: TypedDocumentNode<TData, TVariables>;
-  shape(data: TData, query: QueryValues): RouteResult | null;
+  shape(data: TData, query: QueryValues, slice: TimeSlice): RouteResult | null | Promise<RouteResult | null>;
 }
 
 export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
@@ -97,8 +98,8 @@ export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
   document: TypedDocumentNode<TData, TVariables>;
   /** The document's variables are the parameters under their GraphQL names (variables.ts maps them). */
   readonly variables?: TVariables;
-  /** The envelope's `data` (and `meta`), or null for 404. */
-  shape(data: TData, query: QueryValues): RouteResult | null;
+  /** The envelope's `data` (and `meta`), or null for 404; long lists reshaped in `slice`'s turns. */
+  shape(data: TData, query: QueryValues, slice: TimeSlice): RouteResult | null | Promise<RouteResult | null>;
   /** Name of the OpenAPI schema of `data`. */
   dataSchema: string;
   alternative?: RouteAlternative;
@@ -246,11 +247,11 @@ export const routes: readonly Route[] = [
     params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'campaign_id', 'timezone', 'compare', 'granularity'],
     document: RestMetricsSeriesDocument,
     dataSchema: 'SeriesMetrics',
-    shape: ({ metricsSeries: series }) =>
+    shape: async ({ metricsSeries: series }, _query, slice) =>
       series && {
         data: {
-          series: series.series.map(toSeriesBucket),
-          ...(series.previous ? { previous: { series: series.previous.map(toSeriesBucket) } } : {}),
+          series: await mapInSlices(series.series, toSeriesBucket, slice),
+          ...(series.previous ? { previous: { series: await mapInSlices(series.previous, toSeriesBucket, slice) } } : {}),
         },
       },
   }),

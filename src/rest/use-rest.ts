@@ -168,10 +168,10 @@ export function useRest(options: RestOptions): Plugin {
       }
       return failure(request, executionFailure(result.errors));
     }
-    const shaped = chosen.shape(result.data as never, query);
-    if (!shaped) return failure(request, 'NOT_FOUND', { message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });
-    // Serialized and hashed in time slices: a year of hourly buckets is 3-4 MB of JSON.
+    // Reshaped, serialized and hashed in time slices: a year of hourly buckets is 3-4 MB of JSON.
     const slice = new TimeSlice();
+    const shaped = await chosen.shape(result.data as never, query, slice);
+    if (!shaped) return failure(request, 'NOT_FOUND', { message: `No ${route.dataSchema === 'InteractionDetail' ? 'interaction' : 'resource'} with that id` });
     const parts = await successPayloadParts(shaped.data, shaped.meta, slice);
     const etag = await etagOfParts(conditional.identity, parts, slice);
     if (version !== undefined) etags.remember(conditional, version, etag);

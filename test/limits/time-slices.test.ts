@@ -4,7 +4,7 @@
 import net from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nextSlice, stringifyInSlices, TimeSlice } from '../../src/limits/time-slices.js';
+import { mapInSlices, nextSlice, stringifyInSlices, TimeSlice } from '../../src/limits/time-slices.js';
 
 /** A connected pair of loopback sockets; `ping` writes on one, the promise of the other's data resolves. */
 async function loopback(): Promise<{ ping: () => Promise<void>; close: () => void }> {
@@ -108,5 +108,30 @@ describe('stringifyInSlices', () => {
     const parts = await stringifyInSlices(envelope, new TimeSlice());
     expect(parts.length).toBeGreaterThan(17_520 / 256);
     expect(parts.join('')).toBe(JSON.stringify(envelope));
+  });
+});
+
+describe('mapInSlices', () => {
+  it('gives what Array.prototype.map gives, and lets other callbacks run while a long list is mapped', async () => {
+    const items = Array.from({ length: 20_000 }, (_, i) => i);
+    let otherRan = false;
+    setImmediate(() => {
+      otherRan = true;
+    });
+    let ranBeforeLast = false;
+    const mapped = await mapInSlices(
+      items,
+      (n) => {
+        // Slow enough that the list takes several slices.
+        const until = performance.now() + 0.002;
+        while (performance.now() < until);
+        if (n === items.length - 1) ranBeforeLast = otherRan;
+        return { n, twice: n * 2 };
+      },
+      new TimeSlice(),
+    );
+    expect(mapped).toEqual(items.map((n) => ({ n, twice: n * 2 })));
+    expect(ranBeforeLast).toBe(true);
+    expect(await mapInSlices([], (n: number) => n, new TimeSlice())).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { print } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { Problems } from '../../src/domain/parameters.js';
 import { schema } from '../../src/graphql/index.js';
+import { TimeSlice } from '../../src/limits/time-slices.js';
 import { matchRoute, REST_NAMES } from '../../src/rest/routes.js';
 import { restVariables } from '../../src/rest/variables.js';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
@@ -30,7 +31,7 @@ async function expectSameAsReferenceExecutor(pathAndQuery: string, key: string, 
   const rest = await get(app, pathAndQuery, key);
   expectStatus(rest, 200);
   const reference = expectNoErrors(await graphql(app, { query: print(matched.route.document), variables: variables as Record<string, unknown>, key }));
-  const shaped = matched.route.shape(reference as never, query);
+  const shaped = await matched.route.shape(reference as never, query, new TimeSlice());
   expect(shaped).not.toBeNull();
   expect(rest.body.data).toEqual(shaped?.data);
   expect(rest.body.meta).toEqual(shaped?.meta);
