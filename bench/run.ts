@@ -39,7 +39,7 @@ const HELP = `npm run bench -- [options]
   --duration S        seconds measured per scenario and server (default 10)
   --warmup S          seconds of unmeasured load before each measurement (default 2)
   --connections N     concurrent connections (default 10)
-  --keys N            unlimited-tier API keys used in turn (default 200; see README)
+  --keys N            unlimited-tier API keys used in turn (default 200; see bench/README.md)
   --scenarios LIST    groups (interactions, metrics, graphql, exports, isolation) or parts of scenario names (default all)
   --rebuild           rebuild the datasets even when they can be reused
   --build-only        build (or check) the datasets, measure nothing

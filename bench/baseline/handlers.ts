@@ -1,6 +1,6 @@
 // The baseline's endpoints: the bench scenarios' REST routes (and the GraphQL documents the bench
 // sends) answered with hand-written SQL over a pg Pool, in the same representations, ordering and
-// metric rules as the service (README "API behaviour", decisions sections 3-4). Independent of
+// metric rules as the service (docs/rest-api.md "How the service implements these rules", decisions sections 3-4). Independent of
 // src/ on purpose: the bench checks that both answer identically, so a rule drifting on either side
 // shows up as a loud mismatch rather than as a silent change in the figures.
 import type pg from 'pg';

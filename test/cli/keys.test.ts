@@ -191,7 +191,7 @@ describe('keys create with invalid options', () => {
     ['garbage as expiry', ['--expires-at', 'next tuesday'], '--expires-at'],
   ];
 
-  // Usage errors, exit 2 as the README's exit codes say (a key that cannot be found is exit 1).
+  // Usage errors, exit 2 as the CLI's exit codes say (README.md and docs/cli.md) (a key that cannot be found is exit 1).
   it.concurrent.each(cases)('%s: exit 2 naming the option, nothing created', async (_label, args, option) => {
     const keyName = name('invalid');
     const withName = args[0] === '--name' || _label === 'a missing name' ? args : ['--name', keyName, ...args];

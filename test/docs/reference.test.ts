@@ -1,7 +1,8 @@
 // The API reference in docs/ against the code it describes: every REST route, parameter, scope,
 // error code (with its status), quota and success outcome is in it; every relative link in the
-// docs and the README leads to a file (and heading) that exists; and nothing committed points at
-// documents outside the repository, which a person who clones it does not have.
+// docs and the README leads to a file (and heading) that exists; the README stays a front door (at
+// most 250 lines, linking to every page of docs/); and nothing committed points at documents
+// outside the repository, which a person who clones it does not have.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -60,6 +61,31 @@ function anchorsOf(markdown: string): Set<string> {
     anchors.add(count === 0 ? slug : `${slug}-${count}`);
   }
   return anchors;
+}
+
+/** The README's limit: it is the front door; the rest lives in docs/. */
+const README_MAX_LINES = 250;
+
+/**
+ * Relative links of a markdown document (outside code) that lead nowhere: a file that does not
+ * exist, or a heading (GitHub's anchor for it) that the linked markdown file, or the document
+ * itself, does not have.
+ */
+function brokenLinks(document: string, markdown: string): string[] {
+  const text = prose(markdown).replace(/`[^`\n]*`/g, '');
+  const broken: string[] = [];
+  for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target!)) continue;
+    const [file, anchor] = target!.split('#') as [string, string | undefined];
+    const resolved = file ? path.join(path.dirname(path.join(ROOT, document)), file) : path.join(ROOT, document);
+    if (!existsSync(resolved)) {
+      broken.push(`${target}: no such file`);
+      continue;
+    }
+    const headings = file ? (resolved.endsWith('.md') ? readFileSync(resolved, 'utf8') : undefined) : markdown;
+    if (anchor !== undefined && headings !== undefined && !anchorsOf(headings).has(anchor)) broken.push(`${target}: no such heading`);
+  }
+  return broken;
 }
 
 const restApi = read('docs/rest-api.md');
@@ -169,20 +195,49 @@ describe('the repository stands on its own', () => {
   ];
 
   it.each(documents)('every relative link in %s resolves', (document) => {
-    const text = prose(read(document)).replace(/`[^`\n]*`/g, '');
-    const broken: string[] = [];
-    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(target!)) continue;
-      const [file, anchor] = target!.split('#') as [string, string | undefined];
-      const resolved = file ? path.join(path.dirname(path.join(ROOT, document)), file) : path.join(ROOT, document);
-      if (!existsSync(resolved)) {
-        broken.push(`${target}: no such file`);
-        continue;
-      }
-      if (anchor !== undefined && resolved.endsWith('.md') && !anchorsOf(readFileSync(resolved, 'utf8')).has(anchor)) {
-        broken.push(`${target}: no such heading`);
-      }
-    }
-    expect(broken).toEqual([]);
+    expect(brokenLinks(document, read(document))).toEqual([]);
+  });
+
+  it('the link check finds a missing file, a missing heading and a missing heading of another file', () => {
+    const text = [
+      '# Title',
+      '[fine](#title) [fine too](docs/rest-api.md#errors) [and this](LICENSE)',
+      '[gone](docs/no-such-page.md) [no heading](#no-such-heading) [none there](docs/rest-api.md#no-such-heading)',
+      '`[in code](docs/also-gone.md)`',
+      '```',
+      '[in a block](docs/gone-too.md)',
+      '```',
+    ].join('\n');
+    expect(brokenLinks('README.md', text)).toEqual([
+      'docs/no-such-page.md: no such file',
+      '#no-such-heading: no such heading',
+      'docs/rest-api.md#no-such-heading: no such heading',
+    ]);
+  });
+});
+
+describe('the README is the front door', () => {
+  const readme = read('README.md');
+  const docs = readdirSync(DOCS).filter((file) => file.endsWith('.md'));
+
+  it(`is at most ${README_MAX_LINES} lines`, () => {
+    expect(readme.split('\n').length - (readme.endsWith('\n') ? 1 : 0)).toBeLessThanOrEqual(README_MAX_LINES);
+  });
+
+  it('links to every page of docs/', () => {
+    const linked = new Set([...prose(readme).matchAll(/\]\(docs\/([^)#\s]+)/g)].map(([, file]) => file));
+    expect(docs.filter((file) => !linked.has(file))).toEqual([]);
+  });
+
+  it('neither it nor the docs speak of issues or decisions: they describe the project in its own words', () => {
+    const wording = /\bissues? #?\d+|\bthe issue\b|\bthe issue's\b|\bdecisions? sections?\b|\bnumbered decisions\b/i;
+    const offenders = ['README.md', ...docs.map((file) => `docs/${file}`)].flatMap((file) =>
+      read(file)
+        .split('\n')
+        .map((line, i) => [file, i + 1, line] as const)
+        .filter(([, , line]) => wording.test(line))
+        .map(([name, n, line]) => `${name}:${n}: ${line.trim()}`),
+    );
+    expect(offenders).toEqual([]);
   });
 });

@@ -127,7 +127,7 @@ const quotaRefused = () => testApp(db, { quotaStore: refusingQuotas });
 const typenames = (n: number) => Array.from({ length: n }, (_, i) => `t${i}: __typename`).join(' ');
 
 /**
- * Per code: the statuses decisions section 1 and the README give it (the catalogue's first), and
+ * Per code: the statuses decisions section 1 and docs/rest-api.md (Errors) give it (the catalogue's first), and
  * one representative request on REST (the envelope, and the edge below the app) and GraphQL where a status is the
  * code's own. GraphQL field errors (INSUFFICIENT_SCOPE, VALIDATION_ERROR, a field's RATE_LIMITED,
  * INTERNAL_ERROR) are partial results, answered 200 with the rest of the data, so they have no case.

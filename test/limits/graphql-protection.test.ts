@@ -290,7 +290,7 @@ describe('document size', () => {
     return n;
   };
 
-  it(`every legitimate document is far under ${MAX_TOKENS} tokens: the REST documents, GraphiQL's introspection, the README's example`, () => {
+  it(`every legitimate document is far under ${MAX_TOKENS} tokens: the REST documents, GraphiQL's introspection, the README's GraphQL example`, () => {
     // Each REST document as a client would send it to /graphql: the operation and the fragments it uses.
     const documents = routes.flatMap((route) => [route.document, ...(route.alternative ? [route.alternative.document] : [])]).map((d) => print(d));
     expect(documents.length).toBeGreaterThan(readdirSync('schema/rest').length - 2);

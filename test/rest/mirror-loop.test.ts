@@ -1,4 +1,5 @@
-// The README's mirroring loop, end to end: a client copies interactions by following the change
+// The mirroring loops of the docs, end to end (docs/tour.md and docs/rest-api.md: the change feed;
+// docs/patient-data.md: the tombstones): a client copies interactions by following the change
 // feed (`/interactions?updated_since=`) and then deletes the ids tombstoned since its last sync
 // (`/interactions/deleted?since=`), while the operator imports, purges and re-imports through the
 // CLI. After every step each mirror must hold exactly what the API serves: the same ids, each at
@@ -22,7 +23,7 @@ interface Row {
   updated_at: string;
 }
 
-/** What a mirroring client keeps between runs: its copy and its two positions (README: SINCE, DSINCE). */
+/** What a mirroring client keeps between runs: its copy and its two positions (the docs' SINCE, DSINCE). */
 class Mirror {
   readonly rows = new Map<string, Row>();
   since = '2000-01-01T00:00:00.000Z';
@@ -30,11 +31,11 @@ class Mirror {
 
   constructor(
     private readonly key: string,
-    /** The README pages by 500; smaller pages walk the cursors too. */
+    /** The docs' loops page by 500; smaller pages walk the cursors too. */
     private readonly limit = 3,
   ) {}
 
-  /** One run of the README's loop: the change feed, then the tombstones. */
+  /** One run of the docs' loop: the change feed, then the tombstones. */
   async sync(): Promise<void> {
     let next: string | undefined;
     let cursor = '';
@@ -107,7 +108,7 @@ async function tombstoned(key: string): Promise<Map<string, string>> {
   return new Map((page.body.data.deleted_interactions as Array<{ id: string; deleted_at: string }>).map((t) => [t.id, t.deleted_at]));
 }
 
-describe("the README's mirror loop", () => {
+describe("the docs' mirror loop", () => {
   it('keeps every mirror equal to what the API serves through import, purge, re-import, purge again and purge --phone', async () => {
     const clinic = clinicLine({ timezone: 'UTC', phone: '+34 910 000 000' });
     // Ten calls on ten days of 2025; two of them from the patient who later asks to be erased.

@@ -1,6 +1,6 @@
 // The OpenAPI document is usable by generators: openapi-typescript turns the document a running
 // server serves into types, the example client (docs/examples/typed-client.ts, built on openapi-fetch)
-// and the README's snippet of it type-check against them with the TypeScript compiler while
+// and the tour's snippet of it (docs/tour.md) type-check against them with the TypeScript compiler while
 // misspelt variants do not, and the example, run against that server, prints the seeded data.
 import { execFile } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -17,7 +17,8 @@ import { type ServerProcess, startServer } from '../helpers/server-process.js';
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const EXAMPLE = path.join(ROOT, 'docs/examples/typed-client.ts');
-const README_SECTION = '### A typed TypeScript client';
+const TOUR = 'docs/tour.md';
+const TOUR_SECTION = '## A typed TypeScript client';
 const bin = (name: string) => path.join(ROOT, 'node_modules/.bin', name);
 
 /** The compiler's settings for the example: strict, as a careful user's project would be. */
@@ -49,12 +50,12 @@ async function typecheck(dir: string, project: string): Promise<{ code: number; 
   }
 }
 
-/** The first TypeScript block of the README's section on the typed client. */
-async function readmeSnippet(): Promise<string> {
-  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.indexOf(`\n${README_SECTION}\n`);
-  expect(section, `README.md should have the section "${README_SECTION}"`).toBeGreaterThan(0);
-  const block = /\n```ts\n([\s\S]*?)\n```\n/.exec(readme.slice(section));
+/** The first TypeScript block of the tour's section on the typed client. */
+async function tourSnippet(): Promise<string> {
+  const tour = await readFile(path.join(ROOT, TOUR), 'utf8');
+  const section = tour.indexOf(`\n${TOUR_SECTION}\n`);
+  expect(section, `${TOUR} should have the section "${TOUR_SECTION}"`).toBeGreaterThan(0);
+  const block = /\n```ts\n([\s\S]*?)\n```\n/.exec(tour.slice(section));
   expect(block, 'the section should show a ```ts block').not.toBeNull();
   return block![1]!;
 }
@@ -102,7 +103,7 @@ describe('a typed client generated from the served OpenAPI document', () => {
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' });
 
-    // The README's command: openapi-typescript (6) reading the document from the running server.
+    // The tour's command: openapi-typescript (6) reading the document from the running server.
     await run(bin('openapi-typescript'), [`${server.baseUrl}${OPENAPI_PATH}`, '-o', 'api.d.ts'], { cwd: dir });
     await copyFile(EXAMPLE, path.join(dir, 'typed-client.ts'));
   }, 120_000);
@@ -113,14 +114,14 @@ describe('a typed client generated from the served OpenAPI document', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('generates types from the served document; the example client and the README snippet type-check against them, misspelt variants do not', async () => {
+  it('generates types from the served document; the example client and the tour snippet type-check against them, misspelt variants do not', async () => {
     const types = await readFile(path.join(dir, 'api.d.ts'), 'utf8');
     expect(types).toContain('export interface paths');
     expect(types).toContain('listInteractions: {');
 
     const example = await readFile(EXAMPLE, 'utf8');
-    await writeFile(path.join(dir, 'readme-snippet.ts'), await readmeSnippet());
-    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig(['typed-client.ts', 'readme-snippet.ts'])));
+    await writeFile(path.join(dir, 'tour-snippet.ts'), await tourSnippet());
+    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig(['typed-client.ts', 'tour-snippet.ts'])));
     const good = await typecheck(dir, 'tsconfig.json');
     expect(good.output).toBe('');
     expect(good.code).toBe(0);
