@@ -1,4 +1,4 @@
-// `keys create | list | revoke`: issuing API keys is an operator task (README.md, Operator CLI); no
+// `keys create | list | revoke`: issuing API keys is an operator task (docs/cli.md); no
 // HTTP endpoint does it.
 import type { Command } from 'commander';
 import {

@@ -57,7 +57,7 @@ declare global {
   }
 }
 
-/** Bounds on one GraphQL operation (documented in the README). */
+/** Bounds on one GraphQL operation (documented in docs/graphql.md). */
 export const QUERY_LIMITS = { depth: 8, breadth: 400, complexity: 30_000 };
 
 /** The code of each bound of QUERY_LIMITS. */

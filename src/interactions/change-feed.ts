@@ -24,7 +24,7 @@ export const CLAIM_TRANSACTION_ID = 'SELECT pg_current_xact_id()';
  * transaction start microsecond: one millisecond below the start, truncated, is below every stamp
  * the writer can store. pg_stat_activity shows other sessions' transactions only to the same role
  * or to members of pg_read_all_stats: the service's role must be one of them for the importer's
- * (README, Change feed).
+ * (docs/rest-api.md, Change feed).
  */
 const HORIZON = Prisma.sql`
   SELECT date_trunc('milliseconds', least(statement_timestamp(), min(xact_start))) - interval '1 millisecond' AS horizon

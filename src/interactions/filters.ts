@@ -1,6 +1,6 @@
 // What selects interactions: the filters of every interaction list and count (root and nested,
 // REST and GraphQL), checked by one parser whatever the caller calls them. Compiled to a query by
-// conditions.ts; adding a filter means adding it here and there (README, Development).
+// conditions.ts; adding a filter means adding it here and there (docs/development.md).
 import { checkPaging, hasControlCharacter, isUuid, type Paging, type Problems, parseDateBound } from '../domain/parameters.js';
 import { CHANNELS, type ChannelValue, INTERACTION_TYPES, type InteractionTypeValue, OUTCOMES, TYPES_BY_CHANNEL } from '../domain/values.js';
 import { checkText } from './text-search.js';

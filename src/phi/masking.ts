@@ -5,7 +5,7 @@
 //
 // The redactor errs towards redacting: a string of digits that could be someone's number is
 // replaced unless its shape says it is something else (a date, a time, a year or a range of years,
-// a decimal, an amount next to a currency). What it knows and does not is listed in the README
+// a decimal, an amount next to a currency). What it knows and does not is listed in docs/patient-data.md
 // ("Patient data (PHI)") and pinned by test/phi/masking.test.ts.
 import type { Scope } from '../domain/values.js';
 
