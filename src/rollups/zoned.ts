@@ -181,8 +181,9 @@ const QUARTER_VALUES = Prisma.raw(SUM_COLUMNS.map((column) => `t.${DAY_COLUMN_OF
 
 /**
  * The sums of the interactions of each interval [lo[i], hi[i]) (ms) under the restrictions `dims`:
- * one run of SUM_COLUMNS per interval. `hourly` (a series of hours) anchors restricted reads at UTC hours rather than UTC midnights. One statement
- * for all intervals, whatever windows they come from (a comparison costs rows, not a round trip).
+ * one run of SUM_COLUMNS per interval. `hourly` (a series of hours) anchors restricted reads at UTC
+ * hours rather than UTC midnights. One statement for all intervals, whatever windows they come
+ * from (a comparison costs rows, not a round trip).
  * Typed arrays throughout: an hourly series has 8,761 edges.
  */
 export async function sumsBetween(
@@ -316,8 +317,9 @@ export async function sumsBetween(
 
   // The answer as JSON arrays of rows, each [part, key, sums...]; day rows of
   // interaction_day_hours: [0, day, its total, first run, runs...]. In chunks of ROWS_PER_CHUNK
-  // rows: a year of hours with a comparison is 35,000 rows, and each chunk is parsed and added up
-  // in a slice of its own (one JSON.parse of all of it took 10-15 ms, and its arrays were garbage: number-rows.ts).
+  // rows: a year of hours with a comparison is 35,000 rows, and each chunk is read and added up in
+  // a slice of its own (one JSON.parse of all of it took 10-15 ms, and its arrays were garbage:
+  // number-rows.ts reads the rows into one buffer).
   let chunks: string[] = [];
   if (parts.length) {
     // Every interaction (a few shapes, all arrays bound as parameters): kept prepared, which saved
