@@ -22,7 +22,6 @@ import { GRAPHQL_PATH, routeOf } from './http/app-routes.js';
 import type { TrustProxySetting } from './http/client-ip.js';
 import { useFrontDoor } from './http/front-door.js';
 import type { Lifecycle } from './http/lifecycle.js';
-import { stateOf } from './http/request-state.js';
 import { useHealth } from './http/use-health.js';
 import { usePrivateAnswers } from './http/use-private-answers.js';
 import { useRequestState } from './http/use-request-state.js';
@@ -38,6 +37,7 @@ import type { Tracing } from './observability/tracing.js';
 import { useMetrics } from './observability/use-prometheus.js';
 import { useRequestLog } from './observability/use-request-log.js';
 import { createYogaLogger } from './observability/yoga-logger.js';
+import { stateOf } from './request/state.js';
 import { useDocs } from './rest/use-docs.js';
 import { useRest } from './rest/use-rest.js';
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import pgTypes from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import type { DatabaseBounds } from './client.js';
+import type { DatabaseBounds } from './bounds.js';
 
 /** The node-postgres pool beneath a client, on which `queryRows` runs hand-written SQL. */
 export interface SqlPool {

@@ -25,7 +25,7 @@ import type { Redis } from 'ioredis';
 import { bindLane } from '../db/fair-pool.js';
 import { ERRORS } from '../http/error-catalogue.js';
 import { CONCURRENCY_RETRY_AFTER_SECONDS, type ConcurrencyLimits, KeyConcurrency } from '../limits/concurrency.js';
-import { currentRequest } from '../observability/request-context.js';
+import { currentRequest } from '../request/current.js';
 import type { DatabaseCost } from './builder.js';
 import { codedError, httpOf } from './coded-error.js';
 import type { GraphQLContext } from './context.js';

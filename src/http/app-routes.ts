@@ -3,9 +3,9 @@
 // answers the paths that name nothing (404) and methods a read-only path does not take (405), so
 // every other part looks up its own match instead of matching (and refusing) paths again.
 import { GRAPHIQL_ASSETS_PATH, GRAPHIQL_FILES, type GraphiQLFile } from '../graphql/use-graphiql.js';
+import { stateOf } from '../request/state.js';
 import { API_INDEX_PATH, matchRoute, type Route } from '../rest/routes.js';
 import { DOCS_FILES, DOCS_PATH, type DocsFile } from '../rest/use-docs.js';
-import { stateOf } from './request-state.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -69,6 +69,13 @@ export function matchAppRoute(pathname: string): AppRoute {
     if (matched) return { area: 'rest', label: matched.route.path, route: matched.route, pathParams: matched.pathParams };
   }
   return { area: 'none', label: 'unmatched' };
+}
+
+declare module '../request/state.js' {
+  interface RequestState {
+    /** The app's route for the path, matched once. */
+    route?: AppRoute;
+  }
 }
 
 /** The request's route, matched on first use and kept in its state. */

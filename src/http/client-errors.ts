@@ -3,9 +3,9 @@
 // clear 4xx in the API's envelope, never a bare socket reset or Node's own empty-bodied answer.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { requestIdFrom } from '../request/id.js';
 import { isGraphQLTarget } from './app-routes.js';
 import { type EdgeError, rawEnvelope, rawGraphQLError, writeEnvelope } from './raw-envelope.js';
-import { requestIdFrom } from './request-id.js';
 
 /** By Node's error code; REQUEST_TOO_LARGE names which part was too large by its status. */
 const REJECTIONS: Record<string, EdgeError> = {

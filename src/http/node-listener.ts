@@ -7,13 +7,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendNodeResponse } from '@whatwg-node/server';
 import { answerMediaType } from '../graphql/graphql-http.js';
 import type { Logger } from '../observability/logger.js';
+import { requestIdFrom } from '../request/id.js';
 import { isGraphQLTarget } from './app-routes.js';
 import { clientAddressOf, proxyMatcher, type TrustProxySetting } from './client-ip.js';
 import { negotiateCompression, sendCompressed } from './compression.js';
 import { ERRORS } from './error-catalogue.js';
 import { lingerOnClose } from './lingering-close.js';
 import { writeEnvelope, writeGraphQLError } from './raw-envelope.js';
-import { requestIdFrom } from './request-id.js';
 import { checkRequestTarget } from './request-target.js';
 
 /** The part of Yoga's server adapter used here. */

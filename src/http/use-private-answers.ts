@@ -10,9 +10,9 @@
 //   exports), and an answer that says neither private nor no-store gets `private, no-store`.
 // The public files (/docs, /graphiql/, /, /api/v1) are left cacheable.
 import type { Plugin } from 'graphql-yoga';
+import { stateOf } from '../request/state.js';
 import type { AppRoute } from './app-routes.js';
 import { replaceHeader, varyWith } from './header-values.js';
-import { stateOf } from './request-state.js';
 
 /** The areas whose answers depend on the Authorization header (app-routes.ts). */
 const KEYED: ReadonlySet<AppRoute['area']> = new Set(['graphql', 'rest', 'metrics']);

@@ -1,8 +1,8 @@
-// Fills the request state's parts that come from the HTTP request itself (request-state.ts): the
+// Fills the request state's parts that come from the HTTP request itself (request/state.ts): the
 // client address when the request arrives, and echoes the request id on every response.
 import type { Plugin } from 'graphql-yoga';
+import { stateOf } from '../request/state.js';
 import { clientAddressOf, proxyMatcher, type TrustProxySetting } from './client-ip.js';
-import { stateOf } from './request-state.js';
 
 type NodeServerContext = { req?: { socket?: { remoteAddress?: string } } };
 

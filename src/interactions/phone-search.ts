@@ -22,8 +22,7 @@ import { and, num, prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from './conditions.js';
 import type { Filters } from './filters.js';
-import { INTERACTION_COLUMNS, type InteractionRow, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
-import type { MatchesPage } from './search-page.js';
+import { INTERACTION_COLUMNS, type InteractionRow, type MatchesPage, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
 
 /** The page and total of a search as `interactions` needs them: see `phoneSearchPaging`. */
 export interface PhoneSearchPaging {

@@ -23,8 +23,9 @@ import { countInteractions, countQuery, textPlanOf } from './count.js';
 import { deepPageIds } from './deep-page.js';
 import type { Filters, ListOrder } from './filters.js';
 import { isShortSearch, phoneSearchPaging } from './phone-search.js';
+import type { MatchesPage } from './rows.js';
 import { type InteractionRow, inIdOrder, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
-import { foundRows, type MatchesPage, matchesPage } from './search-page.js';
+import { foundRows, matchesPage } from './search-page.js';
 import { textPageIds } from './text-search.js';
 
 /** From this offset on, a page's ids are found first and its rows read by id. */

@@ -270,3 +270,12 @@ export function inIdOrder<T extends { id: string }>(ids: readonly string[], rows
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
+
+/** A page of a search with its exact number of matches (search-page.ts, phone-search.ts). */
+export interface MatchesPage {
+  /** The page's ids (in no particular order: the caller reads and orders the rows). */
+  ids: string[];
+  total: number;
+  /** The page's rows with their transcripts, newest first, when the statement that found them read them too. */
+  rows?: InteractionRow[];
+}

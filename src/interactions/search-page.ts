@@ -11,15 +11,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from './conditions.js';
 import type { Filters } from './filters.js';
 import { countsByPhone } from './phone-search.js';
-import { INTERACTION_COLUMNS, type InteractionRow, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
-
-export interface MatchesPage {
-  /** The page's ids (in no particular order: the caller reads and orders the rows). */
-  ids: string[];
-  total: number;
-  /** The page's rows with their transcripts, newest first, when the statement that found them read them too. */
-  rows?: InteractionRow[];
-}
+import { INTERACTION_COLUMNS, type InteractionRow, type MatchesPage, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
 
 /**
  * The page's rows as the statement that found them read them, for a page that selects only the

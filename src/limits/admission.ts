@@ -1,7 +1,7 @@
 // Whether a request may proceed: authentication, then the key's quota (decisions section 1's order:
 // route -> authentication -> rate limit -> scope). Decided once per HTTP request, whichever layer
 // asks first (REST facade or GraphQL endpoint), so one request counts once; the decision is kept
-// in the request state (http/request-state.ts) for response headers, logs and metrics.
+// in the request state (request/state.ts) for response headers, logs and metrics.
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import type { AuthFailure } from '../auth/authenticate.js';
 import type { RequestAuthenticator } from '../auth/request-auth.js';
@@ -9,7 +9,7 @@ import { isDatabaseUnavailable } from '../db/errors.js';
 import { bindKey } from '../db/fair-pool.js';
 import { TIER_LIMITS } from '../domain/values.js';
 import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
-import { stateOf } from '../http/request-state.js';
+import { stateOf } from '../request/state.js';
 import { MemoryQuotaStore } from './memory-store.js';
 import { type PerWindow, type QuotaDecision, type QuotaStore, WINDOW_MS, WINDOWS } from './windows.js';
 
@@ -27,6 +27,37 @@ export type Admission =
   | { ok: false; refusal: 'unavailable' };
 
 export type Refused = Exclude<Admission, { ok: true }>;
+
+declare module '../request/state.js' {
+  interface RequestState {
+    /** The admission decision, taken once, whichever layer asks first. */
+    admission?: Promise<Admission>;
+    /** The same decision once taken, read synchronously by response headers, logs and metrics. */
+    admitted?: Admission;
+  }
+}
+
+export type AdmissionDecision = 'admitted' | Refusal;
+
+/** What logs, metrics and traces say of a request's admission: never the key itself. */
+export interface AdmissionSummary {
+  decision: AdmissionDecision;
+  keyId?: string;
+  /** The key's tier, `none` without an authenticated key. */
+  tier: string;
+}
+
+/**
+ * The admission decided for a request, if one was (health, docs, metrics and unknown paths have
+ * none). A quota 429 names its key; an auth-failure 429 never authenticated.
+ */
+export function admissionOf(request: Request): AdmissionSummary | undefined {
+  const admission = stateOf(request).admitted;
+  if (!admission) return undefined;
+  if (admission.ok) return { decision: 'admitted', keyId: admission.key.id, tier: admission.key.tier };
+  if (admission.refusal === 'rate_limited') return { decision: 'rate_limited', keyId: admission.key.id, tier: admission.key.tier };
+  return { decision: admission.refusal, tier: 'none' };
+}
 
 export interface AdmissionOptions {
   authenticate: RequestAuthenticator;

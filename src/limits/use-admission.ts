@@ -5,7 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import { codedError } from '../graphql/coded-error.js';
 import { graphqlErrorResponse } from '../graphql/graphql-http.js';
 import { ERRORS, type ErrorCode, retryAfterHeader } from '../http/error-catalogue.js';
-import { stateOf } from '../http/request-state.js';
+import { stateOf } from '../request/state.js';
 import { type Admission, type Admitter, rateLimitHeaders, refusalAnswer } from './admission.js';
 
 /** GraphiQL's page itself needs no key: only the queries it sends do. */

@@ -4,8 +4,8 @@
 // connection pool's counts, and prom-client's default process metrics.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import type { AdmissionSummary } from '../limits/admission.js';
 import { rootError } from './logger.js';
-import type { AdmissionSummary } from './request-context.js';
 
 /** What a node-postgres `Pool` reports (its public counters). */
 export interface PoolStats {

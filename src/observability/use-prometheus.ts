@@ -5,10 +5,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { routeOf } from '../http/app-routes.js';
-import { stateOf } from '../http/request-state.js';
+import { admissionOf } from '../limits/admission.js';
+import { stateOf } from '../request/state.js';
 import { failure } from '../rest/envelope.js';
 import type { Metrics } from './prometheus.js';
-import { admissionOf, elapsedMs, methodOf } from './request-context.js';
+import { elapsedMs, methodOf } from './request-context.js';
 
 export interface MetricsPluginOptions {
   metrics: Metrics;

@@ -8,9 +8,11 @@
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { GRAPHQL_PATH, routeOf } from '../http/app-routes.js';
-import { stateOf } from '../http/request-state.js';
+import { admissionOf } from '../limits/admission.js';
+import { runWithRequest } from '../request/current.js';
+import { stateOf } from '../request/state.js';
 import type { Logger } from './logger.js';
-import { admissionOf, elapsedMs, methodOf, runWithRequest } from './request-context.js';
+import { elapsedMs, methodOf } from './request-context.js';
 
 export interface RequestLogOptions {
   logger: Logger;

@@ -15,8 +15,9 @@ import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode
 import { type GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { routeOf } from '../http/app-routes.js';
-import { stateOf } from '../http/request-state.js';
-import { admissionOf, methodOf } from './request-context.js';
+import { admissionOf } from '../limits/admission.js';
+import { stateOf } from '../request/state.js';
+import { methodOf } from './request-context.js';
 
 const headers: TextMapGetter<Headers> = {
   keys: (carrier) => [...carrier.keys()],

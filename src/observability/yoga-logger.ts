@@ -4,11 +4,11 @@
 // request_id of the response it was masked in, and counted in the metrics.
 import { GraphQLError } from 'graphql';
 import { routeOf } from '../http/app-routes.js';
-import { stateOf } from '../http/request-state.js';
+import { currentRequest } from '../request/current.js';
+import { stateOf } from '../request/state.js';
 import type { Logger } from './logger.js';
 import { rootError } from './logger.js';
 import { classifyUnexpectedError, type Metrics } from './prometheus.js';
-import { currentRequest } from './request-context.js';
 
 type LogFn = (...args: unknown[]) => void;
 export type YogaLogger = Record<'debug' | 'info' | 'warn' | 'error', LogFn>;

@@ -3,8 +3,8 @@ import { STATUS_CODES } from 'node:http';
 import { Response } from '@whatwg-node/fetch';
 import type { Problems } from '../domain/parameters.js';
 import { ERRORS, type ErrorCode, retryAfterHeader } from '../http/error-catalogue.js';
-import { stateOf } from '../http/request-state.js';
 import { stringifyInSlices, type TimeSlice } from '../limits/time-slices.js';
+import { stateOf } from '../request/state.js';
 
 // openapi.ts still imports the code type from here; the catalogue is its home.
 

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import { stateOf } from '../http/request-state.js';
 import { type StaticBody, staticAnswer, staticBody } from '../http/static-file.js';
+import { stateOf } from '../request/state.js';
 import { BEARER_SCHEME, buildOpenApiDocument } from './openapi.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';

@@ -3,7 +3,8 @@
 // PostgreSQL, through the paths requests take (Prisma model queries, Prisma raw queries,
 // `queryRows`), never built by hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPrismaClient, type DatabaseBounds, type Db } from '../../src/db/client.js';
+import type { DatabaseBounds } from '../../src/db/bounds.js';
+import { createPrismaClient, type Db } from '../../src/db/client.js';
 import { isDatabaseUnavailable } from '../../src/db/errors.js';
 import { queryRows } from '../../src/db/sql.js';
 import { Prisma } from '../../src/generated/prisma/client.js';

@@ -1,6 +1,7 @@
 // German (the clinics in Germany): the assistant addresses patients as "Sie".
-import type { Conversation, Phrasebook } from '../conversations.js';
+
 import { capitalise, deDer, deEin, deEr, deIhrAdjective, dePatient, deZu } from './grammar.js';
+import type { Conversation, Phrasebook } from './phrasebook.js';
 
 const patient = (c: Conversation): string => dePatient(c.female);
 /** "des Patienten" / "der Patientin". */

@@ -1,5 +1,5 @@
 // English (the clinics in the United Kingdom and the United States).
-import type { Conversation, Phrasebook } from '../conversations.js';
+import type { Conversation, Phrasebook } from './phrasebook.js';
 
 const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 

@@ -1,7 +1,8 @@
 // Spanish (the clinics in Spain and Mexico): the assistant addresses patients as "usted", in words
 // both countries use.
-import type { Conversation, Phrasebook } from '../conversations.js';
+
 import { capitalise, esEl, esO, esUn } from './grammar.js';
+import type { Conversation, Phrasebook } from './phrasebook.js';
 
 /** "El paciente" / "La paciente". */
 const patient = (c: Conversation): string => (c.female ? 'La paciente' : 'El paciente');

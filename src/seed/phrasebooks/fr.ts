@@ -1,6 +1,7 @@
 // French (the clinics in France): the assistant addresses patients as "vous".
-import type { Conversation, Phrasebook } from '../conversations.js';
+
 import { capitalise, frDe, frE, frLe, frSon, frUn } from './grammar.js';
+import type { Conversation, Phrasebook } from './phrasebook.js';
 
 /** "Le patient" / "La patiente". */
 const patient = (c: Conversation): string => (c.female ? 'La patiente' : 'Le patient');

@@ -3,28 +3,20 @@
 // and admission. Yoga hands every plugin the same Request object (the REST facade's in-process
 // execution included), so the Request is the key; envelop's `withState` keeps one state per plugin,
 // which is what this replaces, and Yoga's server context is not the same object in every hook.
-import type { AuthResult } from '../auth/authenticate.js';
-import type { Admission } from '../limits/admission.js';
-import type { AppRoute } from './app-routes.js';
-import { requestIdFrom } from './request-id.js';
+// This module is below everything that keeps a fact here: the layers above declare their own
+// members of RequestState (declaration merging: auth/request-auth.ts, limits/admission.ts,
+// http/app-routes.ts), so nothing here imports from them.
+import { requestIdFrom } from './id.js';
 
 export interface RequestState {
   /** The request id (decisions section 1): a well-formed incoming X-Request-Id, else a new one. */
   readonly id: string;
   /** performance.now() when the service first saw the request. */
   readonly startedAt: number;
-  /** The client address (see client-ip.ts); `unknown` until use-request-state.ts sets it. */
+  /** The client address (see http/client-ip.ts); `unknown` until http/use-request-state.ts sets it. */
   clientIp: string;
-  /** The app's route for the path, matched once (app-routes.ts). */
-  route?: AppRoute;
   /** The executed GraphQL operation's name, when it has one (for the request log). */
   operation?: string;
-  /** The authentication of the Authorization header, shared by every layer that asks. */
-  auth?: Promise<AuthResult>;
-  /** The admission decision (limits/admission.ts), taken once, whichever layer asks first. */
-  admission?: Promise<Admission>;
-  /** The same decision once taken, read synchronously by response headers, logs and metrics. */
-  admitted?: Admission;
   /** Its request line was written (once, even when it failed outside Yoga). */
   logged: boolean;
   /** An unexpected error of it was logged (Yoga's logger logs one per request). */
