@@ -16,6 +16,7 @@ import { type ExportMeasurement, exportScenariosFor, exportTable, exportVerdicts
 import { type IsolationMeasurement, isolationTable, isolationVerdicts, measureIsolation } from './isolation.js';
 import { compile, type Server, sampleRss, startServer, stopServer, treeCpu, workerPids } from './processes.js';
 import { summarizeProfile } from './profile.js';
+import { RESULTS_DIR, updateResultsIndex } from './results-index.js';
 import { checkAnswers, request, type Scenario, scenariosFor } from './scenarios.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -690,6 +691,12 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
 
 // ---------------------------------------------------------------------------------------------
 
+/** Brings bench/results/README.md up to date with the report just written (results-index.ts). */
+function indexResults(): void {
+  const moved = updateResultsIndex();
+  log(`bench/results/README.md updated${moved.length ? `; superseded reports moved to bench/results/archive/: ${moved.join(', ')}` : ''}`);
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const started = new Date();
@@ -797,7 +804,7 @@ async function main(): Promise<void> {
       }
       fs.mkdirSync(path.dirname(out), { recursive: true });
       fs.writeFileSync(out, renderReport(options, reports, facts, started));
-      fs.writeFileSync(out.replace(/\.md$/, '.json'), `${JSON.stringify({ options, facts, reports }, null, 1)}\n`);
+      fs.writeFileSync(out.replace(/\.md$/, '.json'), `${JSON.stringify({ startedAt: started.toISOString(), options, facts, reports }, null, 1)}\n`);
     }
   } finally {
     await cluster.release();
@@ -823,6 +830,7 @@ async function main(): Promise<void> {
   fs.writeFileSync(out, text);
   log(`\n${text}`);
   log(`Written to ${path.relative(projectRoot, out)}`);
+  if (path.dirname(path.resolve(out)) === RESULTS_DIR) indexResults();
   if (failed) process.exitCode = 1;
 }
 

@@ -19,6 +19,7 @@ import { projectRoot } from '../src/config.js';
 import { createPrismaClient } from '../src/db/client.js';
 import { ensureDataset, openCluster, parseSize } from './datasets.js';
 import { compile, freePort, rssOfTree, type Server, startServer, stopServer } from './processes.js';
+import { RESULTS_DIR, updateResultsIndex } from './results-index.js';
 
 const HELP = `npm run soak -- [options]
   --minutes N     how long the load runs (default 10); the faults are spread over it
@@ -754,9 +755,13 @@ async function main(): Promise<void> {
     fs.writeFileSync(out, text);
     fs.writeFileSync(
       out.replace(/\.md$/, '.json'),
-      `${JSON.stringify({ options, faults, verdicts, quotaMinutes, rss, redisMemoryMb, byStatus: Object.fromEntries(byStatus), slowBodies }, null, 1)}\n`,
+      `${JSON.stringify({ startedAt: started.toISOString(), options, faults, verdicts, quotaMinutes, rss, redisMemoryMb, byStatus: Object.fromEntries(byStatus), slowBodies }, null, 1)}\n`,
     );
     console.log(`\n${text}\nWritten to ${path.relative(projectRoot, out)}`);
+    if (path.dirname(path.resolve(out)) === RESULTS_DIR) {
+      const moved = updateResultsIndex();
+      console.log(`bench/results/README.md updated${moved.length ? `; superseded reports moved to bench/results/archive/: ${moved.join(', ')}` : ''}`);
+    }
     if (!passed) process.exitCode = 1;
   } finally {
     for (const server of servers) await stopServer(server);

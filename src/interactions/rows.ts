@@ -145,7 +145,7 @@ function ownColumnsOnly(args: RelationArgs, columns: Record<string, string>): bo
  * table read once for the page's distinct ids (what Prisma's own include does). When only the
  * related rows' own columns are asked for (what a list shows), by hand-written prepared SQL: the two
  * findMany calls through Prisma's client were about a sixth of the service's CPU for a GraphQL page
- * of 50 interactions with clinic and campaign (bench/results/2026-11-24-relations-and-jit.md);
+ * of 50 interactions with clinic and campaign (bench/results/2026-11-24-one-home-closing.md);
  * nested relations (a campaign's clinic, say) still go through Prisma.
  */
 export async function withRelations(db: Db, rows: InteractionRow[], relations: RowsSelection['relations']): Promise<InteractionRow[]> {

@@ -29,7 +29,7 @@ type MatchRow = RawRow & { matched: bigint };
  * The page of a search (with any other filters), its rows and its number of matches, or null when
  * more than `max` rows match. One statement: a rare fragment's few matches, their total, and the
  * page's rows with their transcripts (a second statement for the rows cost a rare search at 100k
- * about a fifth of its requests/s: bench/results/2026-11-24-relations-and-jit.md).
+ * about a fifth of its requests/s: bench/results/2026-11-24-one-home-closing.md).
  * Prepared when the search is restricted by clinics alone (what a receptionist's search is): its
  * plan is then the trigram index's whatever the fragment; with a date window or other filters it is
  * planned for its values.

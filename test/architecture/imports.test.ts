@@ -23,7 +23,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The relative modules a file imports or re-exports (types included: they couple layers all the same). */
-export function importsOf(text: string): string[] {
+function importsOf(text: string): string[] {
   const specifiers = [...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+'(\.[^']+)'/gms), ...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)];
   return specifiers.map((match) => match[1]!);
 }
@@ -42,7 +42,7 @@ function importGraph(files: string[]): Map<string, string[]> {
 }
 
 /** The strongly connected components with more than one member, or a member that imports itself (Tarjan). */
-export function cycles(graph: Map<string, string[]>): string[][] {
+function cycles(graph: Map<string, string[]>): string[][] {
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -95,9 +95,26 @@ describe('the import graph of src/', () => {
   });
 
   it('finds a cycle of any length, and none in a graph without one', () => {
-    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
     expect(cycles(new Map([['a', ['a']]]))).toEqual([['a']]);
-    expect(cycles(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]]))).toEqual([]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b', 'c']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('has no cycle: no module imports itself back through others, types included', () => {

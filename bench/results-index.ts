@@ -1,0 +1,188 @@
+// The index of bench/results/: for every scenario ever measured, the latest report that measured
+// it, with its figures at each size. The reports themselves are the declaration: the index is
+// computed from their JSON, written by every `npm run bench` and `npm run soak` that reports into
+// bench/results/, and checked by test/docs/bench-results.test.ts. A report that is no longer the
+// latest for any scenario moves to bench/results/archive/ (the analyses, Markdown without JSON,
+// stay where they are).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const RESULTS_DIR = path.resolve(import.meta.dirname, 'results');
+export const ARCHIVE = 'archive';
+export const INDEX = 'README.md';
+
+/** One scenario as one report measured it: its figures per dataset size. */
+export interface Measured {
+  scenario: string;
+  /** `100k: 310 req/s, p50 25 ms`, or what the kind of measurement reports. */
+  figures: string[];
+}
+
+/** A report in bench/results/ (its JSON), and when it ran. */
+export interface Result {
+  /** File name of the report's Markdown, relative to bench/results/. */
+  file: string;
+  /** When it ran, in seconds (ranAt). */
+  at: number;
+  date: string;
+  measured: Measured[];
+}
+
+const round = (n: number) => (n >= 100 ? Math.round(n) : Math.round(n * 10) / 10);
+
+interface RowJson {
+  scenario: { name: string };
+  ours: { rps: number; p50: number; p99: number };
+}
+interface ExportJson {
+  scenario: { name: string };
+  rows: number;
+  seconds: number;
+  firstByteMs: number;
+}
+interface IsolationJson {
+  quiet: { p99: number };
+  attack: { p99: number };
+}
+interface ReportJson {
+  dataset: { size: { label: string } };
+  rows?: RowJson[];
+  exports?: ExportJson[];
+  isolation?: IsolationJson;
+}
+interface FileJson {
+  startedAt?: string;
+  /** The report's facts: machine, versions, and `Commit <sha>` measured. */
+  facts?: string[];
+  reports?: ReportJson[];
+  options?: { minutes?: number; size?: string };
+  verdicts?: Array<{ ok: boolean }>;
+}
+
+/** The scenarios a report's JSON measured, with their figures per size. */
+export function measuredIn(json: FileJson): Measured[] {
+  const byScenario = new Map<string, string[]>();
+  const add = (scenario: string, figure: string) => {
+    const figures = byScenario.get(scenario) ?? [];
+    figures.push(figure);
+    byScenario.set(scenario, figures);
+  };
+  for (const report of json.reports ?? []) {
+    const size = report.dataset.size.label;
+    for (const row of report.rows ?? []) add(row.scenario.name, `${size}: ${round(row.ours.rps)} req/s, p50 ${round(row.ours.p50)} ms`);
+    for (const e of report.exports ?? [])
+      add(e.scenario.name, `${size}: ${Math.round(e.rows / e.seconds).toLocaleString('en')} rows/s, first byte ${round(e.firstByteMs)} ms`);
+    if (report.isolation)
+      add(
+        'isolation (a key at its quota with the costliest requests; another key measured)',
+        `${size}: victim p99 ${round(report.isolation.attack.p99)} ms under attack, ${round(report.isolation.quiet.p99)} ms quiet`,
+      );
+  }
+  // The soak (bench/soak.ts) writes no size reports: its options and verdicts.
+  if (!json.reports && json.options?.minutes !== undefined && json.verdicts) {
+    const failed = json.verdicts.filter((v) => !v.ok).length;
+    add(
+      'soak (faults of Redis and PostgreSQL under load)',
+      `${json.options.size ?? ''} ${json.options.minutes} min: ${failed ? `${failed} verdicts failed` : 'every verdict passed'}`.trim(),
+    );
+  }
+  return [...byScenario].map(([scenario, figures]) => ({ scenario, figures }));
+}
+
+/** What git prints for `args` in bench/results/, or undefined where it cannot say. */
+function git(args: string[]): string | undefined {
+  try {
+    return execFileSync('git', args, { cwd: RESULTS_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * When a report's run happened, in seconds: its recorded start (runs since 2026-11-28), else the
+ * time of the commit it measured (its facts name it), else when git first saw the file, else now
+ * (a run just written).
+ */
+function ranAt(file: string, json: FileJson): number {
+  if (json.startedAt) return Date.parse(json.startedAt) / 1000;
+  const commit = json.facts?.map((fact) => /\bCommit ([0-9a-f]{7,40})\b/.exec(fact)?.[1]).find(Boolean);
+  const time =
+    (commit && git(['show', '-s', '--format=%ct', commit])) ?? git(['log', '--follow', '--diff-filter=A', '--format=%ct', '--', file])?.split('\n').pop();
+  return time ? Number(time) : Date.now() / 1000;
+}
+
+/** The reports with JSON in `dir` (bench/results/ or its archive), oldest first. */
+export function readResults(dir: string): Result[] {
+  if (!fs.existsSync(dir)) return [];
+  const results = fs
+    .readdirSync(dir)
+    .filter((name) => /^\d{4}-\d{2}-\d{2}-.*\.json$/.test(name))
+    .map((name): Result => {
+      const json = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as FileJson;
+      const at = ranAt(path.join(dir, name), json);
+      return { file: `${name.replace(/\.json$/, '.md')}`, at, date: name.slice(0, 10), measured: measuredIn(json) };
+    });
+  // The date in the name first (a report may be committed days after it ran), then the time.
+  return results.sort((a, b) => a.date.localeCompare(b.date) || a.at - b.at || a.file.localeCompare(b.file));
+}
+
+/** For each scenario, the latest result that measured it. */
+export function latestPerScenario(results: Result[]): Map<string, { result: Result; measured: Measured }> {
+  const latest = new Map<string, { result: Result; measured: Measured }>();
+  for (const result of results) for (const measured of result.measured) latest.set(measured.scenario, { result, measured });
+  return latest;
+}
+
+/** The index's text. */
+export function indexText(results: Result[]): string {
+  const latest = [...latestPerScenario(results)].sort(([a], [b]) => a.localeCompare(b, 'en'));
+  const analyses = fs
+    .readdirSync(RESULTS_DIR)
+    .filter((name) => name.endsWith('.md') && name !== INDEX && !fs.existsSync(path.join(RESULTS_DIR, name.replace(/\.md$/, '.json'))))
+    .sort();
+  const cell = (text: string) => text.replaceAll('|', '\\|');
+  return [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` and `npm run soak` (bench/results-index.ts): for every scenario, the latest',
+    "report that measured it and its figures there (the service's own; the report compares them with the",
+    `baseline of the same run). Reports no longer the latest for any scenario are in [${ARCHIVE}/](${ARCHIVE}/); the`,
+    'analyses below them explain designs and measurements that are not runs of a scenario.',
+    '',
+    '| Scenario | Latest report | Figures |',
+    '|---|---|---|',
+    ...latest.map(([scenario, { result, measured }]) => `| ${cell(scenario)} | [${result.file}](${result.file}) | ${cell(measured.figures.join('; '))} |`),
+    '',
+    '## Analyses',
+    '',
+    ...analyses.map((name) => `- [${name}](${name})`),
+    '',
+  ].join('\n');
+}
+
+/**
+ * Rewrites the index, moving reports that are no longer the latest for any scenario (their JSON and
+ * Markdown, and a profile beside them) to the archive. Returns the files it moved.
+ */
+export function updateResultsIndex(): string[] {
+  const results = readResults(RESULTS_DIR);
+  const current = new Set([...latestPerScenario(results).values()].map(({ result }) => result.file));
+  const moved: string[] = [];
+  for (const result of results) {
+    if (current.has(result.file)) continue;
+    fs.mkdirSync(path.join(RESULTS_DIR, ARCHIVE), { recursive: true });
+    for (const file of [result.file, result.file.replace(/\.md$/, '.json')]) {
+      if (!fs.existsSync(path.join(RESULTS_DIR, file))) continue;
+      fs.renameSync(path.join(RESULTS_DIR, file), path.join(RESULTS_DIR, ARCHIVE, file));
+      moved.push(file);
+    }
+  }
+  fs.writeFileSync(path.join(RESULTS_DIR, INDEX), indexText(readResults(RESULTS_DIR)));
+  return moved;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  const moved = updateResultsIndex();
+  console.log(`bench/results/${INDEX} written${moved.length ? `; archived: ${moved.join(', ')}` : ''}`);
+}
