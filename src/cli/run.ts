@@ -9,6 +9,7 @@ import { registerImport } from './import.js';
 import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
 import { registerPurge } from './purge.js';
+import { registerRebuild } from './rebuild.js';
 import { registerSeed } from './seed.js';
 
 /** As commander does for the process's streams: a terminal's width, else 80 columns. */
@@ -47,6 +48,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   registerImport(program, cli);
   registerKeys(program, cli);
   registerPurge(program, cli);
+  registerRebuild(program, cli);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
