@@ -289,3 +289,50 @@ export const OTHER_FUNCTIONS = [
 
 /** Every derived table's name. */
 export const DERIVED_TABLES: readonly string[] = DERIVED.flatMap((structure) => structure.tables.map((table) => table.name));
+
+const EVENTS: readonly WriteEvent[] = ['INSERT', 'UPDATE', 'DELETE', 'TRUNCATE'];
+
+/**
+ * What one write statement does, table by table, as docs/architecture.md shows it (a test keeps the
+ * page equal to this text): for each written table and event, the triggers PostgreSQL runs after
+ * the statement (in the order of their names, as it fires them) and the tables each maintains.
+ */
+export function writeEffectsMarkdown(): string {
+  const written = [...new Set(DERIVED.flatMap((structure) => structure.triggers.map((trigger) => trigger.on)))];
+  const sections: string[] = [];
+  for (const table of written) {
+    for (const event of EVENTS) {
+      const fired = DERIVED.flatMap((structure) =>
+        structure.triggers.filter((trigger) => trigger.on === table && trigger.events.includes(event)).map((trigger) => ({ trigger, structure })),
+      ).sort((a, b) => (a.trigger.name < b.trigger.name ? -1 : 1));
+      if (!fired.length) continue;
+      sections.push(
+        `#### ${event} on \`${table}\``,
+        '',
+        '| # | Trigger (function) | Structure | Tables it writes |',
+        '|---|---|---|---|',
+        ...fired.map(
+          ({ trigger, structure }, i) =>
+            `| ${i + 1} | \`${trigger.name}\` (\`${trigger.function}\`) | ${structure.name} | ${structure.tables.map((t) => `\`${t.name}\``).join(', ') || '-'} |`,
+        ),
+        '',
+      );
+    }
+  }
+  return sections.join('\n');
+}
+
+/** The derived structures as a table for docs/architecture.md: purpose, tables with keys, fold and rebuild. */
+export function structuresMarkdown(): string {
+  return [
+    '| Structure | What for | Tables (primary key) | Folded by | Rebuilt by |',
+    '|---|---|---|---|---|',
+    ...DERIVED.map((structure) => {
+      const tables = structure.tables.map((t) => `\`${t.name}\` (${t.keys.length ? t.keys.join(', ') : 'append-only'}): ${t.holds}`).join('; ');
+      const rebuild =
+        'functions' in structure.rebuild ? structure.rebuild.functions.map((fn) => `\`${fn}()\``).join(', then ') : `nothing: ${structure.rebuild.none}`;
+      return `| ${structure.name} | ${structure.purpose} | ${tables} | ${structure.fold ? `\`${structure.fold}()\`` : '-'} | ${rebuild} |`;
+    }),
+    '',
+  ].join('\n');
+}

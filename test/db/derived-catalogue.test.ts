@@ -2,8 +2,19 @@
 // table is a source, a service table or declared derived with its primary key; every trigger is
 // declared with its table, events and function; every function of ours belongs to a structure.
 // A migration that adds a derived table, trigger or function without declaring it fails here.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DERIVED, DERIVED_TABLES, OTHER_FUNCTIONS, SERVICE_TABLES, SOURCE_TABLES, type WriteEvent } from '../../src/db/derived.js';
+import {
+  DERIVED,
+  DERIVED_TABLES,
+  OTHER_FUNCTIONS,
+  SERVICE_TABLES,
+  SOURCE_TABLES,
+  structuresMarkdown,
+  type WriteEvent,
+  writeEffectsMarkdown,
+} from '../../src/db/derived.js';
 import { sql } from '../helpers/db.js';
 
 describe('the catalogue of derived structures', () => {
@@ -73,5 +84,29 @@ describe('the catalogue of derived structures', () => {
     const rebuilt = DERIVED.filter((structure) => 'functions' in structure.rebuild);
     expect(rebuilt.map((structure) => structure.name).at(-1)).toBe('data versions');
     expect(DERIVED.filter((structure) => 'none' in structure.rebuild).map((structure) => structure.name)).toEqual(['tombstones']);
+  });
+});
+
+describe('docs/architecture.md', () => {
+  const page = readFileSync(path.resolve(import.meta.dirname, '../../docs/architecture.md'), 'utf8');
+  const between = (name: string) => {
+    const match = new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)<!-- ${name}:end -->`).exec(page);
+    if (!match) throw new Error(`docs/architecture.md has no ${name} section`);
+    return match[1];
+  };
+
+  it('shows the catalogue as it is: every structure, its tables and keys, fold and rebuild', () => {
+    expect(between('derived-structures')).toBe(structuresMarkdown());
+  });
+
+  it('shows what one INSERT, UPDATE, DELETE and TRUNCATE does, table by table, in the order PostgreSQL fires the triggers', () => {
+    const text = between('write-effects');
+    expect(text).toBe(writeEffectsMarkdown());
+    for (const event of ['INSERT', 'UPDATE', 'DELETE', 'TRUNCATE']) expect(text).toContain(`#### ${event} on \`interactions\``);
+  });
+
+  it('counts the derived tables as the catalogue does', () => {
+    const words = ['Twenty-eight', 'Twenty-nine', 'Thirty', 'Thirty-one', 'Thirty-two'];
+    expect(page).toContain(`${words[DERIVED_TABLES.length - 28]} tables are computed from four`);
   });
 });
