@@ -1,6 +1,8 @@
 // Every table PostgreSQL derives from the data, in one catalogue: what each holds and by which
 // keys, which triggers keep it in the writer's transaction, how its change log is folded, and how
-// it is rebuilt from the source tables. The migrations create these structures; this declaration
+// it is rebuilt from the source tables. Versioned migrations create the tables; the functions and
+// triggers have their single current text in one repeatable file per structure
+// (prisma/repeatable/<structure>.sql, applied by db/migrate.ts when it changes). This declaration
 // is what the rest reads: the rebuild command (cli/rebuild.ts) runs the rebuilds in this order,
 // docs/architecture.md's account of what one write does is computed from it (a test keeps the two
 // equal), and test/db/derived-catalogue.test.ts compares it with pg_class, pg_index, pg_trigger
@@ -12,7 +14,7 @@ export const SOURCE_TABLES = ['clinics', 'campaigns', 'interactions', 'interacti
 export type SourceTable = (typeof SOURCE_TABLES)[number];
 
 /** Tables of the service itself, neither data nor derived from it. */
-export const SERVICE_TABLES = ['_prisma_migrations', 'api_keys', 'service_secrets'] as const;
+export const SERVICE_TABLES = ['_prisma_migrations', '_repeatable_migrations', 'api_keys', 'service_secrets'] as const;
 
 export type WriteEvent = 'INSERT' | 'UPDATE' | 'DELETE' | 'TRUNCATE';
 
@@ -286,6 +288,11 @@ export const DERIVED: readonly DerivedStructure[] = [
 export const OTHER_FUNCTIONS = [
   { name: 'interaction_rollups_rebuild', does: 'every structure above but the search documents and tombstones, in one call' },
 ] as const;
+
+/** The file in prisma/repeatable that holds a structure's (or an OTHER_FUNCTIONS entry's) functions and triggers. */
+export function repeatableFile(name: string): string {
+  return `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.sql`;
+}
 
 /** Every derived table's name. */
 export const DERIVED_TABLES: readonly string[] = DERIVED.flatMap((structure) => structure.tables.map((table) => table.name));

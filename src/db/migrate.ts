@@ -1,5 +1,10 @@
 // Applies the committed migrations in prisma/migrations, recording them in `_prisma_migrations`
-// exactly as `prisma migrate deploy` does, so the Prisma CLI can take over on the same database.
+// exactly as `prisma migrate deploy` does, so the Prisma CLI can take over on the same database;
+// then the repeatable files of prisma/repeatable (the current text of the derived structures'
+// functions and triggers), each whenever its checksum changed, recorded in
+// `_repeatable_migrations`. The idea is Flyway's repeatable migrations: a function's body has one
+// place, its file, instead of being re-stated whole by every versioned migration that changes it.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DiffTarget, MigrationList } from '@prisma/schema-engine-wasm';
@@ -9,6 +14,9 @@ import { withSchemaEngine } from './schema-engine.js';
 
 export const schemaPath = path.join(projectRoot, 'prisma', 'schema.prisma');
 export const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
+export const repeatableDir = path.join(projectRoot, 'prisma', 'repeatable');
+/** Where applied repeatable files are recorded, by name, with the checksum of the text applied. */
+export const REPEATABLE_TABLE = '_repeatable_migrations';
 const noFilters = { externalTables: [], externalEnums: [] };
 
 export function readSchema(): { path: string; content: string } {
@@ -41,11 +49,45 @@ export function listMigrations(dir = migrationsDir): MigrationList {
   };
 }
 
+export interface Repeatable {
+  /** Its file name in prisma/repeatable, which is also its name in `_repeatable_migrations`. */
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+/** The repeatable files, in name order (each one's functions exist before any file's triggers name them: the versioned migrations created them all). */
+export function listRepeatables(dir = repeatableDir): Repeatable[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.sql'))
+    .sort()
+    .map((name) => {
+      const sql = fs.readFileSync(path.join(dir, name), 'utf8');
+      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+/** The checksum last applied of each repeatable file (none before the first). */
+async function appliedChecksums(client: pg.ClientBase): Promise<Map<string, string>> {
+  try {
+    const { rows } = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "${REPEATABLE_TABLE}"`);
+    return new Map(rows.map((row) => [row.name, row.checksum]));
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return new Map();
+    throw error;
+  }
+}
+
 /** How long the check for pending migrations waits to connect, and then for its answer. */
 const CHECK_TIMEOUT_MS = 10_000;
 
-/** Names of committed migrations that the database has not finished applying. */
-export async function pendingMigrations(url: string): Promise<string[]> {
+/**
+ * Names of committed migrations that the database has not finished applying, then the repeatable
+ * files whose text it has not applied (as `prisma/repeatable/<file>`).
+ */
+export async function pendingMigrations(url: string, repeatables = listRepeatables()): Promise<string[]> {
   // Bounded, so that a database that accepts connections but answers nothing (a stopped server, a
   // dead network path) is "unreachable" after seconds: the server then starts listening, answers
   // 503 and retries (server.ts), instead of waiting for as long as the database hangs.
@@ -54,19 +96,64 @@ export async function pendingMigrations(url: string): Promise<string[]> {
   client.on('error', () => {});
   await client.connect();
   try {
-    const { rows } = await client.query<{ name: string }>(
-      `SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
-    );
-    const applied = new Set(rows.map((r) => r.name));
-    return listMigrations()
-      .migrationDirectories.map((d) => d.path)
-      .filter((name) => !applied.has(name));
-  } catch (error) {
-    if ((error as { code?: string }).code === '42P01') return listMigrations().migrationDirectories.map((d) => d.path);
-    throw error;
+    let versioned: string[];
+    try {
+      const { rows } = await client.query<{ name: string }>(
+        `SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+      );
+      const applied = new Set(rows.map((r) => r.name));
+      versioned = listMigrations()
+        .migrationDirectories.map((d) => d.path)
+        .filter((name) => !applied.has(name));
+    } catch (error) {
+      if ((error as { code?: string }).code !== '42P01') throw error;
+      versioned = listMigrations().migrationDirectories.map((d) => d.path);
+    }
+    const checksums = await appliedChecksums(client);
+    return [...versioned, ...repeatables.filter((r) => checksums.get(r.name) !== r.checksum).map((r) => `prisma/repeatable/${r.name}`)];
   } finally {
     // Ending waits for the server's goodbye, which a hung server never sends.
     await Promise.race([client.end().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+  }
+}
+
+/**
+ * Applies the repeatable files whose text the database has not applied, each in its own
+ * transaction with its record, under an advisory lock (two servers starting at once apply each
+ * file once). A file that fails leaves nothing behind and stops the rest. Returns their names.
+ */
+export async function applyRepeatables(url: string, repeatables = listRepeatables()): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const applied: string[] = [];
+  try {
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS "${REPEATABLE_TABLE}" (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const repeatable of repeatables) {
+      await client.query('BEGIN');
+      try {
+        // (one lock for every file: the key is this table's name)
+        await client.query(`SELECT pg_advisory_xact_lock(hashtext('${REPEATABLE_TABLE}'))`);
+        if ((await appliedChecksums(client)).get(repeatable.name) === repeatable.checksum) {
+          await client.query('COMMIT');
+          continue;
+        }
+        await client.query(repeatable.sql);
+        await client.query(
+          `INSERT INTO "${REPEATABLE_TABLE}" (name, checksum) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`,
+          [repeatable.name, repeatable.checksum],
+        );
+        await client.query('COMMIT');
+        applied.push(`prisma/repeatable/${repeatable.name}`);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw new Error(`prisma/repeatable/${repeatable.name}: ${(error as Error).message}`, { cause: error });
+      }
+    }
+    return applied;
+  } finally {
+    await client.end();
   }
 }
 
@@ -77,11 +164,15 @@ export async function pendingMigrations(url: string): Promise<string[]> {
  * tens of megabytes that it would carry under load (bench/results/2026-11-23-design-measurements.md).
  */
 export async function migrate(url: string): Promise<string[]> {
-  if ((await pendingMigrations(url)).length === 0) return [];
-  return withSchemaEngine(url, readSchema(), async (engine) => {
-    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: listMigrations(), filters: noFilters });
-    return appliedMigrationNames;
-  });
+  const pending = await pendingMigrations(url);
+  if (pending.length === 0) return [];
+  const versioned = pending.some((name) => !name.startsWith('prisma/repeatable/'))
+    ? await withSchemaEngine(url, readSchema(), async (engine) => {
+        const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: listMigrations(), filters: noFilters });
+        return appliedMigrationNames;
+      })
+    : [];
+  return [...versioned, ...(await applyRepeatables(url))];
 }
 
 /**

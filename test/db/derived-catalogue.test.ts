@@ -9,12 +9,14 @@ import {
   DERIVED,
   DERIVED_TABLES,
   OTHER_FUNCTIONS,
+  repeatableFile,
   SERVICE_TABLES,
   SOURCE_TABLES,
   structuresMarkdown,
   type WriteEvent,
   writeEffectsMarkdown,
 } from '../../src/db/derived.js';
+import { listMigrations, listRepeatables } from '../../src/db/migrate.js';
 import { sql } from '../helpers/db.js';
 
 describe('the catalogue of derived structures', () => {
@@ -108,5 +110,52 @@ describe('docs/architecture.md', () => {
   it('counts the derived tables as the catalogue does', () => {
     const words = ['Twenty-eight', 'Twenty-nine', 'Thirty', 'Thirty-one', 'Thirty-two'];
     expect(page).toContain(`${words[DERIVED_TABLES.length - 28]} tables are computed from four`);
+  });
+});
+
+describe('the functions and triggers of the derived structures', () => {
+  const files = new Map(listRepeatables().map((r) => [r.name, r.sql]));
+  const defined = (sql: string, kind: 'FUNCTION' | 'TRIGGER') => [...sql.matchAll(new RegExp(`^CREATE OR REPLACE ${kind} (\\w+)`, 'gm'))].map((m) => m[1]);
+
+  it('have their text in one repeatable file per structure: its own functions and triggers, nothing else', () => {
+    const declared = [
+      ...DERIVED.map((s) => ({ file: repeatableFile(s.name), functions: [...s.functions], triggers: s.triggers.map((t) => t.name) })),
+      ...OTHER_FUNCTIONS.map((f) => ({ file: repeatableFile(f.name), functions: [f.name as string], triggers: [] as string[] })),
+    ];
+    expect([...files.keys()].sort()).toEqual(declared.map((d) => d.file).sort());
+    for (const { file, functions, triggers } of declared) {
+      const sql = files.get(file) ?? '';
+      expect({ file, functions: defined(sql, 'FUNCTION'), triggers: defined(sql, 'TRIGGER') }).toEqual({ file, functions, triggers });
+    }
+  });
+
+  it('are in the migrated database exactly as their files say', async () => {
+    const [current] = await sql<{ schema: string }>('SELECT current_schema() AS schema');
+    const schema = current!.schema;
+    const unqualified = (text: string) => text.replace(`FUNCTION ${schema}.`, 'FUNCTION ').replace(` ON ${schema}.`, ' ON ');
+    const functions = await sql<{ name: string; text: string }>(
+      `SELECT p.proname AS name, pg_get_functiondef(p.oid) AS text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = current_schema() AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')`,
+    );
+    const triggers = await sql<{ name: string; text: string }>(`SELECT tgname AS name, pg_get_triggerdef(oid) AS text FROM pg_trigger WHERE NOT tgisinternal`);
+    const all = [...files.values()].join('\n');
+    const missing = [
+      ...functions.filter((f) => !all.includes(`${unqualified(f.text).trimEnd()};\n`)).map((f) => `function ${f.name}`),
+      ...triggers
+        .filter((t) => !all.includes(`${unqualified(t.text).replace(/^CREATE TRIGGER /, 'CREATE OR REPLACE TRIGGER ')};\n`))
+        .map((t) => `trigger ${t.name}`),
+    ];
+    expect(missing).toEqual([]);
+  });
+
+  it('are never re-stated by a versioned migration newer than the repeatable files', () => {
+    // The last migration written before the files existed; every later one creates tables, columns and indexes only.
+    const LAST_WITH_BODIES = '20261128090838_quarter_totals';
+    const restating = listMigrations()
+      .migrationDirectories.filter((m) => m.path > LAST_WITH_BODIES)
+      .filter((m) => m.migrationFile.content.tag === 'ok' && /CREATE\s+(OR\s+REPLACE\s+)?(FUNCTION|TRIGGER)\b/i.test(m.migrationFile.content.value))
+      .map((m) => m.path);
+    expect(restating).toEqual([]);
+    expect(listMigrations().migrationDirectories.some((m) => m.path === LAST_WITH_BODIES)).toBe(true);
   });
 });

@@ -3,7 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { listMigrations, migrate, migrationsDir, pendingMigrations, readSchema, snapshotPath } from '../../src/db/migrate.js';
+import {
+  applyRepeatables,
+  listMigrations,
+  listRepeatables,
+  migrate,
+  migrationsDir,
+  pendingMigrations,
+  readSchema,
+  snapshotPath,
+} from '../../src/db/migrate.js';
 import { withSchemaEngine } from '../../src/db/schema-engine.js';
 
 async function withFreshDatabase(fn: (url: string) => Promise<void>): Promise<void> {
@@ -67,8 +76,11 @@ INSERT INTO probe VALUES (probe_twice(21));`,
   it('apply from an empty database, are recorded like `prisma migrate deploy`, and are idempotent', async () => {
     await withFreshDatabase(async (url) => {
       const names = listMigrations().migrationDirectories.map((d) => d.path);
-      expect(await pendingMigrations(url)).toEqual(names);
-      expect(await migrate(url)).toEqual(names);
+      // The versioned ones in order, then every repeatable file.
+      const all = [...names, ...listRepeatables().map((r) => `prisma/repeatable/${r.name}`)];
+      expect(all.length).toBeGreaterThan(names.length);
+      expect(await pendingMigrations(url)).toEqual(all);
+      expect(await migrate(url)).toEqual(all);
       expect(await pendingMigrations(url)).toEqual([]);
       expect(await migrate(url)).toEqual([]);
 
@@ -121,11 +133,50 @@ INSERT INTO probe VALUES (probe_twice(21));`,
         await client.query(concurrently);
         for (const name of names.slice(names.indexOf(INDEX_MIGRATION))) copy(name);
         await apply();
-        expect(await pendingMigrations(url)).toEqual([]);
+        expect((await pendingMigrations(url)).filter((name) => !name.startsWith('prisma/repeatable/'))).toEqual([]);
         const { rows } = await client.query<{ indexname: string; indexdef: string }>(
           `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'interactions' AND indexdef LIKE '%(clinic_id, channel, type, started_at DESC, id DESC)%'`,
         );
         expect(rows.map((r) => r.indexname)).toEqual([INDEX]);
+      } finally {
+        await client.end();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  it('apply a repeatable file when its text changes, once, each in a transaction; a failing one leaves nothing behind and is named', async () => {
+    await withFreshDatabase(async (url) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'repeatable-'));
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const write = (name: string, sql: string) => fs.writeFileSync(path.join(dir, name), sql);
+        const pending = async () => (await pendingMigrations(url, listRepeatables(dir))).filter((name) => name.startsWith('prisma/repeatable/'));
+        const answer = async () => (await client.query<{ n: number }>('SELECT probe_answer() AS n')).rows[0]?.n;
+        write('a-probe.sql', 'CREATE OR REPLACE FUNCTION probe_answer() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;');
+        write('b-other.sql', 'CREATE OR REPLACE FUNCTION probe_other() RETURNS int LANGUAGE sql AS $$ SELECT 7 $$;');
+        expect(await pending()).toEqual(['prisma/repeatable/a-probe.sql', 'prisma/repeatable/b-other.sql']);
+        expect(await applyRepeatables(url, listRepeatables(dir))).toEqual(['prisma/repeatable/a-probe.sql', 'prisma/repeatable/b-other.sql']);
+        expect(await answer()).toBe(1);
+        expect(await pending()).toEqual([]);
+        expect(await applyRepeatables(url, listRepeatables(dir))).toEqual([]);
+        const before = await client.query('SELECT name, applied_at FROM _repeatable_migrations ORDER BY name');
+
+        // Its text changed: applied again, alone; the record moves on.
+        write('a-probe.sql', 'CREATE OR REPLACE FUNCTION probe_answer() RETURNS int LANGUAGE sql AS $$ SELECT 2 $$;');
+        expect(await pending()).toEqual(['prisma/repeatable/a-probe.sql']);
+        expect(await applyRepeatables(url, listRepeatables(dir))).toEqual(['prisma/repeatable/a-probe.sql']);
+        expect(await answer()).toBe(2);
+        const after = await client.query('SELECT name, applied_at FROM _repeatable_migrations ORDER BY name');
+        expect(after.rows[1]).toEqual(before.rows[1]);
+        expect(after.rows[0].applied_at.getTime()).toBeGreaterThanOrEqual(before.rows[0].applied_at.getTime());
+
+        // A file that fails: its first statement is undone, its record not written, and the error names it.
+        write('a-probe.sql', 'CREATE OR REPLACE FUNCTION probe_answer() RETURNS int LANGUAGE sql AS $$ SELECT 3 $$;\nSELECT 1 / 0;');
+        await expect(applyRepeatables(url, listRepeatables(dir))).rejects.toThrow(/prisma\/repeatable\/a-probe\.sql: division by zero/);
+        expect(await answer()).toBe(2);
+        expect(await pending()).toEqual(['prisma/repeatable/a-probe.sql']);
       } finally {
         await client.end();
         fs.rmSync(dir, { recursive: true, force: true });

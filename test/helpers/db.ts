@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { createPrismaClient, type Db } from '../../src/db/client.js';
-import { listMigrations, migrationsDir, readSchema } from '../../src/db/migrate.js';
+import { listMigrations, listRepeatables, migrationsDir, readSchema } from '../../src/db/migrate.js';
 import { withSchemaEngine } from '../../src/db/schema-engine.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
 
@@ -114,5 +114,6 @@ export async function migrateUpTo(url: string, suffix: string): Promise<string[]
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  return all.slice(index);
+  // (the repeatable files come after every versioned migration: migrate() applies them all)
+  return [...all.slice(index), ...listRepeatables().map((r) => `prisma/repeatable/${r.name}`)];
 }
