@@ -126,3 +126,13 @@ describe('the import graph of src/', () => {
     expect(named).toEqual([]);
   });
 });
+
+describe('the layout table of docs/development.md', () => {
+  it('names every folder of src/', () => {
+    const table = readFileSync(path.resolve(SRC, '../docs/development.md'), 'utf8');
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `src/${entry.name}/`);
+    expect(folders.filter((folder) => !table.includes(`\`${folder}\``))).toEqual([]);
+  });
+});
