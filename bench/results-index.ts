@@ -4,7 +4,6 @@
 // bench/results/, and checked by test/docs/bench-results.test.ts. A report that is no longer the
 // latest for any scenario moves to bench/results/archive/ (the analyses, Markdown without JSON,
 // stay where they are).
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -23,7 +22,7 @@ export interface Measured {
 export interface Result {
   /** File name of the report's Markdown, relative to bench/results/. */
   file: string;
-  /** When it ran, in seconds (ranAt). */
+  /** When it started, in seconds (ranAt). */
   at: number;
   date: string;
   measured: Measured[];
@@ -53,8 +52,6 @@ interface ReportJson {
 }
 interface FileJson {
   startedAt?: string;
-  /** The report's facts: machine, versions, and `Commit <sha>` measured. */
-  facts?: string[];
   reports?: ReportJson[];
   options?: { minutes?: number; size?: string };
   verdicts?: Array<{ ok: boolean }>;
@@ -90,26 +87,16 @@ export function measuredIn(json: FileJson): Measured[] {
   return [...byScenario].map(([scenario, figures]) => ({ scenario, figures }));
 }
 
-/** What git prints for `args` in bench/results/, or undefined where it cannot say. */
-function git(args: string[]): string | undefined {
-  try {
-    return execFileSync('git', args, { cwd: RESULTS_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * When a report's run happened, in seconds: its recorded start (runs since 2026-11-28), else the
- * time of the commit it measured (its facts name it), else when git first saw the file, else now
- * (a run just written).
+ * When a report's run started, in seconds: recorded in its JSON since 2026-11-28, and before that in
+ * its Markdown's first lines (`(started 2026-11-24T01:52:34.259Z)`); a report with neither (the
+ * soak's) counts from the start of the day in its name.
  */
-function ranAt(file: string, json: FileJson): number {
+function ranAt(jsonFile: string, json: FileJson, date: string): number {
   if (json.startedAt) return Date.parse(json.startedAt) / 1000;
-  const commit = json.facts?.map((fact) => /\bCommit ([0-9a-f]{7,40})\b/.exec(fact)?.[1]).find(Boolean);
-  const time =
-    (commit && git(['show', '-s', '--format=%ct', commit])) ?? git(['log', '--follow', '--diff-filter=A', '--format=%ct', '--', file])?.split('\n').pop();
-  return time ? Number(time) : Date.now() / 1000;
+  const markdown = jsonFile.replace(/\.json$/, '.md');
+  const started = fs.existsSync(markdown) ? /\(started (\d{4}-\d{2}-\d{2}T[\d:.]+Z)\)/.exec(fs.readFileSync(markdown, 'utf8').slice(0, 2_000))?.[1] : undefined;
+  return Date.parse(started ?? `${date}T00:00:00Z`) / 1000;
 }
 
 /** The reports with JSON in `dir` (bench/results/ or its archive), oldest first. */
@@ -120,7 +107,7 @@ export function readResults(dir: string): Result[] {
     .filter((name) => /^\d{4}-\d{2}-\d{2}-.*\.json$/.test(name))
     .map((name): Result => {
       const json = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as FileJson;
-      const at = ranAt(path.join(dir, name), json);
+      const at = ranAt(path.join(dir, name), json, name.slice(0, 10));
       return { file: `${name.replace(/\.json$/, '.md')}`, at, date: name.slice(0, 10), measured: measuredIn(json) };
     });
   // The date in the name first (a report may be committed days after it ran), then the time.
