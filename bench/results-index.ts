@@ -108,7 +108,7 @@ export function readResults(dir: string): Result[] {
     .map((name): Result => {
       const json = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as FileJson;
       const at = ranAt(path.join(dir, name), json, name.slice(0, 10));
-      return { file: `${name.replace(/\.json$/, '.md')}`, at, date: name.slice(0, 10), measured: measuredIn(json) };
+      return { file: name.replace(/\.json$/, '.md'), at, date: name.slice(0, 10), measured: measuredIn(json) };
     });
   // The date in the name first (a report may be committed days after it ran), then the time.
   return results.sort((a, b) => a.date.localeCompare(b.date) || a.at - b.at || a.file.localeCompare(b.file));
@@ -170,7 +170,8 @@ export function updateResultsIndex(): string[] {
       moved.push(file);
     }
   }
-  fs.writeFileSync(path.join(RESULTS_DIR, INDEX), indexText(readResults(RESULTS_DIR)));
+  // (the index names only the latest reports, which stay: the list read before the moves serves)
+  fs.writeFileSync(path.join(RESULTS_DIR, INDEX), indexText(results));
   return moved;
 }
 

@@ -14,7 +14,7 @@ export function registerRebuild(program: Command, cli: CommandContext): void {
       const result = await withDatabase(cli, async ({ url }) => rebuildDerived(url, (structure) => out.info(`Rebuilding ${structure}...`)));
       out.result(result, () => {
         for (const { structure, rows, ms } of result.rebuilt) {
-          const written = rows.filter((r) => r.rows !== null).reduce((sum, r) => sum + (r.rows ?? 0), 0);
+          const written = rows.reduce((sum, r) => sum + (r.rows ?? 0), 0);
           cli.console.log(`${structure}: ${written.toLocaleString('en-US')} rows in ${ms.toLocaleString('en-US')} ms`);
         }
         for (const { structure, why } of result.skipped) cli.console.log(`${structure}: not rebuilt (${why})`);

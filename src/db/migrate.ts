@@ -17,6 +17,8 @@ export const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
 export const repeatableDir = path.join(projectRoot, 'prisma', 'repeatable');
 /** Where applied repeatable files are recorded, by name, with the checksum of the text applied. */
 export const REPEATABLE_TABLE = '_repeatable_migrations';
+/** How a repeatable file is named among the migrations pending or applied. */
+const REPEATABLE_LABEL_PREFIX = 'prisma/repeatable/';
 const noFilters = { externalTables: [], externalEnums: [] };
 
 export function readSchema(): { path: string; content: string } {
@@ -52,6 +54,8 @@ export function listMigrations(dir = migrationsDir): MigrationList {
 export interface Repeatable {
   /** Its file name in prisma/repeatable, which is also its name in `_repeatable_migrations`. */
   name: string;
+  /** `prisma/repeatable/<name>`: how migrate and the pending check name it beside the versioned migrations. */
+  label: string;
   sql: string;
   checksum: string;
 }
@@ -65,7 +69,7 @@ export function listRepeatables(dir = repeatableDir): Repeatable[] {
     .sort()
     .map((name) => {
       const sql = fs.readFileSync(path.join(dir, name), 'utf8');
-      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+      return { name, label: `${REPEATABLE_LABEL_PREFIX}${name}`, sql, checksum: createHash('sha256').update(sql).digest('hex') };
     });
 }
 
@@ -110,7 +114,7 @@ export async function pendingMigrations(url: string, repeatables = listRepeatabl
       versioned = listMigrations().migrationDirectories.map((d) => d.path);
     }
     const checksums = await appliedChecksums(client);
-    return [...versioned, ...repeatables.filter((r) => checksums.get(r.name) !== r.checksum).map((r) => `prisma/repeatable/${r.name}`)];
+    return [...versioned, ...repeatables.filter((r) => checksums.get(r.name) !== r.checksum).map((r) => r.label)];
   } finally {
     // Ending waits for the server's goodbye, which a hung server never sends.
     await Promise.race([client.end().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
@@ -145,10 +149,10 @@ export async function applyRepeatables(url: string, repeatables = listRepeatable
           [repeatable.name, repeatable.checksum],
         );
         await client.query('COMMIT');
-        applied.push(`prisma/repeatable/${repeatable.name}`);
+        applied.push(repeatable.label);
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {});
-        throw new Error(`prisma/repeatable/${repeatable.name}: ${(error as Error).message}`, { cause: error });
+        throw new Error(`${repeatable.label}: ${(error as Error).message}`, { cause: error });
       }
     }
     return applied;
@@ -166,7 +170,7 @@ export async function applyRepeatables(url: string, repeatables = listRepeatable
 export async function migrate(url: string): Promise<string[]> {
   const pending = await pendingMigrations(url);
   if (pending.length === 0) return [];
-  const versioned = pending.some((name) => !name.startsWith('prisma/repeatable/'))
+  const versioned = pending.some((name) => !name.startsWith(REPEATABLE_LABEL_PREFIX))
     ? await withSchemaEngine(url, readSchema(), async (engine) => {
         const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: listMigrations(), filters: noFilters });
         return appliedMigrationNames;

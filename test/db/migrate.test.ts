@@ -77,7 +77,7 @@ INSERT INTO probe VALUES (probe_twice(21));`,
     await withFreshDatabase(async (url) => {
       const names = listMigrations().migrationDirectories.map((d) => d.path);
       // The versioned ones in order, then every repeatable file.
-      const all = [...names, ...listRepeatables().map((r) => `prisma/repeatable/${r.name}`)];
+      const all = [...names, ...listRepeatables().map((r) => r.label)];
       expect(all.length).toBeGreaterThan(names.length);
       expect(await pendingMigrations(url)).toEqual(all);
       expect(await migrate(url)).toEqual(all);

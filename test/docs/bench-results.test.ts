@@ -1,13 +1,11 @@
 // bench/results/: its index names, for every scenario, the latest report that measured it (as
 // `npm run bench` writes it), no superseded report is left beside the current ones, and every
 // bench/results/ path the repository mentions exists.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INDEX, indexText, latestPerScenario, measuredIn, RESULTS_DIR, type Result, readResults } from '../../bench/results-index.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { ROOT, repositoryFiles } from '../helpers/repository.js';
 
 describe('bench/results/', () => {
   it('reads the scenarios of a report and their figures at each size', () => {
@@ -60,9 +58,7 @@ describe('bench/results/', () => {
   });
 
   it('has every report the repository mentions by its bench/results/ path', () => {
-    const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
-      .split('\0')
-      .filter((file) => /\.(md|ts|mjs|sh|ya?ml)$/.test(file) && existsSync(path.join(ROOT, file)));
+    const listed = repositoryFiles().filter((file) => /\.(md|ts|mjs|sh|ya?ml)$/.test(file));
     const missing = listed.flatMap((file) =>
       [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/bench\/results\/((?:archive\/)?\d{4}-\d{2}-\d{2}-[^\s`)\]'",;<>*]+\.(?:md|json))/g)]
         .map((match) => match[1]!)

@@ -3,13 +3,13 @@
 // docs and the README leads to a file (and heading) that exists; the README stays a front door (at
 // most 250 lines, linking to every page of docs/); and nothing committed points at documents
 // outside the repository, which a person who clones it does not have.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SCOPES, SUCCESSFUL_OUTCOMES, TIER_LIMITS } from '../../src/domain/values.js';
 import { ERRORS, type ErrorCode } from '../../src/http/error-catalogue.js';
 import { routes } from '../../src/rest/routes.js';
+import { repositoryFiles } from '../helpers/repository.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DOCS = path.join(ROOT, 'docs');
@@ -153,23 +153,6 @@ describe('docs state the limits and definitions the code applies', () => {
     expect(successful.sort()).toEqual([...SUCCESSFUL_OUTCOMES].sort());
   });
 });
-
-/** Files of the repository: what git tracks or would add, else every file outside dependencies and build output. */
-function repositoryFiles(): string[] {
-  try {
-    const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
-    return listed.split('\0').filter((file) => file && existsSync(path.join(ROOT, file)));
-  } catch {
-    const skipped = new Set(['node_modules', '.git', '.data', 'dist', 'generated']);
-    const walk = (dir: string): string[] =>
-      readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-        if (skipped.has(entry.name)) return [];
-        const file = path.join(dir, entry.name);
-        return entry.isDirectory() ? walk(file) : [file];
-      });
-    return walk('');
-  }
-}
 
 describe('the repository stands on its own', () => {
   // Spelt in pieces so that this file does not contain what it looks for.

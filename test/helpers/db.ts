@@ -115,5 +115,5 @@ export async function migrateUpTo(url: string, suffix: string): Promise<string[]
     fs.rmSync(dir, { recursive: true, force: true });
   }
   // (the repeatable files come after every versioned migration: migrate() applies them all)
-  return [...all.slice(index), ...listRepeatables().map((r) => `prisma/repeatable/${r.name}`)];
+  return [...all.slice(index), ...listRepeatables().map((r) => r.label)];
 }
