@@ -16,6 +16,7 @@ import { useGraphQLOverHttp } from './graphql/graphql-http.js';
 import { schema } from './graphql/index.js';
 import { useDocumentLimits } from './graphql/use-document-limits.js';
 import { renderGraphiQL, useGraphiQLAssets } from './graphql/use-graphiql.js';
+import { useHeavyLane } from './graphql/use-heavy-lane.js';
 import { useOperationErrors } from './graphql/use-operation-errors.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
 import { GRAPHQL_PATH, routeOf } from './http/app-routes.js';
@@ -26,8 +27,9 @@ import { useHealth } from './http/use-health.js';
 import { usePrivateAnswers } from './http/use-private-answers.js';
 import { useRequestState } from './http/use-request-state.js';
 import { useRoutes } from './http/use-routes.js';
-import { createAdmission } from './limits/admission.js';
-import type { ConcurrencyLimits, KeyConcurrency } from './limits/concurrency.js';
+import { type Admitter, createAdmission } from './limits/admission.js';
+import { type ConcurrencyLimits, KeyConcurrency } from './limits/concurrency.js';
+import type { HeavyWork } from './limits/heavy-lane.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import { useAdmission } from './limits/use-admission.js';
 import type { PerWindow, QuotaStore } from './limits/windows.js';
@@ -72,6 +74,10 @@ export interface AppOptions {
   exportLimits?: ExportLimits;
   /** Spans for requests, GraphQL and SQL (observability/tracing.ts); unset: no tracing at all. */
   tracing?: Pick<Tracing, 'plugin'>;
+  /** Serves heavy requests in a worker thread (limits/heavy-lane.ts); unset: they are served here, in time slices. */
+  heavyLane?: HeavyWork;
+  /** Decides admission instead of authenticating and counting here (the heavy lane's worker: its requests arrive admitted). */
+  admitter?: Admitter;
   /** Plugins run after the app's own: observers of the pipeline (a test counts parses with one). */
   plugins?: readonly Plugin[];
 }
@@ -82,12 +88,16 @@ export function createApp(options: AppOptions): App {
   const { db } = options;
   const authenticate = createRequestAuthenticator(options.keyResolver ?? createApiKeyResolver(db));
   const now = options.now ?? (() => new Date());
-  const admitter = createAdmission({
-    authenticate,
-    quotas: options.quotaStore ?? new MemoryQuotaStore(),
-    authFailureLimits: options.authFailureLimits,
-    now: () => now().getTime(),
-  });
+  const admitter =
+    options.admitter ??
+    createAdmission({
+      authenticate,
+      quotas: options.quotaStore ?? new MemoryQuotaStore(),
+      authFailureLimits: options.authFailureLimits,
+      now: () => now().getTime(),
+    });
+  // One count of each key's units in flight, whether its requests are served here or in the heavy lane.
+  const concurrency = options.keyConcurrency instanceof KeyConcurrency ? options.keyConcurrency : new KeyConcurrency(options.keyConcurrency);
   const graphiql = {
     title: 'Clinic analytics GraphQL',
     headers: JSON.stringify({ Authorization: options.demoKey ? `Bearer ${options.demoKey}` : 'Bearer <your API key>' }, null, 2),
@@ -132,9 +142,18 @@ export function createApp(options: AppOptions): App {
     // Before the cost of an operation is judged: a mutation or subscription is refused outright.
     useOperationErrors(),
     ...useDocumentLimits(),
-    ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits, concurrency: options.keyConcurrency }),
+    ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits, concurrency }),
+    // After the limits: a heavy document is handed over with its units already taken.
+    ...(options.heavyLane ? [useHeavyLane(options.heavyLane)] : []),
     // Last of the app's own: it executes the route's document through the hooks above.
-    useRest({ admitter, now, onError: reportError, exports: createExports({ db, logger, now, onError: reportError, ...options.exportLimits }) }),
+    useRest({
+      admitter,
+      now,
+      onError: reportError,
+      heavyLane: options.heavyLane,
+      concurrency,
+      exports: createExports({ db, logger, now, onError: reportError, ...options.exportLimits }),
+    }),
     ...(options.plugins ?? []),
   ];
 

@@ -96,6 +96,14 @@ const serverSchema = logSchema.extend({
   KEY_CONCURRENCY_STANDARD: z.coerce.number().int().min(0).max(1_000).default(4),
   KEY_CONCURRENCY_PREMIUM: z.coerce.number().int().min(0).max(1_000).default(8),
   KEY_CONCURRENCY_UNLIMITED: z.coerce.number().int().min(0).max(1_000).default(0),
+  /**
+   * The heavy lane (limits/heavy-lane.ts): requests with a field of 2 units or more are served by a
+   * worker thread with this many database connections of its own (beside DATABASE_POOL_SIZE). 0: no
+   * worker; they are served on the main thread, in time slices.
+   */
+  HEAVY_LANE_CONNECTIONS: z.coerce.number().int().min(0).max(100).default(3),
+  /** The heavy lane's thread's nice value: 0 competes with the main thread as an equal, 19 runs on what it leaves. */
+  HEAVY_LANE_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Exports of interactions running at once per serving process (each holds a database connection); more are answered 503. */
   EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
   /**

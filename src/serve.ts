@@ -17,6 +17,7 @@ import { Lifecycle } from './http/lifecycle.js';
 import { createNodeListener } from './http/node-listener.js';
 import { foldPeriodically } from './interactions/phone-fragments.js';
 import { FallbackQuotaStore } from './limits/fallback-store.js';
+import { HeavyLane } from './limits/heavy-lane.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import { redisBreaker } from './limits/redis-breaker.js';
 import { createRedisClient, whenReady } from './limits/redis-client.js';
@@ -57,7 +58,23 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
   // import or a crash), then every few seconds (interactions/phone-fragments.ts).
   const folding = foldPeriodically(db, { onError: (error) => logger.warn({ err: error }, 'Folding the phone-number changes failed; retrying') });
   const lifecycle = new Lifecycle();
+  // Heavy requests in a worker thread of their own (limits/heavy-lane.ts), started before listening.
+  const heavyLane =
+    config.HEAVY_LANE_CONNECTIONS > 0
+      ? new HeavyLane(
+          {
+            databaseUrl,
+            connections: config.HEAVY_LANE_CONNECTIONS,
+            bounds: databaseBounds(config),
+            nice: config.HEAVY_LANE_NICE,
+            logger: { level: config.LOG_LEVEL, pretty: config.LOG_FORMAT === 'pretty' },
+          },
+          (message) => logger.warn(message),
+        )
+      : undefined;
+  await heavyLane?.start();
   const app = createApp({
+    heavyLane,
     db,
     demoKey,
     quotaStore,
@@ -124,6 +141,7 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
       }
       clearTimeout(sweeper);
       await folding.stop();
+      await heavyLane?.stop();
       await app.dispose();
       await quotaStore.close();
       await db.$disconnect();

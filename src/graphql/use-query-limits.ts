@@ -24,7 +24,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { bindLane } from '../db/fair-pool.js';
 import { ERRORS } from '../http/error-catalogue.js';
-import { CONCURRENCY_RETRY_AFTER_SECONDS, type ConcurrencyLimits, KeyConcurrency } from '../limits/concurrency.js';
+import { CONCURRENCY_RETRY_AFTER_SECONDS, type ConcurrencyDecision, type ConcurrencyLimits, KeyConcurrency } from '../limits/concurrency.js';
 import { currentRequest } from '../request/current.js';
 import type { DatabaseCost } from './builder.js';
 import { codedError, httpOf } from './coded-error.js';
@@ -116,26 +116,7 @@ function useConcurrencyLimit(limiter: KeyConcurrency): Plugin {
       const units = operationUnits(operation, args.document, costs, { schema: args.schema, variables: args.variableValues ?? {}, nowMs: Date.now() });
       const decision = limiter.acquire(key.id, key.tier, units);
       if (!decision.ok) {
-        const details = { limit: 'concurrency', max_units: decision.limit, in_flight_units: decision.inFlight, document_units: decision.cost };
-        const error =
-          decision.reason === 'too_costly'
-            ? codedError(
-                'QUERY_TOO_COMPLEX',
-                `The document reads the database ${decision.cost} times at once; this API key may run at most ${decision.limit} at once: split it`,
-                { extensions: { details, http: httpOf('QUERY_TOO_COMPLEX') } },
-              )
-            : codedError(
-                'RATE_LIMITED',
-                `Concurrency limit: this API key already has ${decision.inFlight} of its ${decision.limit} units of database work running; this document needs ${decision.cost}`,
-                {
-                  extensions: {
-                    retryAfterSeconds: CONCURRENCY_RETRY_AFTER_SECONDS,
-                    details,
-                    http: { status: ERRORS.RATE_LIMITED.status, headers: { 'Retry-After': String(CONCURRENCY_RETRY_AFTER_SECONDS) } },
-                  },
-                },
-              );
-        setResultAndStopExecution({ errors: [error] });
+        setResultAndStopExecution({ errors: [concurrencyRefusal(decision)] });
         return undefined;
       }
       const request = currentRequest();
@@ -150,6 +131,28 @@ function useConcurrencyLimit(limiter: KeyConcurrency): Plugin {
       pending.delete(request);
     },
   };
+}
+
+/** The error a refused concurrency decision answers: too costly ever to run (400), or busy (429 with Retry-After). */
+export function concurrencyRefusal(decision: Extract<ConcurrencyDecision, { ok: false }>): GraphQLError {
+  const details = { limit: 'concurrency', max_units: decision.limit, in_flight_units: decision.inFlight, document_units: decision.cost };
+  return decision.reason === 'too_costly'
+    ? codedError(
+        'QUERY_TOO_COMPLEX',
+        `The document reads the database ${decision.cost} times at once; this API key may run at most ${decision.limit} at once: split it`,
+        { extensions: { details, http: httpOf('QUERY_TOO_COMPLEX') } },
+      )
+    : codedError(
+        'RATE_LIMITED',
+        `Concurrency limit: this API key already has ${decision.inFlight} of its ${decision.limit} units of database work running; this document needs ${decision.cost}`,
+        {
+          extensions: {
+            retryAfterSeconds: CONCURRENCY_RETRY_AFTER_SECONDS,
+            details,
+            http: { status: ERRORS.RATE_LIMITED.status, headers: { 'Retry-After': String(CONCURRENCY_RETRY_AFTER_SECONDS) } },
+          },
+        },
+      );
 }
 
 /** What units by arguments need to be read: the schema, the request's variables, and the time. */
@@ -274,6 +277,11 @@ function limitFreeFormQueries(store: FieldLimitStore, limiter: Plugin, errorOf: 
       return store.batch(() => onExecute({ ...payload, args: { ...payload.args, document: executed }, setResultAndStopExecution: keep }));
     },
   };
+}
+
+/** Whether the per-field limits refused any field of the execution with this context. */
+export function refusesFields(context: object): boolean {
+  return (refusedFields.get(context)?.size ?? 0) > 0;
 }
 
 const REFUSING = Symbol('refuses-limited-field');

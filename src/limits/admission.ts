@@ -113,6 +113,11 @@ export function createAdmission(options: AdmissionOptions): Admitter {
     return { ok: true, key: auth.key, quota };
   }
 
+  return oncePerRequest(admit);
+}
+
+/** An admitter that decides once per request, keeping the decision in the request's state. */
+function oncePerRequest(admit: (request: Request) => Promise<Admission>): Admitter {
   return {
     admit(request) {
       const state = stateOf(request);
@@ -123,6 +128,19 @@ export function createAdmission(options: AdmissionOptions): Admitter {
       return state.admission;
     },
   };
+}
+
+/**
+ * An admitter for requests admitted elsewhere: the heavy lane's worker (lanes/heavy-lane.ts) serves
+ * requests the main thread has already authenticated and counted, and must not count them again.
+ * A request without a decision (none can arrive there) is refused as unavailable, never let through.
+ */
+export function presetAdmitter(decisionOf: (request: Request) => Admission | undefined): Admitter {
+  return oncePerRequest(async (request) => {
+    const decision = decisionOf(request) ?? { ok: false, refusal: 'unavailable' };
+    if (decision.ok) bindKey(request, decision.key.id);
+    return decision;
+  });
 }
 
 /** What a refusal answers, on REST and GraphQL alike (the status is the code's, in the catalogue). */

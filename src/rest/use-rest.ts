@@ -4,20 +4,36 @@
 // Documents are validated once, at start-up; requests skip parsing and validation, and execute
 // through graphql-jit (compiled once per document).
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { type ExecutionResult, GraphQLBoolean, type GraphQLError, GraphQLFloat, GraphQLInt, type GraphQLSchema, GraphQLString, validate } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  GraphQLBoolean,
+  type GraphQLError,
+  GraphQLFloat,
+  GraphQLInt,
+  type GraphQLSchema,
+  GraphQLString,
+  getOperationAST,
+  validate,
+} from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
+import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Problems } from '../domain/parameters.js';
 import type { Exports } from '../exports/index.js';
 import { FORMAT_PARAM, negotiate, withFormat } from '../exports/negotiate.js';
 import { exportFormatsOf } from '../exports/routes.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
-import { isRestExecution, REST_EXECUTION } from '../graphql/use-query-limits.js';
+import { concurrencyRefusal, databaseCosts, isRestExecution, operationUnits, REST_EXECUTION } from '../graphql/use-query-limits.js';
 import { routeOf } from '../http/app-routes.js';
 import type { ErrorCode } from '../http/error-catalogue.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
+import { KeyConcurrency } from '../limits/concurrency.js';
+import { type HeavyWork, isHeavy } from '../limits/heavy-lane.js';
 import { TimeSlice } from '../limits/time-slices.js';
+import type { QuotaDecision } from '../limits/windows.js';
 import { readsPhi } from '../phi/masking.js';
+import { stateOf } from '../request/state.js';
 import { conditionalOf, EtagMemory, etagOfParts, ifNoneMatchNames } from './conditional.js';
 import { type CursorMeta, failure, insufficientScope, notModified, type PaginationMeta, successFromPayload, successPayloadParts } from './envelope.js';
 import { cursorLinks, pageLinks } from './link-header.js';
@@ -32,6 +48,10 @@ export interface RestOptions {
   onError: (error: unknown, request: Request) => void;
   /** CSV and NDJSON exports (src/exports), asked once a request is admitted and has the route's scope. */
   exports?: Exports;
+  /** Serves heavy routes (a year of hourly buckets) in a worker thread; unset: here, in time slices. */
+  heavyLane?: HeavyWork;
+  /** The keys' units in flight (shared with use-query-limits.ts): taken here for what is handed to the heavy lane. */
+  concurrency?: KeyConcurrency;
 }
 
 /** The error code a failed execution answers with (its status, message and Retry-After are the catalogue's). */
@@ -46,6 +66,8 @@ export function useRest(options: RestOptions): Plugin {
   let yoga: YogaServerInstance<Record<string, never>, GraphQLContext> | undefined;
   // The schema does not change after start-up: read once, not through getEnveloped() per request.
   let typeSchema: GraphQLSchema | undefined;
+  let costs: ReturnType<typeof databaseCosts> | undefined;
+  const concurrency = options.concurrency ?? new KeyConcurrency();
 
   return {
     onPluginInit({ addPlugin }) {
@@ -83,6 +105,35 @@ export function useRest(options: RestOptions): Plugin {
     },
   };
 
+  /** The units of database work a route's document takes with these variables (use-query-limits.ts). */
+  function unitsOf(document: DocumentNode, variables: Record<string, unknown>): number[] {
+    const operation = getOperationAST(document);
+    if (!operation) return [];
+    costs ??= databaseCosts(typeSchema!);
+    return operationUnits(operation, document, costs, { schema: typeSchema!, variables, nowMs: options.now().getTime() });
+  }
+
+  /**
+   * A heavy request is served by the heavy lane's worker (limits/heavy-lane.ts), with its units
+   * taken here first, as an execution here would take them, and given back when its answer is back.
+   */
+  async function handOver(lane: HeavyWork, request: Request, key: ApiKeyPrincipal, quota: QuotaDecision | undefined, units: number[]): Promise<Response> {
+    const decision = concurrency.acquire(key.id, key.tier, units);
+    if (!decision.ok) {
+      const refusal = concurrencyRefusal(decision);
+      const { details, retryAfterSeconds } = refusal.extensions as { details: Record<string, unknown>; retryAfterSeconds?: number };
+      return failure(request, 'RATE_LIMITED', { message: refusal.message, details, retryAfterSeconds });
+    }
+    try {
+      // Everything but the key itself, which the worker never reads: the admission travels with the request.
+      const headers = [...request.headers].filter(([name]) => name !== 'authorization' && name !== 'x-request-id');
+      headers.push(['x-request-id', stateOf(request).id]);
+      return await lane.serve({ method: request.method, url: request.url, headers, key, quota });
+    } finally {
+      decision.release();
+    }
+  }
+
   async function handle(request: Request, url: URL, route: Route, pathParams: Record<string, string>, serverContext: Record<string, unknown>) {
     const admission = await options.admitter.admit(request);
     if (!admission.ok) {
@@ -117,6 +168,10 @@ export function useRest(options: RestOptions): Plugin {
     }
     const { variables, unconverted } = restVariables(typeSchema!, chosen.document, REST_NAMES, { query, pathParams }, problems);
     const caller: CallerParameters = { names: REST_NAMES, unconverted, checkOnly: Object.keys(problems).length > 0 };
+    if (options.heavyLane && !caller.checkOnly) {
+      const units = unitsOf(chosen.document, variables);
+      if (isHeavy(units)) return handOver(options.heavyLane, request, auth.key, auth.quota, units);
+    }
 
     const initialContext = {
       ...serverContext,

@@ -1,0 +1,55 @@
+// Hands a heavy GraphQL document (limits/heavy-lane.ts: a field whose units grow with its
+// arguments, such as a year of hourly buckets) to the heavy lane's worker once this thread has
+// admitted it and taken its units (use-query-limits.ts, before this plugin), and answers with the
+// worker's finished response: its status, media type and bytes, never its objects. The REST facade
+// hands its heavy routes over itself (rest/use-rest.ts), before it builds a context.
+import { type ExecutionResult, getOperationAST } from 'graphql';
+import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import { type HeavyWork, isHeavy } from '../limits/heavy-lane.js';
+import { stateOf } from '../request/state.js';
+import type { GraphQLContext } from './context.js';
+import { databaseCosts, isRestExecution, operationUnits, refusesFields } from './use-query-limits.js';
+
+export function useHeavyLane(lane: HeavyWork): Plugin {
+  let costs: ReturnType<typeof databaseCosts> | undefined;
+  const answers = new WeakMap<Request, Response>();
+  return {
+    onExecute({ args, setExecuteFn }) {
+      const context = args.contextValue as Partial<GraphQLContext> & Partial<YogaInitialContext>;
+      const { key, request, params } = context;
+      // Without the client's own text the worker would report other line and column numbers; a
+      // field the per-field limit refused must fail here, where that decision was taken.
+      if (!key || !request || typeof params?.query !== 'string' || isRestExecution(context) || refusesFields(context)) return;
+      const operation = getOperationAST(args.document, args.operationName);
+      if (!operation) return;
+      costs ??= databaseCosts(args.schema);
+      const units = operationUnits(operation, args.document, costs, { schema: args.schema, variables: args.variableValues ?? {}, nowMs: Date.now() });
+      if (!isHeavy(units)) return;
+      setExecuteFn(async () => {
+        const admitted = stateOf(request).admitted;
+        const response = await lane.serve({
+          method: 'POST',
+          url: request.url,
+          headers: [
+            ['content-type', 'application/json'],
+            ['accept', request.headers.get('accept') ?? '*/*'],
+            ['x-request-id', stateOf(request).id],
+          ],
+          body: JSON.stringify({ query: params.query, variables: params.variables, operationName: params.operationName, extensions: params.extensions }),
+          key,
+          quota: admitted?.ok ? admitted.quota : undefined,
+        });
+        answers.set(request, response);
+        // What this thread's hooks see of the execution: its result is in the response.
+        return { data: null } satisfies ExecutionResult;
+      });
+    },
+    // After useGraphQLOverHttp's (the last processor set is the one Yoga uses).
+    onResultProcess({ request, setResultProcessor }) {
+      const response = answers.get(request);
+      if (!response) return;
+      answers.delete(request);
+      setResultProcessor(() => response, response.headers.get('content-type') ?? 'application/json');
+    },
+  };
+}
