@@ -15,7 +15,7 @@ const settings = workerData as HeavyLaneSettings;
 if (!parentPort) throw new Error('heavy-lane-worker.ts runs as a worker thread (limits/heavy-lane.ts starts it)');
 const port = parentPort;
 
-await lowerThreadPriority(settings.nice);
+const priority = lowerThreadPriority(settings.nice);
 // Request lines are the main thread's (it logs every request once); warnings and errors are kept.
 const quiet = ['trace', 'debug', 'info'].includes(settings.logger.level ?? 'info');
 const logger = createLogger({ ...settings.logger, level: quiet ? 'warn' : settings.logger.level });
@@ -57,4 +57,4 @@ async function serve(id: number, lane: Extract<ToWorker, { id: number }>['reques
   }
 }
 
-port.postMessage({ ready: true } satisfies FromWorker);
+port.postMessage({ ready: true, priority } satisfies FromWorker);

@@ -17,7 +17,7 @@
 // Written on node:worker_threads directly: the pools on npm (piscina, workerpool) run a function
 // per task, and what runs here is a whole app that keeps its schema, caches and connections
 // between requests; one long-lived worker and a map of answers in flight is all it needs.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,7 +59,7 @@ export interface LaneAnswer {
 }
 
 export type ToWorker = { id: number; request: LaneRequest } | { stop: true };
-export type FromWorker = { ready: true } | { id: number; answer: LaneAnswer } | { id: number; error: string };
+export type FromWorker = { ready: true; priority: number | undefined } | { id: number; answer: LaneAnswer } | { id: number; error: string };
 
 /** What the app asks of the lane (a test may give its own). */
 export interface HeavyWork {
@@ -100,6 +100,8 @@ export class HeavyLane implements HeavyWork {
   private readonly pending = new Map<number, { resolve: (answer: LaneAnswer) => void; reject: (error: Error) => void }>();
   private nextId = 1;
   private stopped = false;
+  /** The worker thread's nice value once started (undefined where threads have none: not Linux). */
+  priority: number | undefined;
 
   constructor(
     private readonly settings: HeavyLaneSettings,
@@ -117,6 +119,7 @@ export class HeavyLane implements HeavyWork {
       const worker = startWorker(this.settings);
       worker.on('message', (message: FromWorker) => {
         if ('ready' in message) {
+          this.priority = message.priority;
           this.worker = worker;
           this.starting = undefined;
           resolve(worker);
@@ -169,19 +172,18 @@ export class HeavyLane implements HeavyWork {
 }
 
 /**
- * Lowers the calling thread's scheduling priority. Linux keeps a nice value per thread, and
+ * Lowers the calling thread's scheduling priority, and says what it is now. Linux keeps a nice value per thread, and
  * setpriority(2) given a thread id changes that thread only; /proc/thread-self names the id.
  * Elsewhere (or without /proc) the thread keeps the process's priority.
  */
-export async function lowerThreadPriority(nice: number): Promise<boolean> {
-  if (process.platform !== 'linux' || nice <= 0) return false;
+export function lowerThreadPriority(nice: number): number | undefined {
+  if (process.platform !== 'linux') return undefined;
   try {
-    const { readlink } = await import('node:fs/promises');
-    const tid = Number((await readlink('/proc/thread-self')).split('/').pop());
-    if (!Number.isInteger(tid)) return false;
-    os.setPriority(tid, nice);
-    return true;
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid)) return undefined;
+    if (nice > 0) os.setPriority(tid, nice);
+    return os.getPriority(tid);
   } catch {
-    return false;
+    return undefined;
   }
 }
