@@ -152,7 +152,12 @@ describe('the heavy lane', () => {
     const other = await createKey(db, { tier: 'standard', clinicIds: [clinicId] });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const held: HeavyWork = { serve: async (request) => (await gate, lane.serve(request)) };
+    const held: HeavyWork = {
+      async serve(request) {
+        await gate;
+        return lane.serve(request);
+      },
+    };
     const app = testApp(db, { heavyLane: held });
     // A year of hours with its comparison is 4 units: a Standard key's whole limit.
     const first = rest(app, standard, YEAR_OF_HOURS);
