@@ -32,10 +32,11 @@ const app = createApp({
 
 port.on('message', (message: ToWorker) => {
   if ('stop' in message) {
+    // In a worker, process.exit ends this thread only: whatever timers the app keeps do not hold it.
     void (async () => {
       await app.dispose();
       await db.$disconnect();
-    })().finally(() => port.close());
+    })().finally(() => process.exit(0));
     return;
   }
   void serve(message.id, message.request);

@@ -153,6 +153,12 @@ export class HeavyLane implements HeavyWork {
     const id = this.nextId++;
     const answer = await new Promise<LaneAnswer>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
+      // Exited since it was ready: its exit has already failed what was pending, so this too.
+      if (this.worker !== worker) {
+        this.pending.delete(id);
+        reject(new Error('heavy lane worker exited'));
+        return;
+      }
       worker.postMessage({ id, request } satisfies ToWorker);
     });
     return new Response(answer.body as BodyInit | null, { status: answer.status, headers: answer.headers });
