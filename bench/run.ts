@@ -612,7 +612,7 @@ function machineFacts(pgVersion: string, where: string): string[] {
       .migrationDirectories.map((m) => m.path)
       .join(', ')}`,
     `- Load generator: autocannon in the bench process on the same machine (loopback), so client, service and PostgreSQL share the ${cpus.length} cores.`,
-    `- WORKERS=${process.env.WORKERS ?? '(unset)'}; pool size ${process.env.DATABASE_POOL_SIZE ?? '10 (default)'}; heavy lane ${process.env.HEAVY_LANE_CONNECTIONS === '0' ? 'off' : `${process.env.HEAVY_LANE_CONNECTIONS ?? '3 (default)'} connections, nice ${process.env.HEAVY_LANE_NICE ?? '10 (default)'}`}; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'} and \`--max-semi-space-size=8\` (as \`npm start\` sets them) on both servers.`,
+    `- WORKERS=${process.env.WORKERS ?? '(unset)'}; pool size ${process.env.DATABASE_POOL_SIZE ?? '10 (default)'}; heavy lane ${process.env.HEAVY_LANE_CONNECTIONS === '0' ? 'off' : `${process.env.HEAVY_LANE_CONNECTIONS ?? '3 (default)'} connections, nice ${process.env.HEAVY_LANE_NICE ?? '19 (default)'}`}; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'} and \`--max-semi-space-size=8\` (as \`npm start\` sets them) on both servers.`,
   ];
 }
 
