@@ -3,15 +3,14 @@
 // admitted it and taken its units (use-query-limits.ts, before this plugin), and answers with the
 // worker's finished response: its status, media type and bytes, never its objects. The REST facade
 // hands its heavy routes over itself (rest/use-rest.ts), before it builds a context.
-import { type ExecutionResult, getOperationAST } from 'graphql';
+import type { ExecutionResult } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { type HeavyWork, isHeavy } from '../limits/heavy-lane.js';
 import { stateOf } from '../request/state.js';
 import type { GraphQLContext } from './context.js';
-import { databaseCosts, isRestExecution, operationUnits, refusesFields } from './use-query-limits.js';
+import { isRestExecution, refusesFields, unitsTaken } from './use-query-limits.js';
 
 export function useHeavyLane(lane: HeavyWork): Plugin {
-  let costs: ReturnType<typeof databaseCosts> | undefined;
   const answers = new WeakMap<Request, Response>();
   return {
     onExecute({ args, setExecuteFn }) {
@@ -20,11 +19,9 @@ export function useHeavyLane(lane: HeavyWork): Plugin {
       // Without the client's own text the worker would report other line and column numbers; a
       // field the per-field limit refused must fail here, where that decision was taken.
       if (!key || !request || typeof params?.query !== 'string' || isRestExecution(context) || refusesFields(context)) return;
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation) return;
-      costs ??= databaseCosts(args.schema);
-      const units = operationUnits(operation, args.document, costs, { schema: args.schema, variables: args.variableValues ?? {}, nowMs: Date.now() });
-      if (!isHeavy(units)) return;
+      // The units the concurrency limit just took for this execution (use-query-limits.ts).
+      const units = unitsTaken(context);
+      if (!units || !isHeavy(units)) return;
       setExecuteFn(async () => {
         const admitted = stateOf(request).admitted;
         const response = await lane.serve({

@@ -101,6 +101,14 @@ export function useQueryLimits(options: QueryLimitOptions = {}): Plugin[] {
  * A document costing more than the limit can never run and is refused as too complex; one that
  * does not fit beside the key's work in flight is answered 429 with Retry-After.
  */
+/** The units each execution took (by its context), for the heavy lane to judge without counting them again. */
+const takenUnits = new WeakMap<object, readonly number[]>();
+
+/** The units of database work an execution took under the concurrency limit; undefined when it took none (no key). */
+export function unitsTaken(context: object): readonly number[] | undefined {
+  return takenUnits.get(context);
+}
+
 function useConcurrencyLimit(limiter: KeyConcurrency): Plugin {
   const costs = databaseCosts(schema);
   // Units given back when the response is made, whatever happened to the execution (an
@@ -119,6 +127,7 @@ function useConcurrencyLimit(limiter: KeyConcurrency): Plugin {
         setResultAndStopExecution({ errors: [concurrencyRefusal(decision)] });
         return undefined;
       }
+      takenUnits.set(context, units);
       const request = currentRequest();
       if (request) {
         pending.set(request, [...(pending.get(request) ?? []), decision.release]);

@@ -28,7 +28,7 @@ import { concurrencyRefusal, databaseCosts, isRestExecution, operationUnits, RES
 import { routeOf } from '../http/app-routes.js';
 import type { ErrorCode } from '../http/error-catalogue.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
-import { KeyConcurrency } from '../limits/concurrency.js';
+import type { KeyConcurrency } from '../limits/concurrency.js';
 import { type HeavyWork, isHeavy } from '../limits/heavy-lane.js';
 import { TimeSlice } from '../limits/time-slices.js';
 import type { QuotaDecision } from '../limits/windows.js';
@@ -51,7 +51,7 @@ export interface RestOptions {
   /** Serves heavy routes (a year of hourly buckets) in a worker thread; unset: here, in time slices. */
   heavyLane?: HeavyWork;
   /** The keys' units in flight (shared with use-query-limits.ts): taken here for what is handed to the heavy lane. */
-  concurrency?: KeyConcurrency;
+  concurrency: KeyConcurrency;
 }
 
 /** The error code a failed execution answers with (its status, message and Retry-After are the catalogue's). */
@@ -67,7 +67,6 @@ export function useRest(options: RestOptions): Plugin {
   // The schema does not change after start-up: read once, not through getEnveloped() per request.
   let typeSchema: GraphQLSchema | undefined;
   let costs: ReturnType<typeof databaseCosts> | undefined;
-  const concurrency = options.concurrency ?? new KeyConcurrency();
 
   return {
     onPluginInit({ addPlugin }) {
@@ -118,7 +117,7 @@ export function useRest(options: RestOptions): Plugin {
    * taken here first, as an execution here would take them, and given back when its answer is back.
    */
   async function handOver(lane: HeavyWork, request: Request, key: ApiKeyPrincipal, quota: QuotaDecision | undefined, units: number[]): Promise<Response> {
-    const decision = concurrency.acquire(key.id, key.tier, units);
+    const decision = options.concurrency.acquire(key.id, key.tier, units);
     if (!decision.ok) {
       const refusal = concurrencyRefusal(decision);
       const { details, retryAfterSeconds } = refusal.extensions as { details: Record<string, unknown>; retryAfterSeconds?: number };
