@@ -115,7 +115,11 @@ describe('the demo key', () => {
   it('a stored key the database does not know (a database made anew): a new valid key', async () => {
     const folder = dataFolder();
     const { key } = await createApiKey(db, { name: 'elsewhere', environment: 'test' });
-    fs.writeFileSync(path.join(folder, 'demo-key.json'), JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', key: `${key.slice(0, -1)}x` }));
+    // Another key's text: its last character changed (to one it does not already end with).
+    fs.writeFileSync(
+      path.join(folder, 'demo-key.json'),
+      JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', key: `${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}` }),
+    );
     const { setup, logged } = await start(folder);
     expect(setup.replaced).toBe('unknown');
     expect((await me(setup.key)).status).toBe(200);
