@@ -2,7 +2,7 @@
 import type { Db } from '../db/client.js';
 import { prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { countedTotals, everyInteractionByDay } from '../rollups/counted.js';
+import { countedTotals, everyInteractionByDay, hasDimensions } from '../rollups/counted.js';
 import { utcDayNumber, utcDays } from '../rollups/window.js';
 import type { MetricsFilter } from './filter.js';
 import { DAY_SUMS, NO_TOTALS, SUM_COLUMNS, SUMS, type Totals, totalsAt } from './totals.js';
@@ -32,7 +32,7 @@ export function dailyQuery(filter: MetricsFilter): Prisma.Sql {
 
 /** `(day, ...SUM_COLUMNS)`, one row per day of the window that has interactions, in any order. */
 function perDay(filter: MetricsFilter): Prisma.Sql {
-  if (filter.clinicIds !== undefined || filter.campaignId !== undefined || filter.channel !== undefined || filter.type !== undefined) {
+  if (hasDimensions(filter)) {
     // Full days from the daily totals (never the monthly level: every day is an entry), partial
     // days from the raw table (sql.ts).
     return Prisma.sql`SELECT day, ${SUMS} FROM (${countedTotals(filter, { months: false })}) AS counted GROUP BY day`;

@@ -11,7 +11,7 @@
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { dimensionConditions, type RollupLevels, rawRangeConditions, rollupParts, UTC_DAY } from '../rollups/counted.js';
+import { dimensionConditions, dimensionsBeyond, type RollupLevels, rawRangeConditions, rollupParts, UTC_DAY } from '../rollups/counted.js';
 import { splitWindow } from '../rollups/window.js';
 import type { MetricsFilter } from './filter.js';
 
@@ -74,10 +74,20 @@ function callConditions(filter: MetricsFilter): Prisma.Sql[] {
   return [Prisma.sql`channel = 'voice'`, Prisma.sql`duration_seconds IS NOT NULL`, ...dimensionConditions({ ...filter, channel: undefined })];
 }
 
+/**
+ * The restrictions the duration levels can answer: their key columns (clinic, campaign, type) and
+ * the channel, which every row of theirs shares (voice). A filter on anything else (the direction)
+ * is answered from the raw table, over the whole window.
+ */
+const DURATION_LEVEL_KEYS = ['clinicIds', 'campaignId', 'type', 'channel'] as const;
+
 export function durationsQuery(filter: MetricsFilter): Prisma.Sql {
   const dims = { clinicIds: filter.clinicIds, campaignId: filter.campaignId, type: filter.type };
   const levels = filter.clinicIds === undefined && filter.campaignId === undefined ? ALL_CLINICS : PER_CLINIC;
-  const split = splitWindow(filter.from, filter.to);
+  const split =
+    dimensionsBeyond(filter, DURATION_LEVEL_KEYS).length > 0
+      ? { days: null, raw: [{ from: filter.from, to: filter.to }] }
+      : splitWindow(filter.from, filter.to);
   const parts = split.days ? rollupParts(split.days, levels, Prisma.sql`bucket, calls`, dims, { negated: Prisma.sql`bucket, -calls AS calls` }) : [];
   for (const range of split.raw) {
     parts.push(Prisma.sql`

@@ -1,17 +1,17 @@
-// What every metrics query selects: a window on started_at plus optional clinic, channel and type
-// restrictions. The caller (REST or GraphQL) has already resolved defaults, date-only bounds and the
-// API key's clinic restriction into this object.
-import type { ChannelValue, InteractionTypeValue } from '../domain/values.js';
+// What every metrics query selects: a window on started_at plus the restrictions the rollup levels
+// key (clinics, and each filter declared a rollup key: interactions/filters.ts). The caller (REST
+// or GraphQL) has already resolved defaults, date-only bounds and the API key's clinic restriction
+// into this object.
+import type { Dimensions } from '../rollups/counted.js';
 
-export interface MetricsFilter {
+export type MetricsFilter = Dimensions & {
   /** Inclusive lower bound on started_at. */
   from: Date;
   /** Inclusive upper bound on started_at (a date-only `date_to` arrives as 23:59:59.999 UTC). */
   to: Date;
-  /** undefined = every clinic; [] = none (all zeros / empty). */
-  clinicIds?: readonly string[];
-  /** Only this campaign's interactions. */
-  campaignId?: string;
-  channel?: ChannelValue;
-  type?: InteractionTypeValue;
+};
+
+/** The restrictions of a metrics filter without its window. */
+export function dimensionsOfWindow({ from: _from, to: _to, ...dimensions }: MetricsFilter): Dimensions {
+  return dimensions;
 }

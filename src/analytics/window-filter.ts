@@ -1,7 +1,8 @@
 // The window and filters of a metrics request, defaults resolved (decisions section 4).
 import type { MetricsFilter } from '../analytics/filter.js';
-import { clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-scope.js';
 import { daysInWindow, defaultMetricsWindow, type Problems } from '../domain/parameters.js';
+import { dimensionsOf } from '../interactions/conditions.js';
 import { checkFilters, type FilterNames, type RawFilters } from '../interactions/filters.js';
 
 /** Longest window of the daily series: about ten years of days. */
@@ -26,12 +27,5 @@ export function checkMetricsFilter(
   if (!context.inZone && context.maxDays && !problems[names.dateFrom] && !problems[names.dateTo] && daysInWindow(from, to) > context.maxDays) {
     problems[names.dateTo] = `the daily series covers at most ${context.maxDays} days`;
   }
-  return {
-    from,
-    to,
-    clinicIds: clinicScope(context.visibleClinics, filters.clinicId),
-    campaignId: filters.campaignId,
-    channel: filters.channel,
-    type: filters.type,
-  };
+  return { ...dimensionsOf(filters, context.visibleClinics), from, to };
 }

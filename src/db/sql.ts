@@ -118,6 +118,11 @@ export function and(conditions: readonly Prisma.Sql[]): Prisma.Sql {
   return conditions.length ? Prisma.join(conditions, ' AND ') : Prisma.sql`TRUE`;
 }
 
+/** A column, qualified by its table's alias when the statement names the table so. */
+export function columnOf(alias: string | undefined): (name: string) => Prisma.Sql {
+  return (name) => Prisma.raw(alias ? `${alias}.${name}` : name);
+}
+
 /**
  * A timestamptz parameter for an instant, independent of the session's TimeZone: bound as an ISO
  * 8601 string with `Z`. (A JS Date bound directly is sent by the pg driver adapter as a wall-clock

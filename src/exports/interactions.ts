@@ -7,10 +7,9 @@ import type { Problems } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from '../interactions/conditions.js';
 import { textScopeOf } from '../interactions/count.js';
-import { checkCursorList, type Filters } from '../interactions/filters.js';
+import { checkCursorList, type Filters, REST_NAMES, restFilters } from '../interactions/filters.js';
 import { textMatchIds } from '../interactions/text-search.js';
 import type { QueryValues } from '../rest/query-params.js';
-import { REST_NAMES } from '../rest/routes.js';
 import type { RowFormat } from './copy-out.js';
 import type { ExportFormat } from './negotiate.js';
 import { COLUMNS, CSV_COLUMNS, CSV_HEADER, csvRow, ndjsonRow, type RowOptions } from './rows.js';
@@ -43,14 +42,7 @@ export function checkInteractionExport(query: QueryValues, problems: Problems): 
     {
       dateFrom: query[REST_NAMES.dateFrom],
       dateTo: query[REST_NAMES.dateTo],
-      channel: query[REST_NAMES.channel],
-      type: query[REST_NAMES.type],
-      // A list is comma-separated (rest/variables.ts): `outcome=` is one empty value, refused as such.
-      outcomes: query[REST_NAMES.outcomes]?.split(','),
-      clinicId: query[REST_NAMES.clinicId],
-      campaignId: query[REST_NAMES.campaignId],
-      search: query[REST_NAMES.search],
-      text: query[REST_NAMES.text],
+      ...restFilters(query, 'lists'),
       order: query[REST_NAMES.order],
       updatedSince: query[REST_NAMES.updatedSince],
     },

@@ -1,9 +1,15 @@
-// What selects interactions: the filters of every interaction list and count (root and nested,
-// REST and GraphQL), checked by one parser whatever the caller calls them. Compiled to a query by
-// conditions.ts; adding a filter means adding it here and there (docs/development.md).
+// What selects interactions: every filter of every interaction list, count, export and metric
+// (root and nested, REST and GraphQL), declared once in INTERACTION_FILTERS below. From each
+// declaration the rest is derived: the filter types, REST and GraphQL names, GraphQL arguments
+// (graphql/schema/filter-args.ts), REST documents' variables (documents/rest-documents.ts), route
+// parameters (rest/routes.ts), the checks here, the SQL conditions on `interactions` and on the
+// rollup levels (conditions.ts, rollups/counted.ts), cursor digests (cursor.ts), exports and OpenAPI.
+// Adding a filter means adding one declaration (docs/development.md).
+import { campaignVisible } from '../auth/clinic-scope.js';
 import { checkPaging, hasControlCharacter, isUuid, type Paging, type Problems, parseDateBound } from '../domain/parameters.js';
 import { CHANNELS, type ChannelValue, INTERACTION_TYPES, type InteractionTypeValue, OUTCOMES, TYPES_BY_CHANNEL } from '../domain/values.js';
-import { checkText } from './text-search.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { checkText, textCondition } from './text-search.js';
 
 /** Longest accepted search string; phone numbers are far shorter. */
 export const MAX_SEARCH_LENGTH = 64;
@@ -11,19 +17,214 @@ export const MAX_SEARCH_LENGTH = 64;
 /** Longest campaign id: ids are strings chosen by whoever imports them (`cmp_...`), not UUIDs. */
 export const MAX_CAMPAIGN_ID_LENGTH = 255;
 
-export interface RawFilters {
-  dateFrom?: string | null;
-  dateTo?: string | null;
-  channel?: string | null;
-  type?: string | null;
-  outcomes?: readonly string[] | null;
-  clinicId?: string | null;
-  campaignId?: string | null;
-  search?: string | null;
-  text?: string | null;
-  status?: string | null;
+/**
+ * The reads a filter is an argument of: `lists` the root interaction lists (page, cursor, change
+ * feed, export), `nestedLists` the lists under a clinic or campaign, `metrics` every metrics field
+ * but the summary, `summary` the summary, `parentMetrics` the `metrics` of a clinic or campaign.
+ */
+export type FilterReader = 'lists' | 'nestedLists' | 'metrics' | 'summary' | 'parentMetrics';
+
+/** A filter's GraphQL input type: a scalar, or an enum of the schema (as a list: any of its values). */
+export type FilterInput = { scalar: 'String' | 'ID' } | { enum: 'Channel' | 'InteractionType' | 'Direction' | 'Outcome'; list?: true };
+
+/** What a filter's SQL condition is given. */
+export interface ConditionContext {
+  /** The alias of the table read, if it has one (columns are qualified by it). */
+  alias: string | undefined;
+  /** A column of the table read, qualified by its alias. */
+  column(name: string): Prisma.Sql;
+  /** The clinics the request may read: undefined = every clinic; [] = none. */
+  clinicIds: readonly string[] | undefined;
 }
 
+export interface FilterDeclaration<Value> {
+  /** The REST query parameter. */
+  rest: string;
+  input: FilterInput;
+  /** What it selects, for the GraphQL argument and the OpenAPI parameter alike. */
+  description: string;
+  readers: readonly FilterReader[];
+  /** The value sent (text, or the items of a list) checked: the value, or `problem` called with what is wrong. */
+  check(sent: string & readonly string[], problem: (message: string) => void, checked: CheckedBefore): Value | undefined;
+  /**
+   * The condition on the columns of `interactions`. Absent for the clinic, which is folded into the
+   * key's clinic restriction (dimensionsOf). With `rollup`, the same columns of every rollup level.
+   */
+  condition?(value: Value, at: ConditionContext): Prisma.Sql[];
+  /** A key column of the rollup levels: a list or metric filtered by it is read from the rollups. */
+  rollup: boolean;
+  /** Reads patient data: refused to a key without `phi:read`, whatever its value. */
+  phi?: true;
+  /** The same selection as a Prisma `where`; absent where Prisma cannot express it (read in SQL). */
+  prisma?(value: Value): Prisma.InteractionWhereInput;
+}
+
+/** The filters declared before a filter, as its check may read them (a type is judged by the channel). */
+export interface CheckedBefore {
+  readonly channel?: ChannelValue;
+}
+
+const declare = <Value, const Rollup extends boolean, const Input extends FilterInput, const Readers extends readonly FilterReader[]>(
+  declaration: FilterDeclaration<Value> & { rollup: Rollup; input: Input; readers: Readers },
+): FilterDeclaration<Value> & { rollup: Rollup; input: Input; readers: Readers } => declaration;
+
+/**
+ * `search` is a plain substring: LIKE's wildcards `%`, `_` and its escape character are escaped,
+ * for Prisma's `contains` (which passes them through) and for the SQL alike.
+ */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** One value of an enum: the value, or the problem naming the values allowed. */
+function oneOf<T extends string>(values: readonly T[], sent: string, problem: (message: string) => void): T | undefined {
+  if ((values as readonly string[]).includes(sent)) return sent as T;
+  problem(`must be one of: ${values.join(', ')}`);
+  return undefined;
+}
+
+/**
+ * Every filter, in the order they are listed (GraphQL arguments, REST parameters, OpenAPI). The
+ * window (`dateFrom`/`dateTo`) is not here: every read has one, and the rollups split it by days.
+ */
+export const INTERACTION_FILTERS = {
+  clinicId: declare({
+    rest: 'clinic_id',
+    input: { scalar: 'ID' },
+    description: 'Only this clinic (UUID).',
+    readers: ['lists', 'metrics', 'summary'],
+    rollup: true,
+    check: (sent: string, problem) => (isUuid(sent) ? sent.toLowerCase() : void problem('must be a UUID')),
+    prisma: (clinicId: string) => ({ clinicId }),
+  }),
+  campaignId: declare({
+    rest: 'campaign_id',
+    input: { scalar: 'ID' },
+    description: `Only this campaign (its id: any text of 1 to ${MAX_CAMPAIGN_ID_LENGTH} printable characters). A campaign of a clinic the key may not see selects nothing.`,
+    readers: ['lists', 'metrics', 'summary'],
+    rollup: true,
+    check: (sent: string, problem) => {
+      if (sent.length === 0) problem('must not be empty');
+      else if ([...sent].length > MAX_CAMPAIGN_ID_LENGTH) problem(`must be at most ${MAX_CAMPAIGN_ID_LENGTH} characters`);
+      else if (hasControlCharacter(sent)) problem('must not contain control characters');
+      else return sent;
+      return undefined;
+    },
+    // (text on both sides: the raw table's nullable campaign_id, the levels' '' for none; a filter is never '')
+    condition: (campaignId: string, at) => [Prisma.sql`${at.column('campaign_id')} = ${campaignId}::text`, campaignVisible(campaignId, at.clinicIds)],
+    prisma: (campaignId: string) => ({ campaignId }),
+  }),
+  channel: declare({
+    rest: 'channel',
+    input: { enum: 'Channel' },
+    description: 'Only this channel.',
+    readers: ['lists', 'nestedLists', 'metrics', 'summary', 'parentMetrics'],
+    rollup: true,
+    check: (sent: string, problem) => oneOf<ChannelValue>(CHANNELS, sent, problem),
+    condition: (channel: ChannelValue, at) => [Prisma.sql`${at.column('channel')} = ${channel}::"Channel"`],
+    prisma: (channel: ChannelValue) => ({ channel }),
+  }),
+  type: declare({
+    rest: 'type',
+    input: { enum: 'InteractionType' },
+    description: 'Only this interaction type; must be valid for `channel` when both are given.',
+    readers: ['lists', 'nestedLists', 'metrics', 'parentMetrics'],
+    rollup: true,
+    check: (sent: string, problem, checked): InteractionTypeValue | undefined => {
+      const allowed = checked.channel ? TYPES_BY_CHANNEL[checked.channel] : INTERACTION_TYPES;
+      if (allowed.includes(sent as InteractionTypeValue)) return sent as InteractionTypeValue;
+      if (checked.channel && (INTERACTION_TYPES as readonly string[]).includes(sent)) {
+        problem(`is not a ${checked.channel} type; valid with channel ${checked.channel}: ${allowed.join(', ')}`);
+      } else problem(`must be one of: ${allowed.join(', ')}`);
+      return undefined;
+    },
+    condition: (type: InteractionTypeValue, at) => [Prisma.sql`${at.column('type')} = ${type}::"InteractionType"`],
+    prisma: (type: InteractionTypeValue) => ({ type }),
+  }),
+  outcomes: declare({
+    rest: 'outcome',
+    input: { enum: 'Outcome', list: true },
+    description: 'Only these outcomes (any of them).',
+    readers: ['lists', 'nestedLists'],
+    rollup: true,
+    check: (sent: readonly string[], problem) => {
+      const invalid = sent.filter((o) => !(OUTCOMES as readonly string[]).includes(o));
+      if (sent.length > 0 && invalid.length === 0) return [...new Set(sent)];
+      const shown = invalid.map((o) => (o === '' ? '(empty)' : o)).join(', ');
+      problem(`${shown ? `invalid value(s) ${shown}; ` : ''}must be a comma-separated list of: ${OUTCOMES.join(', ')} (UPPERCASE)`);
+      return undefined;
+    },
+    // Never matches a null outcome (the rollup's '').
+    condition: (outcomes: string[], at) => [Prisma.sql`${at.column('outcome')} = ANY(${outcomes}::text[])`],
+    prisma: (outcomes: string[]) => ({ outcome: { in: outcomes } }),
+  }),
+  search: declare({
+    rest: 'search',
+    input: { scalar: 'String' },
+    description: 'Case-insensitive substring of the phone number. Needs scope `phi:read`.',
+    readers: ['lists', 'nestedLists'],
+    rollup: false,
+    phi: true,
+    check: (sent: string, problem) => {
+      if (sent.length === 0) problem('must not be empty');
+      else if (sent.length > MAX_SEARCH_LENGTH) problem(`must be at most ${MAX_SEARCH_LENGTH} characters`);
+      else if (hasControlCharacter(sent)) problem('must not contain control characters');
+      else return sent;
+      return undefined;
+    },
+    condition: (search: string, at) => [Prisma.sql`${at.column('phone_number')} ILIKE ${`%${escapeLike(search)}%`}`],
+    prisma: (search: string) => ({ phoneNumber: { contains: escapeLike(search), mode: 'insensitive' as const } }),
+  }),
+  text: declare({
+    rest: 'q',
+    input: { scalar: 'String' },
+    description:
+      "Full-text search of the summary and transcript: every word must appear, in any case and with or without accents, stemmed in the clinic's language (`cancelled` finds `cancel` and `cancelling`). At most 200 characters and 16 words. Needs scope `phi:read`.",
+    readers: ['lists', 'nestedLists'],
+    rollup: false,
+    phi: true,
+    check: (sent: string, problem) => checkText(sent, problem),
+    condition: (text: string, at) => [textCondition(text, at.alias)],
+  }),
+};
+
+export type FilterKey = keyof typeof INTERACTION_FILTERS;
+type ValueOf<K extends FilterKey> = (typeof INTERACTION_FILTERS)[K] extends FilterDeclaration<infer V> ? V : never;
+export type SentOf<K extends FilterKey> = (typeof INTERACTION_FILTERS)[K]['input'] extends { list: true } ? readonly string[] : string;
+
+/** The filters a read takes (as a type). */
+export type FilterOf<R extends FilterReader> = { [K in FilterKey]: R extends (typeof INTERACTION_FILTERS)[K]['readers'][number] ? K : never }[FilterKey];
+
+/** The filters in their declared order. */
+export const FILTER_KEYS = Object.keys(INTERACTION_FILTERS) as FilterKey[];
+
+/** The filters that are key columns of the rollup levels. */
+export type RollupFilterKey = { [K in FilterKey]: (typeof INTERACTION_FILTERS)[K]['rollup'] extends true ? K : never }[FilterKey];
+export const ROLLUP_FILTER_KEYS = FILTER_KEYS.filter((key): key is RollupFilterKey => INTERACTION_FILTERS[key].rollup);
+
+/** The filters that read patient data (need `phi:read`). */
+export type PhiFilterKey = { [K in FilterKey]: (typeof INTERACTION_FILTERS)[K] extends { phi: true } ? K : never }[FilterKey];
+export const PHI_FILTER_KEYS = FILTER_KEYS.filter((key): key is PhiFilterKey => 'phi' in INTERACTION_FILTERS[key]);
+
+/** The filters a read takes, in their declared order. */
+export function filtersOf<R extends FilterReader>(reader: R): FilterOf<R>[] {
+  return FILTER_KEYS.filter((key): key is FilterOf<R> => (INTERACTION_FILTERS[key].readers as readonly FilterReader[]).includes(reader));
+}
+
+/** The REST parameters of the filters a read takes, in their declared order. */
+export function restNamesOf(reader: FilterReader): string[] {
+  return filtersOf(reader).map((key) => INTERACTION_FILTERS[key].rest);
+}
+
+/** A declaration as its parts are used generically (its value's type erased). */
+export function declarationOf(key: FilterKey): FilterDeclaration<unknown> {
+  return INTERACTION_FILTERS[key] as unknown as FilterDeclaration<unknown>;
+}
+
+/** The filters as sent (GraphQL arguments, REST parameters read as them), before they are checked. */
+export type RawFilters = { dateFrom?: string | null; dateTo?: string | null; status?: string | null } & { [K in FilterKey]?: SentOf<K> | null };
+
+/** What a caller calls each filter, for the problems reported (GraphQL's argument names, or REST's). */
 export type FilterNames = { [K in keyof RawFilters]-?: string };
 
 /** What a caller calls each parameter, for the problems reported (GraphQL's argument names, or REST's). */
@@ -42,18 +243,11 @@ export type ParameterNames = FilterNames & {
   updatedSince: string;
 };
 
-export const GRAPHQL_NAMES: ParameterNames = {
+const OTHER_NAMES = {
   page: 'page',
   limit: 'limit',
   dateFrom: 'dateFrom',
   dateTo: 'dateTo',
-  channel: 'channel',
-  type: 'type',
-  outcomes: 'outcomes',
-  clinicId: 'clinicId',
-  campaignId: 'campaignId',
-  search: 'search',
-  text: 'text',
   status: 'status',
   timezone: 'timezone',
   compare: 'compare',
@@ -64,20 +258,41 @@ export const GRAPHQL_NAMES: ParameterNames = {
   order: 'order',
   includeTotal: 'includeTotal',
   updatedSince: 'updatedSince',
+} as const;
+
+const filterNames = (name: (key: FilterKey) => string) => Object.fromEntries(FILTER_KEYS.map((key) => [key, name(key)])) as Record<FilterKey, string>;
+
+export const GRAPHQL_NAMES: ParameterNames = { ...OTHER_NAMES, ...filterNames((key) => key) };
+
+/** The REST name of each GraphQL argument a parameter maps to (the names problems are reported under). */
+export const REST_NAMES: ParameterNames = {
+  ...OTHER_NAMES,
+  dateFrom: 'date_from',
+  dateTo: 'date_to',
+  groupBy: 'group_by',
+  first: 'limit',
+  after: 'cursor',
+  includeTotal: 'include_total',
+  updatedSince: 'updated_since',
+  ...filterNames((key) => INTERACTION_FILTERS[key].rest),
 };
 
-export interface Filters {
-  from?: Date;
-  to?: Date;
-  channel?: ChannelValue;
-  type?: InteractionTypeValue;
-  outcomes?: string[];
-  clinicId?: string;
-  campaignId?: string;
-  search?: string;
-  /** Full-text search of summaries and transcripts (text-search.ts). */
-  text?: string;
+/**
+ * The filters a read takes as a REST query sends them (under their REST names), before they are
+ * checked. A list is comma-separated: `outcome=` is one empty value, refused as such.
+ */
+export function restFilters(query: Readonly<Record<string, string | undefined>>, reader: FilterReader): RawFilters {
+  const raw: Record<string, string | readonly string[] | undefined> = {};
+  for (const key of filtersOf(reader)) {
+    const { rest, input } = INTERACTION_FILTERS[key];
+    const sent = query[rest];
+    raw[key] = sent !== undefined && 'list' in input ? sent.split(',') : sent;
+  }
+  return raw as RawFilters;
 }
+
+/** The filters, checked: the window's bounds as instants, each filter as its value. */
+export type Filters = { from?: Date; to?: Date } & { [K in FilterKey]?: ValueOf<K> };
 
 /**
  * Checks whichever of the filters are present; problems are added under the caller's names.
@@ -98,44 +313,12 @@ export function checkFilters(raw: RawFilters, names: FilterNames, problems: Prob
   if (!options.inZone && filters.from && filters.to && filters.from > filters.to) {
     problems[names.dateFrom] = `must not be later than ${names.dateTo}`;
   }
-  if (raw.channel != null) {
-    if ((CHANNELS as readonly string[]).includes(raw.channel)) filters.channel = raw.channel as ChannelValue;
-    else problems[names.channel] = `must be one of: ${CHANNELS.join(', ')}`;
-  }
-  if (raw.type != null) {
-    const allowed = filters.channel ? TYPES_BY_CHANNEL[filters.channel] : INTERACTION_TYPES;
-    if (allowed.includes(raw.type as InteractionTypeValue)) filters.type = raw.type as InteractionTypeValue;
-    else if (filters.channel && (INTERACTION_TYPES as readonly string[]).includes(raw.type)) {
-      problems[names.type] = `is not a ${filters.channel} type; valid with channel ${filters.channel}: ${allowed.join(', ')}`;
-    } else problems[names.type] = `must be one of: ${allowed.join(', ')}`;
-  }
-  if (raw.outcomes != null) {
-    const invalid = raw.outcomes.filter((o) => !(OUTCOMES as readonly string[]).includes(o));
-    if (raw.outcomes.length === 0 || invalid.length > 0) {
-      const shown = invalid.map((o) => (o === '' ? '(empty)' : o)).join(', ');
-      problems[names.outcomes] = `${shown ? `invalid value(s) ${shown}; ` : ''}must be a comma-separated list of: ${OUTCOMES.join(', ')} (UPPERCASE)`;
-    } else filters.outcomes = [...new Set(raw.outcomes)];
-  }
-  if (raw.clinicId != null) {
-    if (isUuid(raw.clinicId)) filters.clinicId = raw.clinicId.toLowerCase();
-    else problems[names.clinicId] = 'must be a UUID';
-  }
-  if (raw.campaignId != null) {
-    const id = raw.campaignId;
-    if (id.length === 0) problems[names.campaignId] = 'must not be empty';
-    else if ([...id].length > MAX_CAMPAIGN_ID_LENGTH) problems[names.campaignId] = `must be at most ${MAX_CAMPAIGN_ID_LENGTH} characters`;
-    else if (hasControlCharacter(id)) problems[names.campaignId] = 'must not contain control characters';
-    else filters.campaignId = id;
-  }
-  if (raw.search != null) {
-    if (raw.search.length === 0) problems[names.search] = 'must not be empty';
-    else if (raw.search.length > MAX_SEARCH_LENGTH) problems[names.search] = `must be at most ${MAX_SEARCH_LENGTH} characters`;
-    else if (hasControlCharacter(raw.search)) problems[names.search] = 'must not contain control characters';
-    else filters.search = raw.search;
-  }
-  if (raw.text != null) {
-    const text = checkText(raw.text, names.text, problems);
-    if (text !== undefined) filters.text = text;
+  const values = filters as Record<FilterKey, unknown>;
+  for (const key of FILTER_KEYS) {
+    const sent = raw[key];
+    if (sent == null) continue;
+    const value = declarationOf(key).check(sent as string & readonly string[], (message) => (problems[names[key]] = message), filters);
+    if (value !== undefined) values[key] = value;
   }
   return filters;
 }

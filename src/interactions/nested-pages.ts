@@ -5,8 +5,9 @@
 import DataLoader from 'dataloader';
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
-import { instant, queryRows } from '../db/sql.js';
+import { queryRows } from '../db/sql.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';
+import { interactionConditions } from './conditions.js';
 import { textPlanOf } from './count.js';
 import type { Filters } from './filters.js';
 import { INTERACTION_COLUMNS } from './rows.js';
@@ -23,26 +24,6 @@ export interface Loaders {
   interactionsOfCampaign(page: ChildPage): DataLoader<string, Interaction[]>;
 }
 
-/** SQL conditions equivalent to `interactionWhere` (visibility.ts), for raw queries. */
-export function interactionConditions(filters: Filters, visible: VisibleClinics): Prisma.Sql[] {
-  const conditions: Prisma.Sql[] = [];
-  if (visible !== null) conditions.push(Prisma.sql`i.clinic_id = ANY(${[...visible]}::uuid[])`);
-  if (filters.clinicId) conditions.push(Prisma.sql`i.clinic_id = ${filters.clinicId}::uuid`);
-  if (filters.campaignId) conditions.push(Prisma.sql`i.campaign_id = ${filters.campaignId}`);
-  if (filters.from) conditions.push(Prisma.sql`i.started_at >= ${instant(filters.from, 'from')}`);
-  if (filters.to) conditions.push(Prisma.sql`i.started_at <= ${instant(filters.to, 'to')}`);
-  if (filters.channel) conditions.push(Prisma.sql`i.channel = ${filters.channel}::"Channel"`);
-  if (filters.type) conditions.push(Prisma.sql`i.type = ${filters.type}::"InteractionType"`);
-  if (filters.outcomes) conditions.push(Prisma.sql`i.outcome = ANY(${filters.outcomes}::text[])`);
-  if (filters.search) conditions.push(Prisma.sql`i.phone_number ILIKE ${`%${escapeLike(filters.search)}%`}`);
-  if (filters.text) conditions.push(textCondition(filters.text, 'i'));
-  return conditions;
-}
-
-export function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 function childLoader(db: Db, visible: VisibleClinics, parentColumn: 'clinic_id' | 'campaign_id', { filters, page, limit }: ChildPage) {
   return new DataLoader<string, Interaction[]>(async (parentIds) => {
     const { text, ...others } = filters;
@@ -51,7 +32,7 @@ function childLoader(db: Db, visible: VisibleClinics, parentColumn: 'clinic_id' 
     const plan = text === undefined ? undefined : await textPlanOf(db, { ...others, text }, visible, (page - 1) * limit, limit);
     if (plan?.matches === 0) return parentIds.map(() => []);
     const textConditions = plan ? [plan.few ? await fewTextMatchIds(db, plan.scope, 'i') : textCondition(plan.scope.text, 'i')] : [];
-    const conditions = [...interactionConditions(others, visible), ...textConditions];
+    const conditions = [...interactionConditions(others, visible, 'i'), ...textConditions];
     const parentType = parentColumn === 'clinic_id' ? Prisma.sql`uuid` : Prisma.sql`text`;
     const rows = await queryRows<Interaction & { parentId: string }>(
       db,

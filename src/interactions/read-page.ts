@@ -18,7 +18,7 @@ import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
 import { lazy } from '../domain/lazy.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { interactionConditions, interactionWhere } from './conditions.js';
+import { interactionConditions, interactionWhere, restrictsBeyondClinic } from './conditions.js';
 import { countInteractions, countQuery, textPlanOf } from './count.js';
 import { deepPageIds } from './deep-page.js';
 import type { Filters, ListOrder } from './filters.js';
@@ -110,13 +110,12 @@ function readList(db: Db, request: ListRequest): InteractionList {
     const counted = lazy(() => countInteractions(db, filters, visibleClinics));
     total = counted;
     // Counted first (from the rollups) when the page could be empty at a high price: a filter on
-    // channel, type or outcome has no index in (started_at, id) order, so a combination that
+    // a rollup dimension (channel, type, outcome, ...) has no index in (started_at, id) order, so a combination that
     // nothing matches would be walked through the whole table; past page 1, a page after the last
     // would be walked through every match to find none left. A campaign too: one the key may not
     // see counts 0 (its lookup gates the count: clinic-scope.ts, campaignVisible), so no row is
     // read whichever way the page would be (Prisma's queries carry no such gate).
-    const costlyIfEmpty =
-      filters.channel !== undefined || filters.type !== undefined || filters.outcomes !== undefined || filters.campaignId !== undefined || skip > 0;
+    const costlyIfEmpty = restrictsBeyondClinic(filters) || skip > 0;
     known = costlyIfEmpty
       ? lazy(async () => {
           const n = await counted();

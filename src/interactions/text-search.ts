@@ -24,7 +24,7 @@ import type { VisibleClinics } from '../auth/clinic-scope.js';
 import { clinicScope } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { and, instant, num, prepared, queryRows } from '../db/sql.js';
-import { hasControlCharacter, type Problems } from '../domain/parameters.js';
+import { hasControlCharacter } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 
 /** Longest accepted search text (characters). */
@@ -44,16 +44,16 @@ export function walkIsCheaper(matches: number, inScope: number, skip: number, ta
 /** A word as the search counts them: a run of letters or digits. */
 const WORD = /[\p{L}\p{N}]+/gu;
 
-/** Checks a search text; problems are added under the caller's name for it (`q` or `text`). */
-export function checkText(raw: string, name: string, problems: Problems): string | undefined {
+/** Checks a search text: the text, or `problem` called with what is wrong with it. */
+export function checkText(raw: string, problem: (message: string) => void): string | undefined {
   const text = raw.trim();
-  if (text.length === 0) problems[name] = 'must not be empty';
-  else if ([...text].length > MAX_TEXT_LENGTH) problems[name] = `must be at most ${MAX_TEXT_LENGTH} characters`;
-  else if (hasControlCharacter(text)) problems[name] = 'must not contain control characters';
+  if (text.length === 0) problem('must not be empty');
+  else if ([...text].length > MAX_TEXT_LENGTH) problem(`must be at most ${MAX_TEXT_LENGTH} characters`);
+  else if (hasControlCharacter(text)) problem('must not contain control characters');
   else {
     const words = text.match(WORD)?.length ?? 0;
-    if (words === 0) problems[name] = 'must contain at least one word (letters or digits)';
-    else if (words > MAX_TEXT_WORDS) problems[name] = `must have at most ${MAX_TEXT_WORDS} words`;
+    if (words === 0) problem('must contain at least one word (letters or digits)');
+    else if (words > MAX_TEXT_WORDS) problem(`must have at most ${MAX_TEXT_WORDS} words`);
     else return text;
   }
   return undefined;

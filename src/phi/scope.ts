@@ -4,15 +4,12 @@
 // judged before the values of the arguments, as every scope is (decisions section 1).
 import type { GraphQLError } from 'graphql';
 import { codedError } from '../graphql/coded-error.js';
-import type { ParameterNames } from '../interactions/filters.js';
+import { type ParameterNames, PHI_FILTER_KEYS, type PhiFilterKey } from '../interactions/filters.js';
 import { PHI_SCOPE, readsPhi } from './masking.js';
 
-/**
- * The filters that need `phi:read`, by their GraphQL argument names. `text` is the full-text
- * filter; a list whose arguments do not have it yet simply never sends it.
- */
-export const PHI_FILTERS = ['search', 'text'] as const;
-export type PhiFilter = (typeof PHI_FILTERS)[number];
+/** The filters that need `phi:read`, by their GraphQL argument names (declared so: interactions/filters.ts). */
+export const PHI_FILTERS = PHI_FILTER_KEYS;
+export type PhiFilter = PhiFilterKey;
 
 /** The first filter of `args` that needs `phi:read`, if any is sent (an empty value counts: it is sent). */
 export function phiFilterOf(args: { readonly [K in PhiFilter]?: unknown }): PhiFilter | undefined {

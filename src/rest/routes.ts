@@ -22,7 +22,7 @@ import {
 } from '../documents/graphql.js';
 import { hasControlCharacter } from '../domain/parameters.js';
 import type { Scope } from '../domain/values.js';
-import type { ParameterNames } from '../interactions/filters.js';
+import { restNamesOf } from '../interactions/filters.js';
 import { mapInSlices, type TimeSlice } from '../limits/time-slices.js';
 import { MAX_SERIES_BUCKETS } from '../zones/local-calendar.js';
 import type { CursorMeta, PaginationMeta } from './envelope.js';
@@ -43,30 +43,7 @@ import {
   toViewer,
 } from './representation.js';
 
-/** The REST name of each GraphQL argument a parameter maps to (the names problems are reported under). */
-export const REST_NAMES: ParameterNames = {
-  page: 'page',
-  limit: 'limit',
-  dateFrom: 'date_from',
-  dateTo: 'date_to',
-  channel: 'channel',
-  type: 'type',
-  outcomes: 'outcome',
-  clinicId: 'clinic_id',
-  campaignId: 'campaign_id',
-  search: 'search',
-  text: 'q',
-  status: 'status',
-  timezone: 'timezone',
-  compare: 'compare',
-  granularity: 'granularity',
-  groupBy: 'group_by',
-  first: 'limit',
-  after: 'cursor',
-  order: 'order',
-  includeTotal: 'include_total',
-  updatedSince: 'updated_since',
-};
+export { REST_NAMES } from '../interactions/filters.js';
 
 export interface RouteResult {
   data: unknown;
@@ -114,23 +91,7 @@ const define = <TData, TVariables>(route: Route<TData, TVariables>) => route as 
 const alternative = <TData, TVariables>(alt: RouteAlternative<TData, TVariables>) => alt as unknown as RouteAlternative;
 
 /** Parameters of /interactions, in the order the OpenAPI document lists them. */
-const INTERACTION_LIST_PARAMS = [
-  'page',
-  'limit',
-  'date_from',
-  'date_to',
-  'channel',
-  'type',
-  'outcome',
-  'clinic_id',
-  'search',
-  'q',
-  'campaign_id',
-  'order',
-  'include_total',
-  'cursor',
-  'updated_since',
-] as const;
+const INTERACTION_LIST_PARAMS = ['page', 'limit', 'date_from', 'date_to', ...restNamesOf('lists'), 'order', 'include_total', 'cursor', 'updated_since'];
 
 export const routes: readonly Route[] = [
   define({
@@ -211,7 +172,7 @@ export const routes: readonly Route[] = [
     description:
       'Totals over a window of interactions (default: from the start of the day 30 days ago to the end of today, in UTC or in `timezone`). With `compare`, also the totals of the comparison window (`previous`) and the relative change of each figure (`change`).',
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'campaign_id', 'timezone', 'compare'],
+    params: ['date_from', 'date_to', ...restNamesOf('summary'), 'timezone', 'compare'],
     document: RestMetricsSummaryDocument,
     dataSchema: 'SummaryMetrics',
     shape: ({ metricsSummary: summary }) =>
@@ -228,7 +189,7 @@ export const routes: readonly Route[] = [
     summary: 'Daily metrics',
     description: `One entry per day of the window (UTC days, or local days with \`timezone\`), zero-filled, sorted by date ascending (at most ${MAX_DAILY_DAYS} days). With \`compare\`, also the days of the comparison window (\`previous\`).`,
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'campaign_id', 'timezone', 'compare'],
+    params: ['date_from', 'date_to', ...restNamesOf('metrics'), 'timezone', 'compare'],
     document: RestMetricsDailyDocument,
     dataSchema: 'DailyMetrics',
     shape: ({ metricsDailyReport: report }) =>
@@ -244,7 +205,7 @@ export const routes: readonly Route[] = [
     summary: 'Metrics series',
     description: `Totals per local hour, day, ISO week (from Monday), month, quarter or year of the window, in \`timezone\` (default UTC): every bucket, zero-filled, oldest first, the first and last cut to the window (at most ${MAX_SERIES_BUCKETS} buckets). Each bucket's \`start\` and \`end\` (exclusive) carry the zone's offset at that instant. With \`compare\`, also the buckets of the comparison window (\`previous\`).`,
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'campaign_id', 'timezone', 'compare', 'granularity'],
+    params: ['date_from', 'date_to', ...restNamesOf('metrics'), 'timezone', 'compare', 'granularity'],
     document: RestMetricsSeriesDocument,
     dataSchema: 'SeriesMetrics',
     shape: async ({ metricsSeries: series }, _query, slice) =>
@@ -261,7 +222,7 @@ export const routes: readonly Route[] = [
     description:
       'Interactions per outcome, most frequent first (ties by outcome), with their share of the total. With `compare`, also the breakdown of the comparison window (`previous`).',
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'channel', 'type', 'campaign_id', 'timezone', 'compare'],
+    params: ['date_from', 'date_to', ...restNamesOf('metrics'), 'timezone', 'compare'],
     document: RestMetricsOutcomesDocument,
     dataSchema: 'OutcomeBreakdown',
     shape: ({ metricsOutcomes: outcomes }) =>
@@ -279,7 +240,7 @@ export const routes: readonly Route[] = [
     description:
       'The summary metrics per group of interactions, for one or two dimensions (`group_by`): e.g. per campaign, per campaign and outcome, per clinic and channel. Largest group first (`total_interactions` descending), then by the keys ascending (nulls last); groups without interactions are not listed. Paged like lists.',
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'campaign_id', 'channel', 'type', 'timezone', 'group_by', 'page', 'limit'],
+    params: ['date_from', 'date_to', ...restNamesOf('metrics'), 'timezone', 'group_by', 'page', 'limit'],
     document: RestMetricsBreakdownDocument,
     dataSchema: 'MetricsBreakdown',
     shape: ({ metricsBreakdown: breakdown }) => {
@@ -294,7 +255,7 @@ export const routes: readonly Route[] = [
     description:
       'How long voice calls last: the number of calls with a duration, their percentiles and a histogram. Percentiles are read from the histogram, each within `precision_seconds` of the exact value (0 when exact).',
     scope: 'metrics:read',
-    params: ['date_from', 'date_to', 'clinic_id', 'campaign_id', 'channel', 'type', 'timezone'],
+    params: ['date_from', 'date_to', ...restNamesOf('metrics'), 'timezone'],
     document: RestMetricsDurationsDocument,
     dataSchema: 'DurationMetrics',
     shape: ({ metricsDurations: durations }) => durations && { data: toDurations(durations) },

@@ -19,10 +19,10 @@
 // instants are bound as ISO 8601 strings with `Z`, so nothing depends on the session's TimeZone.
 // (A JS Date bound directly is sent by the pg driver adapter as a wall-clock string without an offset,
 // which `::timestamptz` would read in the session's time zone.)
-import { campaignVisible } from '../auth/clinic-scope.js';
-import { and, instant } from '../db/sql.js';
-import { type ChannelValue, type InteractionTypeValue, SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../domain/values.js';
+import { and, columnOf, instant } from '../db/sql.js';
+import { SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { declarationOf, type Filters, ROLLUP_FILTER_KEYS, type RollupFilterKey } from '../interactions/filters.js';
 import { type DayRange, type RawRange, splitDays, splitDaysWithComplement, splitWindow } from './window.js';
 
 /** The UTC calendar day of an interaction (the rollup's `day`). */
@@ -31,26 +31,37 @@ export const UTC_DAY = Prisma.sql`(started_at AT TIME ZONE 'UTC')::date`;
 /** The clinics a query may touch: undefined = every clinic; [] = none. */
 export type ClinicScope = readonly string[] | undefined;
 
-/** Restrictions on columns that `interactions` and `interaction_daily_rollups` both have. */
-export interface Dimensions {
+/**
+ * Restrictions on columns that `interactions` and every rollup level have: the clinics, and each
+ * filter declared a rollup key (interactions/filters.ts).
+ */
+export type Dimensions = {
   /** undefined = every clinic; [] = none. */
   clinicIds?: readonly string[];
-  /** Only this campaign's interactions (read from the campaign levels). */
-  campaignId?: string;
-  channel?: ChannelValue;
-  type?: InteractionTypeValue;
-  /** Any of these (non-empty) outcomes; never matches a null outcome (the rollup's ''). */
-  outcomes?: readonly string[];
+} & { [K in Exclude<RollupFilterKey, 'clinicId'>]?: Filters[K] };
+
+/** The dimensions a restriction is given for (clinicIds, and the rollup filters other than the clinic). */
+const DIMENSION_KEYS = ROLLUP_FILTER_KEYS.filter((key): key is Exclude<RollupFilterKey, 'clinicId'> => key !== 'clinicId');
+
+/** Whether any restriction is given: without one, the levels summed over every clinic and key apply. */
+export function hasDimensions(d: Dimensions, ignoring: readonly (keyof Dimensions)[] = []): boolean {
+  return (['clinicIds', ...DIMENSION_KEYS] as const).some((key) => d[key] !== undefined && !ignoring.includes(key));
+}
+
+/** The restrictions given that are not among `keys` (the key columns of some level). */
+export function dimensionsBeyond(d: Dimensions, keys: readonly (keyof Dimensions)[]): (keyof Dimensions)[] {
+  return (['clinicIds', ...DIMENSION_KEYS] as const).filter((key) => d[key] !== undefined && !keys.includes(key));
 }
 
 /** What COUNTED rows select: restrictions and a window on started_at (a missing bound is open). */
 export type CountedWindow = Dimensions & { from?: Date; to?: Date };
 
 /**
- * Conditions (on unqualified columns) for the restrictions given; absent ones add no predicate, so
- * the (clinic_id, ...) and (channel, type, ...) indexes of either table apply.
+ * Conditions (on unqualified columns, or qualified by `alias`) for the restrictions given; absent
+ * ones add no predicate, so the (clinic_id, ...) and (channel, type, ...) indexes of either table apply.
  */
-export function dimensionConditions(d: Dimensions): Prisma.Sql[] {
+export function dimensionConditions(d: Dimensions, alias?: string): Prisma.Sql[] {
+  const column = columnOf(alias);
   const conditions: Prisma.Sql[] = [];
   if (d.clinicIds !== undefined) {
     conditions.push(
@@ -59,24 +70,25 @@ export function dimensionConditions(d: Dimensions): Prisma.Sql[] {
       d.clinicIds.length === 0
         ? Prisma.sql`FALSE` // no clinic: the planner answers without reading the table
         : d.clinicIds.length === 1
-          ? Prisma.sql`clinic_id = ${d.clinicIds[0]}::uuid`
-          : Prisma.sql`clinic_id = ANY(${[...d.clinicIds]}::uuid[])`,
+          ? Prisma.sql`${column('clinic_id')} = ${d.clinicIds[0]}::uuid`
+          : Prisma.sql`${column('clinic_id')} = ANY(${[...d.clinicIds]}::uuid[])`,
     );
   }
-  // (text on both sides: the raw table's nullable campaign_id, the levels' '' for none; a filter is never '')
-  if (d.campaignId !== undefined) conditions.push(Prisma.sql`campaign_id = ${d.campaignId}::text`, campaignVisible(d.campaignId, d.clinicIds));
-  if (d.channel !== undefined) conditions.push(Prisma.sql`channel = ${d.channel}::"Channel"`);
-  if (d.type !== undefined) conditions.push(Prisma.sql`type = ${d.type}::"InteractionType"`);
-  if (d.outcomes !== undefined) conditions.push(Prisma.sql`outcome = ANY(${[...d.outcomes]}::text[])`);
+  for (const key of DIMENSION_KEYS) {
+    const value = d[key];
+    const condition = declarationOf(key).condition;
+    if (value !== undefined && condition) conditions.push(...condition(value, { alias, column, clinicIds: d.clinicIds }));
+  }
   return conditions;
 }
 
 /** A raw range of started_at, as plain comparisons so the started_at indexes apply. */
-export function rawRangeConditions(range: RawRange): Prisma.Sql[] {
+export function rawRangeConditions(range: RawRange, alias?: string): Prisma.Sql[] {
+  const startedAt = columnOf(alias)('started_at');
   return [
-    ...(range.from ? [Prisma.sql`started_at >= ${instant(range.from, 'from')}`] : []),
-    ...(range.before ? [Prisma.sql`started_at < ${instant(range.before, 'before')}`] : []),
-    ...(range.to ? [Prisma.sql`started_at <= ${instant(range.to, 'to')}`] : []),
+    ...(range.from ? [Prisma.sql`${startedAt} >= ${instant(range.from, 'from')}`] : []),
+    ...(range.before ? [Prisma.sql`${startedAt} < ${instant(range.before, 'before')}`] : []),
+    ...(range.to ? [Prisma.sql`${startedAt} <= ${instant(range.to, 'to')}`] : []),
   ];
 }
 

@@ -33,7 +33,7 @@ import { and, prepared, queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { sliced, TimeSlice } from '../limits/time-slices.js';
-import { type Dimensions, dimensionConditions, RAW_COUNTED_TOTALS, totalsColumns } from './counted.js';
+import { type Dimensions, dimensionConditions, hasDimensions, RAW_COUNTED_TOTALS, totalsColumns } from './counted.js';
 import { forEachNumberRow, MAX_ROW_VALUES } from './number-rows.js';
 
 const QUARTER = 900_000;
@@ -106,7 +106,7 @@ type Plan =
 const QUARTER_TOTALS: Level = { size: QUARTER, pieces: 'quarterTotals', range: true };
 
 function planOf(dims: Dimensions, hourly: boolean, offHour: boolean): Plan {
-  const everything = dims.clinicIds === undefined && dims.campaignId === undefined && dims.channel === undefined && dims.type === undefined;
+  const everything = !hasDimensions(dims);
   const allClinics = dims.clinicIds === undefined;
   if (everything) return { kind: 'dayHours', levels: [{ size: QUARTER, pieces: 'quarters' }] };
   if (dims.campaignId !== undefined) {

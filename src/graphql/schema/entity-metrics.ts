@@ -12,8 +12,8 @@ import type { GraphQLContext } from '../context.js';
 import { rejected } from '../errors.js';
 import { Campaign } from './campaign.js';
 import { Clinic } from './clinic.js';
-import { ChannelEnum } from './enums.js';
-import { answering, checkMetrics, type MetricsRequest, MetricsSummary, timezoneArg, tooManyDays, typeArg, zonedQueryOf } from './metrics.js';
+import { filterArgs } from './filter-args.js';
+import { answering, checkMetrics, type MetricsRequest, MetricsSummary, metricsWindowArgs, timezoneArg, tooManyDays, zonedQueryOf } from './metrics.js';
 
 const ZERO = summaryMetrics(NO_TOTALS);
 
@@ -23,15 +23,7 @@ const ZERO = summaryMetrics(NO_TOTALS);
  */
 const ENTITY_METRICS_COST = 5;
 
-const entityMetricsArgs = builder.args((t) => ({
-  dateFrom: t.string({
-    description: 'Start of the window: `YYYY-MM-DD` (start of that day: UTC, or local with `timezone`) or an ISO 8601 date-time. Default: 30 days ago.',
-  }),
-  dateTo: t.string({
-    description: 'End of the window, inclusive: `YYYY-MM-DD` (end of that day: UTC, or local with `timezone`) or an ISO 8601 date-time. Default: today.',
-  }),
-  channel: t.field({ type: ChannelEnum, description: 'Only this channel.' }),
-}));
+const entityMetricsArgs = { ...metricsWindowArgs, ...filterArgs('parentMetrics') };
 
 interface Parent {
   id: string;
@@ -83,7 +75,7 @@ builder.objectField(Clinic, 'metrics', (t) =>
     nullable: true,
     description: description('clinic'),
     authScopes: { 'metrics:read': true },
-    args: { ...entityMetricsArgs, ...typeArg, ...timezoneArg },
+    args: { ...entityMetricsArgs, ...timezoneArg },
     resolve: (clinic: ClinicRow, args, context) => loaderOf('clinic', checkedRequest(args, context), context).load({ id: clinic.id, clinicId: clinic.id }),
   }),
 );
@@ -95,7 +87,7 @@ builder.objectField(Campaign, 'metrics', (t) =>
     nullable: true,
     description: description('campaign'),
     authScopes: { 'metrics:read': true },
-    args: { ...entityMetricsArgs, ...typeArg, ...timezoneArg },
+    args: { ...entityMetricsArgs, ...timezoneArg },
     resolve: (campaign: CampaignRow, args, context) =>
       loaderOf('campaign', checkedRequest(args, context), context).load({ id: campaign.id, clinicId: campaign.clinicId }),
   }),

@@ -11,7 +11,8 @@ import { builder } from '../builder.js';
 import { checked, rejected } from '../errors.js';
 import { searchedRows } from '../searched-rows.js';
 import { SortOrderEnum } from './enums.js';
-import { interactionFilterArgs, withTextIds } from './interaction.js';
+import { sentFilters } from './filter-args.js';
+import { rootListArgs } from './interaction.js';
 import { COST_COUNTED_BY_PARENT } from './paging.js';
 
 /** What a cursor page's position needs (the tombstones' pages have it too: deleted-interactions.ts). */
@@ -69,13 +70,11 @@ builder.queryFields((t) => ({
         description:
           'The change feed: interactions stored or last changed at or after this instant (ISO 8601 with Z or an offset; a date means the start of that UTC day), ordered by that time, then id, ascending. Resume a later sync from the largest such time seen (rows at exactly that instant come again: upsert by id).',
       }),
-      ...interactionFilterArgs,
-      clinicId: t.arg.id({ description: 'Only this clinic (UUID).' }),
-      campaignId: t.arg.id({ description: 'Only this campaign (its id).' }),
+      ...rootListArgs,
     },
     resolve: async (_root, args, context) => {
       requirePhiScope(context, args);
-      const list = checked(context, withTextIds(args), checkCursorList);
+      const list = checked(context, sentFilters(args), checkCursorList);
       const order = list.updatedSince ? 'feed' : list.order;
       let after: Position | null = null;
       if (list.after) {

@@ -9,7 +9,8 @@ import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
 import { searchedRows } from '../searched-rows.js';
-import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum, SortOrderEnum } from './enums.js';
+import { ChannelEnum, DirectionEnum, InteractionTypeEnum, SortOrderEnum } from './enums.js';
+import { type FilterArgValues, filterArgs, sentFilters } from './filter-args.js';
 import { COST_COUNTED_BY_PARENT, costByLimit, PageInfo, pagingArgs } from './paging.js';
 
 /**
@@ -94,48 +95,25 @@ export const Interaction = builder.prismaObject('Interaction', {
   }),
 });
 
-/** Filter arguments of interaction lists (root and nested), mirroring the REST parameters. */
-export const interactionFilterArgs = builder.args((t) => ({
+/** The window of interaction lists (root and nested), on `startedAt`. */
+export const listWindowArgs = builder.args((t) => ({
   dateFrom: t.string({ description: 'Start of the window on `startedAt`: `YYYY-MM-DD` (start of that UTC day) or an ISO 8601 date-time.' }),
   dateTo: t.string({ description: 'End of the window on `startedAt`, inclusive: `YYYY-MM-DD` (end of that UTC day) or an ISO 8601 date-time.' }),
-  channel: t.field({ type: ChannelEnum, description: 'Only this channel.' }),
-  type: t.field({ type: InteractionTypeEnum, description: 'Only this type; must be valid for `channel` when both are given.' }),
-  outcomes: t.field({ type: [OutcomeEnum], description: 'Only these outcomes (any of them).' }),
-  search: t.string({ description: 'Case-insensitive substring of the phone number. Needs scope `phi:read`.' }),
-  text: t.string({
-    description:
-      "Full-text search of the summary and transcript: every word must appear, in any case and with or without accents, stemmed in the clinic's language (`cancelled` finds `cancel` and `cancelling`). At most 200 characters and 16 words. Needs scope `phi:read`.",
-  }),
 }));
 
+/** The window and filters of the lists under a clinic or campaign, mirroring the REST parameters. */
+export const interactionFilterArgs = { ...listWindowArgs, ...filterArgs('nestedLists') };
+
+/** The window and filters of the root lists (page, cursor). */
+export const rootListArgs = { ...listWindowArgs, ...filterArgs('lists') };
+
 /** An interaction list's arguments as Pothos gives them (enum arguments as their internal values). */
-export interface ListArgs {
-  page?: number | null;
-  limit?: number | null;
-  dateFrom?: string | null;
-  dateTo?: string | null;
-  channel?: string | null;
-  type?: string | null;
-  outcomes?: readonly string[] | null;
-  search?: string | null;
-  text?: string | null;
-  clinicId?: string | number | null;
-  campaignId?: string | number | null;
-}
+export type ListArgs = { page?: number | null; limit?: number | null; dateFrom?: string | null; dateTo?: string | null } & FilterArgValues;
 
 /** The list's page and filters, checked (graphql/errors.ts) as the caller named them. */
 export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'parameters' | 'key'>) {
   requirePhiScope(context, args);
-  return checked(context, withTextIds(args), checkList);
-}
-
-/** The arguments with the ID arguments as text (GraphQL's ID may arrive as a number), for the filters' checks. */
-export function withTextIds<A extends { clinicId?: string | number | null; campaignId?: string | number | null }>(args: A) {
-  return {
-    ...args,
-    clinicId: args.clinicId == null ? args.clinicId : String(args.clinicId),
-    campaignId: args.campaignId == null ? args.campaignId : String(args.campaignId),
-  };
+  return checked(context, sentFilters(args), checkList);
 }
 
 export const InteractionPage = builder.objectRef<InteractionList>('InteractionPage').implement({
@@ -161,11 +139,7 @@ builder.queryFields((t) => ({
     authScopes: { 'interactions:read': true },
     args: {
       ...pagingArgs,
-      ...interactionFilterArgs,
-      clinicId: t.arg.id({ description: 'Only this clinic (UUID).' }),
-      campaignId: t.arg.id({
-        description: 'Only this campaign (its id: any text of 1 to 255 printable characters). A campaign of a clinic the key may not see matches nothing.',
-      }),
+      ...rootListArgs,
       order: t.arg({ type: SortOrderEnum, description: 'Newest first (`DESC`, the default) or oldest first (`ASC`), by `startedAt` then `id`.' }),
       includeTotal: t.arg.boolean({
         description:
@@ -174,7 +148,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, context) => {
       requirePhiScope(context, args);
-      const { page, limit, filters, order, includeTotal } = checked(context, withTextIds(args), checkPageList);
+      const { page, limit, filters, order, includeTotal } = checked(context, sentFilters(args), checkPageList);
       return listInteractions(context.db, { filters, visibleClinics: context.visibleClinics, page, limit, order, includeTotal });
     },
   }),

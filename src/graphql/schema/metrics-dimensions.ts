@@ -19,7 +19,6 @@ import {
   MetricsSummary,
   timezoneArg,
   tooManyDays,
-  typeArg,
   windowArgs,
   zonedQueryOf,
 } from './metrics.js';
@@ -209,7 +208,6 @@ builder.queryFields((t) => ({
     authScopes: { 'metrics:read': true },
     args: {
       ...windowArgs,
-      ...typeArg,
       ...timezoneArg,
       ...pagingArgs,
       groupBy: t.arg({ type: [MetricsDimensionEnum], description: `Required: one or two distinct dimensions, e.g. \`[CAMPAIGN, OUTCOME]\`.` }),
@@ -231,7 +229,7 @@ builder.queryFields((t) => ({
     description:
       'Count, percentiles and histogram of the durations of voice calls over a window (default: the last 30 days), optionally in a time zone. Needs scope `metrics:read`.',
     authScopes: { 'metrics:read': true },
-    args: { ...windowArgs, ...typeArg, ...timezoneArg },
+    args: { ...windowArgs, ...timezoneArg },
     resolve: (_root, args, context) => durationsOf(checkMetricsWith(args, context, {}, () => undefined).request, context),
   }),
 }));

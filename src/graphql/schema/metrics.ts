@@ -32,7 +32,8 @@ import { knownZoneNames } from '../../zones/zone-names.js';
 import { type ArgumentUnits, builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { checked, rejected } from '../errors.js';
-import { ChannelEnum, GranularityEnum, InteractionTypeEnum, MetricsComparisonEnum } from './enums.js';
+import { GranularityEnum, MetricsComparisonEnum } from './enums.js';
+import { type FilterArgValues, filterArgs, sentFilters } from './filter-args.js';
 import { type CheckedZoneArguments, checkZoneArguments, type ZoneArguments, zonedQuery } from './zone-arguments.js';
 
 /** An aggregate over a window costs like a page of rows (see builder.ts). */
@@ -178,19 +179,19 @@ const MetricsSeries = builder.objectRef<{ series: SeriesBucket[]; previous?: Ser
   }),
 });
 
-export const windowArgs = builder.args((t) => ({
+/** The window of every metrics field (and of the metrics of a clinic or campaign). */
+export const metricsWindowArgs = builder.args((t) => ({
   dateFrom: t.string({
     description: 'Start of the window: `YYYY-MM-DD` (start of that day: UTC, or local with `timezone`) or an ISO 8601 date-time. Default: 30 days ago.',
   }),
   dateTo: t.string({
     description: 'End of the window, inclusive: `YYYY-MM-DD` (end of that day: UTC, or local with `timezone`) or an ISO 8601 date-time. Default: today.',
   }),
-  clinicId: t.id({ description: 'Only this clinic (UUID).' }),
-  campaignId: t.id({
-    description: 'Only this campaign (its id: any text of 1 to 255 printable characters). A campaign of a clinic the key may not see counts nothing.',
-  }),
-  channel: t.field({ type: ChannelEnum, description: 'Only this channel.' }),
 }));
+
+/** The window and filters of the metrics fields (the summary takes fewer filters: summaryArgs). */
+export const windowArgs = { ...metricsWindowArgs, ...filterArgs('metrics') };
+const summaryArgs = { ...metricsWindowArgs, ...filterArgs('summary') };
 
 export const timezoneArg = builder.args((t) => ({
   timezone: t.string({
@@ -203,18 +204,7 @@ const compareArg = builder.args((t) => ({
   compare: t.field({ type: MetricsComparisonEnum, description: 'Also compute the figures of this earlier window (`previous`).' }),
 }));
 
-export const typeArg = builder.args((t) => ({
-  type: t.field({ type: InteractionTypeEnum, description: 'Only this interaction type; must be valid for `channel` when both are given.' }),
-}));
-
-export interface WindowArgs {
-  dateFrom?: string | null;
-  dateTo?: string | null;
-  clinicId?: string | number | null;
-  campaignId?: string | number | null;
-  channel?: string | null;
-  type?: string | null;
-}
+export type WindowArgs = { dateFrom?: string | null; dateTo?: string | null } & FilterArgValues;
 
 export interface MetricsRequest {
   filter: MetricsFilter;
@@ -242,7 +232,7 @@ export function checkMetricsWith<A extends WindowArgs & ZoneArguments, T>(
   options: { maxDays?: number; series?: boolean },
   more: (values: A, names: ParameterNames, problems: Problems) => T,
 ): { request: MetricsRequest; more: T } {
-  const raw = { ...args, clinicId: args.clinicId == null ? null : String(args.clinicId), campaignId: args.campaignId == null ? null : String(args.campaignId) };
+  const raw = sentFilters(args);
   const { visibleClinics, now } = context;
   return checked(context, raw, (values, names, problems) => ({
     request: {
@@ -325,7 +315,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'Totals over a window (default: the last 30 days), optionally in a time zone and against an earlier window. Needs scope `metrics:read`.',
     authScopes: { 'metrics:read': true },
-    args: { ...windowArgs, ...timezoneArg, ...compareArg },
+    args: { ...summaryArgs, ...timezoneArg, ...compareArg },
     resolve: (_root, args, context) => summaryReport(checkMetrics(args, context), context),
   }),
   metricsDaily: t.field({
@@ -336,7 +326,7 @@ builder.queryFields((t) => ({
     description:
       'One entry per day of the window (default: the last 30 days), zero-filled, oldest first: UTC days, or local days with `timezone`. Needs scope `metrics:read`. `metricsDailyReport` adds a comparison.',
     authScopes: { 'metrics:read': true },
-    args: { ...windowArgs, ...typeArg, ...timezoneArg },
+    args: { ...windowArgs, ...timezoneArg },
     resolve: (_root, args, context) => dailyReport(checkMetrics(args, context, { maxDays: MAX_DAILY_DAYS }), context).then((report) => report.daily),
   }),
   metricsDailyReport: t.field({
@@ -346,7 +336,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'The daily series of `metricsDaily` and, with `compare`, the same over the comparison window. Needs scope `metrics:read`.',
     authScopes: { 'metrics:read': true },
-    args: { ...windowArgs, ...typeArg, ...timezoneArg, ...compareArg },
+    args: { ...windowArgs, ...timezoneArg, ...compareArg },
     resolve: (_root, args, context) => dailyReport(checkMetrics(args, context, { maxDays: MAX_DAILY_DAYS }), context),
   }),
   metricsSeries: t.field({
@@ -358,7 +348,6 @@ builder.queryFields((t) => ({
     authScopes: { 'metrics:read': true },
     args: {
       ...windowArgs,
-      ...typeArg,
       ...timezoneArg,
       ...compareArg,
       granularity: t.arg({ type: GranularityEnum, description: 'The calendar unit of the buckets. Required.' }),
@@ -373,7 +362,7 @@ builder.queryFields((t) => ({
     description:
       'Interactions per outcome over a window (default: the last 30 days), optionally in a time zone and against an earlier window. Needs scope `metrics:read`.',
     authScopes: { 'metrics:read': true },
-    args: { ...windowArgs, ...typeArg, ...timezoneArg, ...compareArg },
+    args: { ...windowArgs, ...timezoneArg, ...compareArg },
     resolve: (_root, args, context) => outcomesReport(checkMetrics(args, context), context),
   }),
 }));

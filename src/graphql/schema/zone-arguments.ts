@@ -1,7 +1,7 @@
 // The time zone, comparison and granularity arguments of the metrics fields: checked with the
 // other arguments (syntax, membership), then resolved against the database (does the zone exist;
 // which zone is the clinic's).
-import type { MetricsFilter } from '../../analytics/filter.js';
+import { dimensionsOfWindow, type MetricsFilter } from '../../analytics/filter.js';
 import { COMPARISONS, type Comparison, type LocalBound, type ZonedQuery } from '../../analytics/zoned.js';
 import { queryRows } from '../../db/sql.js';
 import { hasControlCharacter, type Problems } from '../../domain/parameters.js';
@@ -100,7 +100,7 @@ export async function zonedQuery(
     zone,
     from: localBound(raw.dateFrom, filter.from, 'from'),
     to: localBound(raw.dateTo, filter.to, 'to'),
-    dims: { clinicIds: filter.clinicIds, campaignId: filter.campaignId, channel: filter.channel, type: filter.type },
+    dims: dimensionsOfWindow(filter),
     compare: checked.compare,
     now: context.now,
   };
