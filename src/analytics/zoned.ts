@@ -297,11 +297,10 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
  */
 export async function zonedOutcomes(db: Db, query: ZonedQuery): Promise<WithPrevious<OutcomesResult>> {
   const resolved = await resolveWindows(db, query);
-  const { clinicIds, campaignId, channel, type } = query.dims;
   const results = await Promise.all(
     windowsOf(resolved).map((w) => {
       const instants = instantsOf(w);
-      return instants ? metricsOutcomes(db, { ...instants, clinicIds, campaignId, channel, type }) : Promise.resolve({ outcomes: [], total: 0 });
+      return instants ? metricsOutcomes(db, { ...query.dims, ...instants }) : Promise.resolve({ outcomes: [], total: 0 });
     }),
   );
   return pair(results);

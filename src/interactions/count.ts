@@ -12,7 +12,7 @@ import { num, prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { countedOutcomes, countedTotals } from '../rollups/counted.js';
 import { countableByRollups, dimensionsOf, interactionConditions, interactionWhere } from './conditions.js';
-import type { Filters } from './filters.js';
+import { declarationOf, FILTER_KEYS, type Filters } from './filters.js';
 import { countPhoneMatches } from './phone-search.js';
 import { countMatches, countOneWord, type TextScope, walkIsCheaper } from './text-search.js';
 
@@ -34,8 +34,9 @@ async function countText(db: Db, filters: Filters & { text: string }, visibleCli
 export function textScopeOf(filters: Filters & { text: string }, visibleClinics: VisibleClinics): TextScope {
   const { text, clinicId, from, to, ...rest } = filters;
   const others = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
-  // Every filter but the phone search is a column of the search documents too (text-search.ts).
-  return { text, visible: visibleClinics, clinicId, from, to, others, othersOnDocuments: rest.search === undefined ? others : undefined };
+  // Checked on the documents when every other filter is a column of theirs (filters.ts onSearchDocuments).
+  const onDocuments = FILTER_KEYS.every((key) => rest[key as keyof typeof rest] === undefined || declarationOf(key).onSearchDocuments);
+  return { text, visible: visibleClinics, clinicId, from, to, others, othersOnDocuments: onDocuments ? others : undefined };
 }
 
 /** How a page of a full-text search is found, from its exact number of matches (text-search.ts). */

@@ -16,7 +16,7 @@ import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { everyInteractionByDay } from '../rollups/counted.js';
-import { countableByRollups, dimensionsOf, interactionConditions } from './conditions.js';
+import { countableByRollups, dimensionsOf, interactionConditions, restrictsBeyondClinic } from './conditions.js';
 import { countedMatches } from './count.js';
 import type { Filters } from './filters.js';
 
@@ -55,6 +55,5 @@ export async function deepPageIds(db: Db, filters: Filters, visibleClinics: Visi
 
 /** Whether the list is every interaction of its window (no restriction on a rollup dimension, nothing else). */
 function everyInteraction(filters: Filters, visibleClinics: VisibleClinics): boolean {
-  const { clinicIds, campaignId, channel, type, outcomes } = dimensionsOf(filters, visibleClinics);
-  return countableByRollups(filters) && clinicIds === undefined && !campaignId && !channel && !type && !outcomes;
+  return countableByRollups(filters) && dimensionsOf(filters, visibleClinics).clinicIds === undefined && !restrictsBeyondClinic(filters);
 }

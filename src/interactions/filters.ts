@@ -53,6 +53,11 @@ export interface FilterDeclaration<Value> {
   condition?(value: Value, at: ConditionContext): Prisma.Sql[];
   /** A key column of the rollup levels: a list or metric filtered by it is read from the rollups. */
   rollup: boolean;
+  /**
+   * A column of the search documents too (interaction_search_documents): a full-text search checks
+   * it there rather than on each match's interaction (text-search.ts).
+   */
+  onSearchDocuments?: true;
   /** Reads patient data: refused to a key without `phi:read`, whatever its value. */
   phi?: true;
   /** The same selection as a Prisma `where`; absent where Prisma cannot express it (read in SQL). */
@@ -103,6 +108,7 @@ export const INTERACTION_FILTERS = {
     description: `Only this campaign (its id: any text of 1 to ${MAX_CAMPAIGN_ID_LENGTH} printable characters). A campaign of a clinic the key may not see selects nothing.`,
     readers: ['lists', 'metrics', 'summary'],
     rollup: true,
+    onSearchDocuments: true,
     check: (sent: string, problem) => {
       if (sent.length === 0) problem('must not be empty');
       else if ([...sent].length > MAX_CAMPAIGN_ID_LENGTH) problem(`must be at most ${MAX_CAMPAIGN_ID_LENGTH} characters`);
@@ -120,6 +126,7 @@ export const INTERACTION_FILTERS = {
     description: 'Only this channel.',
     readers: ['lists', 'nestedLists', 'metrics', 'summary', 'parentMetrics'],
     rollup: true,
+    onSearchDocuments: true,
     check: (sent: string, problem) => oneOf<ChannelValue>(CHANNELS, sent, problem),
     condition: (channel: ChannelValue, at) => [Prisma.sql`${at.column('channel')} = ${channel}::"Channel"`],
     prisma: (channel: ChannelValue) => ({ channel }),
@@ -130,6 +137,7 @@ export const INTERACTION_FILTERS = {
     description: 'Only this interaction type; must be valid for `channel` when both are given.',
     readers: ['lists', 'nestedLists', 'metrics', 'parentMetrics'],
     rollup: true,
+    onSearchDocuments: true,
     check: (sent: string, problem, checked): InteractionTypeValue | undefined => {
       const allowed = checked.channel ? TYPES_BY_CHANNEL[checked.channel] : INTERACTION_TYPES;
       if (allowed.includes(sent as InteractionTypeValue)) return sent as InteractionTypeValue;
@@ -147,6 +155,7 @@ export const INTERACTION_FILTERS = {
     description: 'Only these outcomes (any of them).',
     readers: ['lists', 'nestedLists'],
     rollup: true,
+    onSearchDocuments: true,
     check: (sent: readonly string[], problem) => {
       const invalid = sent.filter((o) => !(OUTCOMES as readonly string[]).includes(o));
       if (sent.length > 0 && invalid.length === 0) return [...new Set(sent)];

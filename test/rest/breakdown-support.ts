@@ -60,6 +60,7 @@ export interface Scope {
   campaignId?: string;
   channel?: 'voice' | 'whatsapp';
   type?: string;
+  direction?: 'inbound' | 'outbound';
 }
 
 function whereOf(scope: Scope, values: unknown[]): string {
@@ -74,6 +75,7 @@ function whereOf(scope: Scope, values: unknown[]): string {
   if (scope.campaignId !== undefined) add('i.campaign_id = ?', scope.campaignId);
   if (scope.channel !== undefined) add('i.channel::text = ?', scope.channel);
   if (scope.type !== undefined) add('i.type::text = ?', scope.type);
+  if (scope.direction !== undefined) add('i.direction::text = ?', scope.direction);
   return conditions.join(' AND ');
 }
 
