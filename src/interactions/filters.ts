@@ -7,7 +7,16 @@
 // Adding a filter means adding one declaration (docs/development.md).
 import { campaignVisible } from '../auth/clinic-scope.js';
 import { checkPaging, hasControlCharacter, isUuid, type Paging, type Problems, parseDateBound } from '../domain/parameters.js';
-import { CHANNELS, type ChannelValue, INTERACTION_TYPES, type InteractionTypeValue, OUTCOMES, TYPES_BY_CHANNEL } from '../domain/values.js';
+import {
+  CHANNELS,
+  type ChannelValue,
+  DIRECTIONS,
+  type DirectionValue,
+  INTERACTION_TYPES,
+  type InteractionTypeValue,
+  OUTCOMES,
+  TYPES_BY_CHANNEL,
+} from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { checkText, textCondition } from './text-search.js';
 
@@ -148,6 +157,16 @@ export const INTERACTION_FILTERS = {
     },
     condition: (type: InteractionTypeValue, at) => [Prisma.sql`${at.column('type')} = ${type}::"InteractionType"`],
     prisma: (type: InteractionTypeValue) => ({ type }),
+  }),
+  direction: declare({
+    rest: 'direction',
+    input: { enum: 'Direction' },
+    description: 'Only interactions in this direction: `inbound` (the patient called or wrote) or `outbound` (the clinic did).',
+    readers: ['lists', 'nestedLists', 'metrics', 'summary', 'parentMetrics'],
+    rollup: true,
+    check: (sent: string, problem) => oneOf<DirectionValue>(DIRECTIONS, sent, problem),
+    condition: (direction: DirectionValue, at) => [Prisma.sql`${at.column('direction')} = ${direction}::"Direction"`],
+    prisma: (direction: DirectionValue) => ({ direction }),
   }),
   outcomes: declare({
     rest: 'outcome',

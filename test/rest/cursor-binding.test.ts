@@ -40,6 +40,7 @@ function samples(fixture: Fixture): Record<string, readonly [unknown, unknown]> 
     dateTo: ['2025-03-31', '2025-04-30T12:00:00Z'],
     channel: ['VOICE', 'WHATSAPP'],
     type: ['INBOUND', 'CAMPAIGN_OUTBOUND'],
+    direction: ['INBOUND', 'OUTBOUND'],
     outcomes: [['APPOINTMENT_BOOKED'], ['APPOINTMENT_BOOKED', 'NO_ANSWER']],
     search: ['612', '345'],
     text: ['appointment', 'booked'],
