@@ -148,6 +148,29 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     zoned('metrics durations 1 year', `/api/v1/metrics/durations?${year}`, { p50Ms: 15 }),
     zoned('metrics durations 1 year, one clinic', `/api/v1/metrics/durations?${year}&clinic_id=${CLINIC_IDS[0]}`),
   ];
+  // `direction` (`--scenarios direction`): a rollup key like the channel for the summary, daily and
+  // a page; the duration histograms have no direction, so its durations are read from the raw table.
+  // (The baseline has no direction filter: the service alone.)
+  const byDirection: Scenario[] = [
+    zoned('metrics summary 1 year, direction outbound', `/api/v1/metrics/summary?${year}&direction=outbound`, undefined, true),
+    zoned(
+      'metrics daily 1 year, direction inbound, tz Europe/Madrid',
+      `/api/v1/metrics/daily?${year}&direction=inbound&timezone=Europe/Madrid`,
+      undefined,
+      true,
+    ),
+    zoned('metrics durations 1 year, direction inbound', `/api/v1/metrics/durations?${year}&direction=inbound`, undefined, true),
+    zoned(
+      'metrics durations 1 year, direction outbound, one clinic',
+      `/api/v1/metrics/durations?${year}&direction=outbound&clinic_id=${CLINIC_IDS[0]}`,
+      undefined,
+      true,
+    ),
+    {
+      ...get('interactions filtered, direction outbound, one clinic', 'interactions', `/api/v1/interactions?direction=outbound&clinic_id=${CLINIC_IDS[0]}`),
+      serviceOnly: true as const,
+    },
+  ];
   // Beyond the baseline (`--scenarios cursor`, `feed`, `304`, `me`): the service alone.
   const serviceOnly = (name: string, group: Group, path: string, extra: Partial<Scenario> = {}): Scenario => ({
     ...get(name, group, path),
@@ -276,6 +299,7 @@ export function scenariosFor(meta: DatasetMeta): Scenario[] {
     ...metrics,
     ...zonedMetrics,
     ...byDimension,
+    ...byDirection,
     {
       name: 'GraphQL interactions(limit: 50) + relations',
       group: 'graphql',
