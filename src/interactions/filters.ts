@@ -18,7 +18,7 @@ import {
   TYPES_BY_CHANNEL,
 } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { checkText, textCondition } from './text-search.js';
+import { checkText, MAX_TEXT_LENGTH, MAX_TEXT_WORDS, textCondition } from './text-search.js';
 
 /** Longest accepted search string; phone numbers are far shorter. */
 export const MAX_SEARCH_LENGTH = 64;
@@ -46,6 +46,19 @@ export interface ConditionContext {
   clinicIds: readonly string[] | undefined;
 }
 
+/** What REST adds to a filter's parameter in the OpenAPI document. */
+export interface OpenApiRule {
+  /** Appended to the description: what REST spells or checks beyond the GraphQL argument. */
+  note: string;
+  /** Merged into the parameter's schema. */
+  schema?: Readonly<Record<string, unknown>>;
+  /** Other fields of the Parameter Object (style, examples). */
+  extra?: Readonly<Record<string, unknown>>;
+}
+
+/** Values as the OpenAPI notes list them. */
+const codes = (values: readonly string[]) => values.map((value) => `\`${value}\``).join(', ');
+
 export interface FilterDeclaration<Value> {
   /** The REST query parameter. */
   rest: string;
@@ -69,6 +82,11 @@ export interface FilterDeclaration<Value> {
   onSearchDocuments?: true;
   /** Reads patient data: refused to a key without `phi:read`, whatever its value. */
   phi?: true;
+  /**
+   * What REST adds to the description in the OpenAPI document (its spelling, its limits), and what
+   * it merges into the parameter's schema or object; an enum without one is listed by its values.
+   */
+  openapi?: OpenApiRule;
   /** The same selection as a Prisma `where`; absent where Prisma cannot express it (read in SQL). */
   prisma?(value: Value): Prisma.InteractionWhereInput;
 }
@@ -108,6 +126,10 @@ export const INTERACTION_FILTERS = {
     description: 'Only this clinic (UUID).',
     readers: ['lists', 'metrics', 'summary'],
     rollup: true,
+    openapi: {
+      note: 'Not a UUID: 400. A well-formed id of a clinic that does not exist or that the key may not see gives empty results (zeros for metrics), not an error.',
+      schema: { format: 'uuid' },
+    },
     check: (sent: string, problem) => (isUuid(sent) ? sent.toLowerCase() : void problem('must be a UUID')),
     prisma: (clinicId: string) => ({ clinicId }),
   }),
@@ -118,6 +140,10 @@ export const INTERACTION_FILTERS = {
     readers: ['lists', 'metrics', 'summary'],
     rollup: true,
     onSearchDocuments: true,
+    openapi: {
+      note: `Any id of 1 to ${MAX_CAMPAIGN_ID_LENGTH} printable characters (campaign ids are not UUIDs). An id of a campaign that does not exist or belongs to a clinic the key may not see gives empty results (zeros for metrics), not an error.`,
+      schema: { minLength: 1, maxLength: MAX_CAMPAIGN_ID_LENGTH },
+    },
     check: (sent: string, problem) => {
       if (sent.length === 0) problem('must not be empty');
       else if ([...sent].length > MAX_CAMPAIGN_ID_LENGTH) problem(`must be at most ${MAX_CAMPAIGN_ID_LENGTH} characters`);
@@ -136,6 +162,7 @@ export const INTERACTION_FILTERS = {
     readers: ['lists', 'nestedLists', 'metrics', 'summary', 'parentMetrics'],
     rollup: true,
     onSearchDocuments: true,
+    openapi: { note: `Lowercase: ${codes(CHANNELS)}.` },
     check: (sent: string, problem) => oneOf<ChannelValue>(CHANNELS, sent, problem),
     condition: (channel: ChannelValue, at) => [Prisma.sql`${at.column('channel')} = ${channel}::"Channel"`],
     prisma: (channel: ChannelValue) => ({ channel }),
@@ -147,6 +174,11 @@ export const INTERACTION_FILTERS = {
     readers: ['lists', 'nestedLists', 'metrics', 'parentMetrics'],
     rollup: true,
     onSearchDocuments: true,
+    openapi: {
+      note:
+        `With \`channel=voice\`: ${codes(TYPES_BY_CHANNEL.voice)}; with \`channel=whatsapp\`: ${codes(TYPES_BY_CHANNEL.whatsapp)} ` +
+        '(a type not valid for the given channel is a 400). Without `channel`, any type.',
+    },
     check: (sent: string, problem, checked): InteractionTypeValue | undefined => {
       const allowed = checked.channel ? TYPES_BY_CHANNEL[checked.channel] : INTERACTION_TYPES;
       if (allowed.includes(sent as InteractionTypeValue)) return sent as InteractionTypeValue;
@@ -175,6 +207,10 @@ export const INTERACTION_FILTERS = {
     readers: ['lists', 'nestedLists'],
     rollup: true,
     onSearchDocuments: true,
+    openapi: {
+      note: `Comma-separated: ${codes(OUTCOMES)}. UPPERCASE, case-sensitive; any other item (wrong case, empty) is a 400.`,
+      extra: { style: 'form', explode: false, examples: { one: { value: ['APPOINTMENT_BOOKED'] }, several: { value: ['NO_ANSWER', 'VOICEMAIL_REACHED'] } } },
+    },
     check: (sent: readonly string[], problem) => {
       const invalid = sent.filter((o) => !(OUTCOMES as readonly string[]).includes(o));
       if (sent.length > 0 && invalid.length === 0) return [...new Set(sent)];
@@ -193,6 +229,13 @@ export const INTERACTION_FILTERS = {
     readers: ['lists', 'nestedLists'],
     rollup: false,
     phi: true,
+    openapi: {
+      note: `1 to ${MAX_SEARCH_LENGTH} characters. A literal \`+\` must be URL-encoded as \`%2B\`.`,
+      schema: { minLength: 1, maxLength: MAX_SEARCH_LENGTH },
+      // The examples match the demo data (its US numbers are +1 (xxx) 555-xxxx, its UK ones +44),
+      // together with the other parameters' first examples: "Try it out" sends them all at once.
+      extra: { examples: { digits: { value: '555' }, international: { summary: 'sent as search=%2B44', value: '+44' } } },
+    },
     check: (sent: string, problem) => {
       if (sent.length === 0) problem('must not be empty');
       else if (sent.length > MAX_SEARCH_LENGTH) problem(`must be at most ${MAX_SEARCH_LENGTH} characters`);
@@ -211,6 +254,11 @@ export const INTERACTION_FILTERS = {
     readers: ['lists', 'nestedLists'],
     rollup: false,
     phi: true,
+    openapi: {
+      note: `1 to ${MAX_TEXT_LENGTH} characters, at most ${MAX_TEXT_WORDS} words (runs of letters or digits; everything else separates them and is never an operator). A text of stop words only matches nothing.`,
+      schema: { minLength: 1, maxLength: MAX_TEXT_LENGTH },
+      extra: { examples: { word: { value: 'appointment' }, words: { summary: 'every word must match', value: 'cancel appointment' } } },
+    },
     check: (sent: string, problem) => checkText(sent, problem),
     condition: (text: string, at) => [textCondition(text, at.alias)],
   }),

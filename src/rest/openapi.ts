@@ -24,23 +24,13 @@ import {
 } from 'graphql';
 import { MISSING_HEADER } from '../auth/authenticate.js';
 import { MAX_PAGE, type Problems } from '../domain/parameters.js';
-import {
-  DEFAULT_PAGE_SIZE,
-  KEY_PREFIXES,
-  MAX_PAGE_SIZE,
-  SCHEDULED_OUTCOME,
-  SCOPES,
-  SUCCESSFUL_OUTCOMES,
-  TIER_LIMITS,
-  TYPES_BY_CHANNEL,
-} from '../domain/values.js';
+import { DEFAULT_PAGE_SIZE, KEY_PREFIXES, MAX_PAGE_SIZE, SCHEDULED_OUTCOME, SCOPES, SUCCESSFUL_OUTCOMES, TIER_LIMITS } from '../domain/values.js';
 import { availableTypes, EXPORT_TYPES, type ExportFormat, withFormat } from '../exports/negotiate.js';
 import { exportDocs } from '../exports/openapi.js';
 import { exportFormatsOf } from '../exports/routes.js';
 import { schema as graphqlSchema } from '../graphql/index.js';
 import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
-import { MAX_CAMPAIGN_ID_LENGTH as MAX_ID_LENGTH, MAX_SEARCH_LENGTH } from '../interactions/filters.js';
-import { MAX_TEXT_LENGTH, MAX_TEXT_WORDS } from '../interactions/text-search.js';
+import { declarationOf, FILTER_KEYS, INTERACTION_FILTERS, MAX_CAMPAIGN_ID_LENGTH as MAX_ID_LENGTH } from '../interactions/filters.js';
 import { PHI_SCOPE } from '../phi/masking.js';
 import { PHI_FILTERS, phiScopeMessage } from '../phi/scope.js';
 import {
@@ -546,6 +536,9 @@ interface RestRule {
 
 /** REST's rules per parameter; `metrics` when the endpoint has a default window. */
 function restRule(name: string, argument: GraphQLArgument, metrics: boolean): RestRule {
+  const filter = FILTER_KEYS.find((key) => INTERACTION_FILTERS[key].rest === name);
+  const declared = filter === undefined ? undefined : declarationOf(filter).openapi;
+  if (declared) return declared;
   switch (name) {
     case 'page':
       return {
@@ -562,30 +555,8 @@ function restRule(name: string, argument: GraphQLArgument, metrics: boolean): Re
       };
     case 'date_to':
       return { note: `${DATE_TIME_NOTE}${metrics ? '' : ' Default: no upper bound.'}`, replace: dateSchema('2026-01-31') };
-    case 'channel':
     case 'status':
       return { note: `Lowercase: ${list(enumValues(argument))}.` };
-    case 'type':
-      return {
-        note:
-          `With \`channel=voice\`: ${list(TYPES_BY_CHANNEL.voice)}; with \`channel=whatsapp\`: ${list(TYPES_BY_CHANNEL.whatsapp)} ` +
-          '(a type not valid for the given channel is a 400). Without `channel`, any type.',
-      };
-    case 'outcome':
-      return {
-        note: `Comma-separated: ${list(enumValues(argument))}. UPPERCASE, case-sensitive; any other item (wrong case, empty) is a 400.`,
-        extra: { style: 'form', explode: false, examples: { one: { value: ['APPOINTMENT_BOOKED'] }, several: { value: ['NO_ANSWER', 'VOICEMAIL_REACHED'] } } },
-      };
-    case 'clinic_id':
-      return {
-        note: 'Not a UUID: 400. A well-formed id of a clinic that does not exist or that the key may not see gives empty results (zeros for metrics), not an error.',
-        schema: { format: 'uuid' },
-      };
-    case 'campaign_id':
-      return {
-        note: `Any id of 1 to ${MAX_ID_LENGTH} printable characters (campaign ids are not UUIDs). An id of a campaign that does not exist or belongs to a clinic the key may not see gives empty results (zeros for metrics), not an error.`,
-        schema: { minLength: 1, maxLength: MAX_ID_LENGTH },
-      };
     case 'group_by':
       return {
         note: `Required. Comma-separated, one or two distinct of: ${list(enumValues(argument))} (e.g. \`campaign,outcome\`). Repeating a dimension, a third one or an unknown one is a 400.`,
@@ -617,20 +588,6 @@ function restRule(name: string, argument: GraphQLArgument, metrics: boolean): Re
       return {
         note: 'Resume from the largest `deleted_at` seen (tombstones at exactly that instant come again). Deletions still being committed are held back until they commit. Default: every tombstone.',
         replace: dateSchema('2026-01-31T09:05:00Z'),
-      };
-    case 'search':
-      return {
-        note: `1 to ${MAX_SEARCH_LENGTH} characters. A literal \`+\` must be URL-encoded as \`%2B\`.`,
-        schema: { minLength: 1, maxLength: MAX_SEARCH_LENGTH },
-        // The examples match the demo data (its US numbers are +1 (xxx) 555-xxxx, its UK ones +44),
-        // together with the other parameters' first examples: "Try it out" sends them all at once.
-        extra: { examples: { digits: { value: '555' }, international: { summary: 'sent as search=%2B44', value: '+44' } } },
-      };
-    case 'q':
-      return {
-        note: `1 to ${MAX_TEXT_LENGTH} characters, at most ${MAX_TEXT_WORDS} words (runs of letters or digits; everything else separates them and is never an operator). A text of stop words only matches nothing.`,
-        schema: { minLength: 1, maxLength: MAX_TEXT_LENGTH },
-        extra: { examples: { word: { value: 'appointment' }, words: { summary: 'every word must match', value: 'cancel appointment' } } },
       };
     case 'granularity':
       // Required although the GraphQL argument is nullable (the resolver says which is missing);
