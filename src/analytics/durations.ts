@@ -10,6 +10,7 @@
 // order statistics there are read exactly from the raw table (a partial index holds those calls).
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
+import { directionOfType, type InteractionTypeValue, TYPES_BY_CHANNEL } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { dimensionConditions, dimensionsBeyond, type RollupLevels, rawRangeConditions, rollupParts, UTC_DAY } from '../rollups/counted.js';
 import { splitWindow } from '../rollups/window.js';
@@ -75,20 +76,39 @@ function callConditions(filter: MetricsFilter): Prisma.Sql[] {
 }
 
 /**
- * The restrictions the duration levels can answer: their key columns (clinic, campaign, type) and
- * the channel, which every row of theirs shares (voice). A filter on anything else (the direction)
- * is answered from the raw table, over the whole window.
+ * The restrictions the duration levels can answer: their key columns (clinic, campaign, type), the
+ * channel, which every row of theirs shares (voice), and the direction, which the type decides
+ * (directionOfType; imports refuse any other pairing): a direction is read as its voice types. A
+ * filter on anything else is answered from the raw table, over the whole window.
  */
-const DURATION_LEVEL_KEYS = ['clinicIds', 'campaignId', 'type', 'channel'] as const;
+const DURATION_LEVEL_KEYS = ['clinicIds', 'campaignId', 'type', 'channel', 'direction'] as const;
+
+/** The voice types the filter selects (its type, or the types of its direction); undefined = every one. */
+function typesOf(filter: MetricsFilter): readonly (InteractionTypeValue | undefined)[] {
+  if (filter.direction === undefined) return [filter.type];
+  return TYPES_BY_CHANNEL.voice.filter((type) => directionOfType(type) === filter.direction && (filter.type === undefined || type === filter.type));
+}
 
 export function durationsQuery(filter: MetricsFilter): Prisma.Sql {
-  const dims = { clinicIds: filter.clinicIds, campaignId: filter.campaignId, type: filter.type };
   const levels = filter.clinicIds === undefined && filter.campaignId === undefined ? ALL_CLINICS : PER_CLINIC;
   const split =
     dimensionsBeyond(filter, DURATION_LEVEL_KEYS).length > 0
       ? { days: null, raw: [{ from: filter.from, to: filter.to }] }
       : splitWindow(filter.from, filter.to);
-  const parts = split.days ? rollupParts(split.days, levels, Prisma.sql`bucket, calls`, dims, { negated: Prisma.sql`bucket, -calls AS calls` }) : [];
+  // One part per type: the types of a direction are disjoint rows of the levels.
+  const parts = split.days
+    ? typesOf(filter).flatMap((type) =>
+        rollupParts(
+          split.days!,
+          levels,
+          Prisma.sql`bucket, calls`,
+          { clinicIds: filter.clinicIds, campaignId: filter.campaignId, type },
+          {
+            negated: Prisma.sql`bucket, -calls AS calls`,
+          },
+        ),
+      )
+    : [];
   for (const range of split.raw) {
     parts.push(Prisma.sql`
       SELECT ${UTC_DAY} AS day, interaction_duration_bucket(duration_seconds) AS bucket, 1::bigint AS calls
