@@ -94,13 +94,6 @@ export function useQueryLimits(options: QueryLimitOptions = {}): Plugin[] {
   ];
 }
 
-/**
- * The per-key concurrency limit (limits/concurrency.ts) on every execution, REST's fixed documents
- * included: the executed operation's root fields count by their declared units (15 aliases of
- * metricsSeries are 15), taken before any resolver runs and given back when the result is ready.
- * A document costing more than the limit can never run and is refused as too complex; one that
- * does not fit beside the key's work in flight is answered 429 with Retry-After.
- */
 /** The units each execution took (by its context), for the heavy lane to judge without counting them again. */
 const takenUnits = new WeakMap<object, readonly number[]>();
 
@@ -109,6 +102,13 @@ export function unitsTaken(context: object): readonly number[] | undefined {
   return takenUnits.get(context);
 }
 
+/**
+ * The per-key concurrency limit (limits/concurrency.ts) on every execution, REST's fixed documents
+ * included: the executed operation's root fields count by their declared units (15 aliases of
+ * metricsSeries are 15), taken before any resolver runs and given back when the result is ready.
+ * A document costing more than the limit can never run and is refused as too complex; one that
+ * does not fit beside the key's work in flight is answered 429 with Retry-After.
+ */
 function useConcurrencyLimit(limiter: KeyConcurrency): Plugin {
   const costs = databaseCosts(schema);
   // Units given back when the response is made, whatever happened to the execution (an

@@ -7,8 +7,8 @@
 import { clinicCondition, clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
 import { columnOf } from '../db/sql.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { type Dimensions, dimensionConditions, rawRangeConditions } from '../rollups/counted.js';
-import { declarationOf, FILTER_KEYS, type Filters, ROLLUP_FILTER_KEYS, type RollupFilterKey } from './filters.js';
+import { DIMENSION_KEYS, type Dimensions, dimensionConditions, rawRangeConditions } from '../rollups/counted.js';
+import { declarationOf, FILTER_KEYS, type Filters, ROLLUP_FILTER_KEYS } from './filters.js';
 
 const ROLLUP_FILTERS: ReadonlySet<string> = new Set([...ROLLUP_FILTER_KEYS, 'from', 'to']);
 
@@ -22,14 +22,14 @@ export function countableByRollups(filters: Filters): boolean {
 
 /** Whether a rollup dimension other than the clinic is given (one without an index in list order). */
 export function restrictsBeyondClinic(filters: Filters): boolean {
-  return ROLLUP_FILTER_KEYS.some((key) => key !== 'clinicId' && filters[key] !== undefined);
+  return DIMENSION_KEYS.some((key) => filters[key] !== undefined);
 }
 
 /** The rollup dimensions of the filters with the key's clinic restriction folded in. */
 export function dimensionsOf(filters: Filters, visible: VisibleClinics): Dimensions {
   const dimensions: Dimensions = { clinicIds: clinicScope(visible, filters.clinicId) };
-  for (const key of ROLLUP_FILTER_KEYS) {
-    if (key !== 'clinicId' && filters[key] !== undefined) (dimensions as Record<RollupFilterKey, unknown>)[key] = filters[key];
+  for (const key of DIMENSION_KEYS) {
+    if (filters[key] !== undefined) (dimensions as Record<(typeof DIMENSION_KEYS)[number], unknown>)[key] = filters[key];
   }
   return dimensions;
 }

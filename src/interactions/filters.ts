@@ -87,7 +87,10 @@ export interface FilterDeclaration<Value> {
    * it merges into the parameter's schema or object; an enum without one is listed by its values.
    */
   openapi?: OpenApiRule;
-  /** The same selection as a Prisma `where`; absent where Prisma cannot express it (read in SQL). */
+  /**
+   * The same selection as a Prisma `where`; absent for the clinic (folded into the key's clinic
+   * restriction: clinicCondition) and where Prisma cannot express it (read in SQL).
+   */
   prisma?(value: Value): Prisma.InteractionWhereInput;
 }
 
@@ -131,7 +134,6 @@ export const INTERACTION_FILTERS = {
       schema: { format: 'uuid' },
     },
     check: (sent: string, problem) => (isUuid(sent) ? sent.toLowerCase() : void problem('must be a UUID')),
-    prisma: (clinicId: string) => ({ clinicId }),
   }),
   campaignId: declare({
     rest: 'campaign_id',

@@ -23,7 +23,7 @@
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import { clinicScope } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
-import { and, instant, num, prepared, queryRows } from '../db/sql.js';
+import { and, columnOf, instant, num, prepared, queryRows } from '../db/sql.js';
 import { hasControlCharacter } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 
@@ -81,7 +81,7 @@ function documentMatches(document: Prisma.Sql, clinic: Prisma.Sql, text: string)
  * join and, not knowing how common the words are, often search the whole index first.)
  */
 export function textCondition(text: string, alias?: string): Prisma.Sql {
-  const column = (name: string) => Prisma.raw(alias ? `${alias}.${name}` : name);
+  const column = columnOf(alias);
   const document = Prisma.sql`(SELECT d.document FROM interaction_search_documents d WHERE d.interaction_id = ${column('id')})`;
   return documentMatches(document, column('clinic_id'), text);
 }
@@ -146,7 +146,7 @@ export async function fewTextMatchIds(db: Db, search: TextScope, alias?: string)
     db,
     Prisma.sql`SELECT d.interaction_id AS id FROM interaction_search_documents d WHERE ${and(documentConditions(search))}`,
   );
-  return Prisma.sql`${Prisma.raw(alias ? `${alias}.id` : 'id')} = ANY(${rows.map((row) => row.id)}::text[])`;
+  return Prisma.sql`${columnOf(alias)('id')} = ANY(${rows.map((row) => row.id)}::text[])`;
 }
 
 /**

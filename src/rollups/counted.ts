@@ -41,11 +41,11 @@ export type Dimensions = {
 } & { [K in Exclude<RollupFilterKey, 'clinicId'>]?: Filters[K] };
 
 /** The dimensions a restriction is given for (clinicIds, and the rollup filters other than the clinic). */
-const DIMENSION_KEYS = ROLLUP_FILTER_KEYS.filter((key): key is Exclude<RollupFilterKey, 'clinicId'> => key !== 'clinicId');
+export const DIMENSION_KEYS = ROLLUP_FILTER_KEYS.filter((key): key is Exclude<RollupFilterKey, 'clinicId'> => key !== 'clinicId');
 
 /** Whether any restriction is given: without one, the levels summed over every clinic and key apply. */
-export function hasDimensions(d: Dimensions, ignoring: readonly (keyof Dimensions)[] = []): boolean {
-  return (['clinicIds', ...DIMENSION_KEYS] as const).some((key) => d[key] !== undefined && !ignoring.includes(key));
+export function hasDimensions(d: Dimensions): boolean {
+  return (['clinicIds', ...DIMENSION_KEYS] as const).some((key) => d[key] !== undefined);
 }
 
 /** The restrictions given that are not among `keys` (the key columns of some level). */

@@ -1,7 +1,7 @@
 // The GraphQL arguments of the interaction filters, derived from their declarations
 // (interactions/filters.ts): each read spreads the arguments of the filters it takes.
 import type { ArgumentRef } from '@pothos/core';
-import { FILTER_KEYS, type FilterOf, type FilterReader, filtersOf, INTERACTION_FILTERS, type RawFilters } from '../../interactions/filters.js';
+import { FILTER_KEYS, type FilterKey, type FilterOf, type FilterReader, filtersOf, INTERACTION_FILTERS, type RawFilters } from '../../interactions/filters.js';
 import { builder } from '../builder.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
 
@@ -10,8 +10,11 @@ type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T
 /** The schema's enum of each enum a filter declares. */
 const ENUMS = { Channel: ChannelEnum, InteractionType: InteractionTypeEnum, Direction: DirectionEnum, Outcome: OutcomeEnum } as const;
 
+/** The filters declared as GraphQL IDs. */
+type IdFilterKey = { [K in FilterKey]: (typeof INTERACTION_FILTERS)[K]['input'] extends { scalar: 'ID' } ? K : never }[FilterKey];
+
 /** What Pothos gives a resolver for a filter's argument (an ID may arrive as a number). */
-type ArgumentOf<K> = K extends 'clinicId' | 'campaignId' ? string | number : K extends keyof RawFilters ? NonNullable<RawFilters[K]> : never;
+type ArgumentOf<K> = K extends IdFilterKey ? string | number : K extends keyof RawFilters ? NonNullable<RawFilters[K]> : never;
 
 export type FilterArgs<R extends FilterReader> = { [K in FilterOf<R>]: ArgumentRef<Types, ArgumentOf<K> | null | undefined> };
 
