@@ -9,8 +9,8 @@ import { type ApiKeyResolver, createApiKeyResolver } from './auth/key-resolver.j
 import { createRequestAuthenticator } from './auth/request-auth.js';
 import type { Db } from './db/client.js';
 import { isDatabaseUnavailable } from './db/errors.js';
+import { codedError, httpOf } from './domain/coded-error.js';
 import { createExports, type ExportLimits } from './exports/index.js';
-import { codedError, httpOf } from './graphql/coded-error.js';
 import { callerParametersOf, createGraphQLContext, type GraphQLContext } from './graphql/context.js';
 import { useGraphQLOverHttp } from './graphql/graphql-http.js';
 import { schema } from './graphql/index.js';

@@ -7,10 +7,10 @@
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import type { YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import type { RestMetricsBreakdownQuery } from '../documents/graphql.js';
+import type { ErrorCode } from '../domain/error-catalogue.js';
 import type { Problems } from '../domain/parameters.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
 import { REST_EXECUTION } from '../graphql/use-query-limits.js';
-import type { ErrorCode } from '../http/error-catalogue.js';
 import { TimeSlice } from '../limits/time-slices.js';
 import { emptyRecord, type QueryValues, readQuery } from '../rest/query-params.js';
 import { BREAKDOWN_GROUP_KEYS, DAILY_METRIC, fieldsOf, SERIES_BUCKET, SUMMARY_METRICS } from '../rest/representation.js';

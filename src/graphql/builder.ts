@@ -4,11 +4,11 @@ import ComplexityPlugin, { type ComplexityErrorFn, type ComplexityErrorKind } fr
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { type AuthFailure } from '@pothos/plugin-scope-auth';
 import type { GraphQLError } from 'graphql';
+import { codedError } from '../domain/coded-error.js';
+import type { ErrorCode } from '../domain/error-catalogue.js';
 import type { Scope } from '../domain/values.js';
 import type PrismaTypes from '../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../generated/pothos-prisma-types.js';
-import type { ErrorCode } from '../http/error-catalogue.js';
-import { codedError } from './coded-error.js';
 import type { GraphQLContext } from './context.js';
 
 /**

@@ -4,7 +4,7 @@
 // runs (admission, methods) and those written below the app (client-errors.ts) all go through it.
 import { GraphQLError, type GraphQLErrorExtensions, type GraphQLErrorOptions } from 'graphql';
 import { type Plugin, processRegularResult } from 'graphql-yoga';
-import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
+import { ERRORS, type ErrorCode } from '../domain/error-catalogue.js';
 
 type ResultProcessPayload = Parameters<NonNullable<Plugin['onResultProcess']>>[0];
 type ResultProcessorInput = ResultProcessPayload['result'];

@@ -27,8 +27,8 @@ import {
   type ValidationContext,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { codedError, httpOf } from '../domain/coded-error.js';
 import { COMPLEXITY_CODES, complexityError, QUERY_LIMITS } from './builder.js';
-import { codedError, httpOf } from './coded-error.js';
 import { introspectionCost } from './introspection-cost.js';
 import { isRestExecution } from './use-query-limits.js';
 

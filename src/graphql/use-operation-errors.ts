@@ -4,7 +4,7 @@
 // application/json (GraphQL over HTTP's `spec` status, which Yoga applies by the negotiated type).
 import { type DocumentNode, type GraphQLError, type GraphQLSchema, getOperationAST, OperationTypeNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { codedError } from './coded-error.js';
+import { codedError } from '../domain/coded-error.js';
 import { isRestExecution } from './use-query-limits.js';
 
 const REQUEST_ERROR = { status: 400, spec: true };

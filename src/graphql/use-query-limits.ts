@@ -23,11 +23,11 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { bindLane } from '../db/fair-pool.js';
-import { ERRORS } from '../http/error-catalogue.js';
+import { codedError, httpOf } from '../domain/coded-error.js';
+import { ERRORS } from '../domain/error-catalogue.js';
 import { CONCURRENCY_RETRY_AFTER_SECONDS, type ConcurrencyDecision, type ConcurrencyLimits, KeyConcurrency } from '../limits/concurrency.js';
 import { currentRequest } from '../request/current.js';
 import type { DatabaseCost } from './builder.js';
-import { codedError, httpOf } from './coded-error.js';
 import type { GraphQLContext } from './context.js';
 import { type FieldLimitStore, ReservingMemoryStore, ReservingRedisStore } from './field-limit-store.js';
 import { schema } from './index.js';

@@ -5,13 +5,13 @@
 // calls the adapter's parts itself so that no input can produce a non-envelope body.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendNodeResponse } from '@whatwg-node/server';
+import { ERRORS } from '../domain/error-catalogue.js';
 import { answerMediaType } from '../graphql/graphql-http.js';
 import type { Logger } from '../observability/logger.js';
 import { requestIdFrom } from '../request/id.js';
 import { isGraphQLTarget } from './app-routes.js';
 import { clientAddressOf, proxyMatcher, type TrustProxySetting } from './client-ip.js';
 import { negotiateCompression, sendCompressed } from './compression.js';
-import { ERRORS } from './error-catalogue.js';
 import { lingerOnClose } from './lingering-close.js';
 import { writeEnvelope, writeGraphQLError } from './raw-envelope.js';
 import { checkRequestTarget } from './request-target.js';

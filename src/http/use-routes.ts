@@ -6,7 +6,7 @@
 // a key. It also matches the path once for the request (app-routes.ts), for every later plugin and
 // for logs and metrics.
 import type { Plugin } from 'graphql-yoga';
-import { codedError } from '../graphql/coded-error.js';
+import { codedError } from '../domain/coded-error.js';
 import { graphqlErrorResponse } from '../graphql/graphql-http.js';
 import { failure } from '../rest/envelope.js';
 import { READ_METHODS } from '../rest/routes.js';

@@ -2,9 +2,9 @@
 // matching), and the rate-limit headers on every response to a request that carried a valid key
 // (429s included).
 import type { Plugin } from 'graphql-yoga';
-import { codedError } from '../graphql/coded-error.js';
+import { codedError } from '../domain/coded-error.js';
+import { ERRORS, type ErrorCode, retryAfterHeader } from '../domain/error-catalogue.js';
 import { graphqlErrorResponse } from '../graphql/graphql-http.js';
-import { ERRORS, type ErrorCode, retryAfterHeader } from '../http/error-catalogue.js';
 import { stateOf } from '../request/state.js';
 import { type Admission, type Admitter, rateLimitHeaders, refusalAnswer } from './admission.js';
 

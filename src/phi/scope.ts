@@ -3,7 +3,7 @@
 // not use them (decisions section 11): 403 INSUFFICIENT_SCOPE with `required_scope: phi:read`,
 // judged before the values of the arguments, as every scope is (decisions section 1).
 import type { GraphQLError } from 'graphql';
-import { codedError } from '../graphql/coded-error.js';
+import { codedError } from '../domain/coded-error.js';
 import { type ParameterNames, PHI_FILTER_KEYS, type PhiFilterKey } from '../interactions/filters.js';
 import { PHI_SCOPE, readsPhi } from './masking.js';
 

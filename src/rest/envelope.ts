@@ -1,8 +1,8 @@
 // The response envelope of the spec, for successes and errors (decisions section 1).
 import { STATUS_CODES } from 'node:http';
 import { Response } from '@whatwg-node/fetch';
+import { ERRORS, type ErrorCode, retryAfterHeader } from '../domain/error-catalogue.js';
 import type { Problems } from '../domain/parameters.js';
-import { ERRORS, type ErrorCode, retryAfterHeader } from '../http/error-catalogue.js';
 import { stringifyInSlices, type TimeSlice } from '../limits/time-slices.js';
 import { stateOf } from '../request/state.js';
 

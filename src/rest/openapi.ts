@@ -6,7 +6,7 @@
 //   rules added where REST differs (lowercase enums, comma-separated outcomes, strict validation);
 // - response schemas from the representation tables (representation.ts), which also shape the
 //   responses, with the GraphQL fields' descriptions;
-// - error statuses, messages and meanings from the error catalogue (http/error-catalogue.ts).
+// - error statuses, messages and meanings from the error catalogue (domain/error-catalogue.ts).
 // Validation examples are produced by the real validators, not written by hand.
 import {
   execute,
@@ -23,13 +23,13 @@ import {
   Kind,
 } from 'graphql';
 import { MISSING_HEADER } from '../auth/authenticate.js';
+import { ERRORS, type ErrorCode } from '../domain/error-catalogue.js';
 import { MAX_PAGE, type Problems } from '../domain/parameters.js';
 import { DEFAULT_PAGE_SIZE, KEY_PREFIXES, MAX_PAGE_SIZE, SCHEDULED_OUTCOME, SCOPES, SUCCESSFUL_OUTCOMES, TIER_LIMITS } from '../domain/values.js';
 import { availableTypes, EXPORT_TYPES, type ExportFormat, withFormat } from '../exports/negotiate.js';
 import { exportDocs } from '../exports/openapi.js';
 import { exportFormatsOf } from '../exports/routes.js';
 import { schema as graphqlSchema } from '../graphql/index.js';
-import { ERRORS, type ErrorCode } from '../http/error-catalogue.js';
 import { declarationOf, FILTER_KEYS, INTERACTION_FILTERS, MAX_CAMPAIGN_ID_LENGTH as MAX_ID_LENGTH } from '../interactions/filters.js';
 import { PHI_SCOPE } from '../phi/masking.js';
 import { PHI_FILTERS, phiScopeMessage } from '../phi/scope.js';

@@ -19,6 +19,7 @@ import {
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import type { ErrorCode } from '../domain/error-catalogue.js';
 import type { Problems } from '../domain/parameters.js';
 import type { Exports } from '../exports/index.js';
 import { FORMAT_PARAM, negotiate, withFormat } from '../exports/negotiate.js';
@@ -26,7 +27,6 @@ import { exportFormatsOf } from '../exports/routes.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
 import { concurrencyRefusal, databaseCosts, isRestExecution, operationUnits, REST_EXECUTION } from '../graphql/use-query-limits.js';
 import { routeOf } from '../http/app-routes.js';
-import type { ErrorCode } from '../http/error-catalogue.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
 import type { KeyConcurrency } from '../limits/concurrency.js';
 import { type HeavyWork, isHeavy } from '../limits/heavy-lane.js';

@@ -6,8 +6,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ERRORS, type ErrorCode } from '../../src/domain/error-catalogue.js';
 import { SCOPES, SUCCESSFUL_OUTCOMES, TIER_LIMITS } from '../../src/domain/values.js';
-import { ERRORS, type ErrorCode } from '../../src/http/error-catalogue.js';
 import { routes } from '../../src/rest/routes.js';
 import { repositoryFiles } from '../helpers/repository.js';
 

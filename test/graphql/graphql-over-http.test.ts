@@ -3,7 +3,7 @@
 // before GraphQL (401, 429, 405) are GraphQL error documents in the negotiated type, and every
 // error's `extensions` has one shape with a catalogue code.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS } from '../../src/http/error-catalogue.js';
+import { ERRORS } from '../../src/domain/error-catalogue.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 

@@ -1,7 +1,7 @@
-// GraphQL errors that carry a code of the error catalogue (src/http/error-catalogue.ts): taking an
+// GraphQL errors that carry a code of the error catalogue (src/domain/error-catalogue.ts): taking an
 // ErrorCode, the compiler refuses a code the catalogue lacks.
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
-import { ERRORS, type ErrorCode, retryAfterHeader } from '../http/error-catalogue.js';
+import { ERRORS, type ErrorCode, retryAfterHeader } from './error-catalogue.js';
 
 /** `extensions.code` first (as every answer has written it), then the error's other extensions. */
 export function codedError(code: ErrorCode, message: string = ERRORS[code].message, options: GraphQLErrorOptions = {}): GraphQLError {
