@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
@@ -18,6 +19,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: one on a 2-core machine, where the files
+    // then run one after another while the CPU waits on PostgreSQL. Each worker has a database of
+    // its own (test/helpers/db.ts), so workers never see each other's rows or transactions.
+    maxWorkers: Math.max(2, os.availableParallelism()),
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

@@ -6,9 +6,10 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createPrismaClient } from '../../src/db/client.js';
 import { queryRows, SQL_POOL } from '../../src/db/sql.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
+import { databaseUrl } from '../helpers/db.js';
 
 describe('the database pool', () => {
-  const db = createPrismaClient(inject('databaseUrl'), 2);
+  const db = createPrismaClient(databaseUrl, 2);
   afterAll(() => db.$disconnect());
 
   it('survives PostgreSQL ending an idle connection before any Prisma query, and answers on a new one', async () => {

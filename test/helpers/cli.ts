@@ -3,9 +3,9 @@
 // in a child process), for one smoke test per command that keeps the process wiring tested.
 import { execFile } from 'node:child_process';
 import { Writable } from 'node:stream';
-import { inject } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { projectRoot } from '../../src/config.js';
+import { databaseUrl as workerDatabaseUrl } from './db.js';
 
 export interface CliRun {
   /** Exit code; null when the process was ended by a signal. */
@@ -27,7 +27,7 @@ function collector(): { stream: Writable; text: () => string } {
 }
 
 /** `cli <args>` in this process, with only DATABASE_URL in its environment. */
-export function runCli(args: string[], databaseUrl: string = inject('databaseUrl')): Promise<CliRun> {
+export function runCli(args: string[], databaseUrl: string = workerDatabaseUrl): Promise<CliRun> {
   return runCliWithEnv(args, { DATABASE_URL: databaseUrl });
 }
 
@@ -43,7 +43,7 @@ export async function runCliWithEnv(args: string[], env: Record<string, string>)
  * `npm run cli -- <args>` in a child process. `--silent` keeps npm's own lines (the script banner on
  * stdout, its notices on stderr) out of the output, which is then exactly the CLI's.
  */
-export function spawnCli(args: string[], databaseUrl: string = inject('databaseUrl')): Promise<CliRun> {
+export function spawnCli(args: string[], databaseUrl: string = workerDatabaseUrl): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       'npm',

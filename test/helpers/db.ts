@@ -9,7 +9,29 @@ import { listMigrations, listRepeatables, migrationsDir, readSchema } from '../.
 import { withSchemaEngine } from '../../src/db/schema-engine.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
 
-export const databaseUrl = inject('databaseUrl');
+/**
+ * This worker's database: a copy of the run's migrated template (test/global-setup.ts), made by the
+ * worker's first file. Workers (VITEST_POOL_ID, 1 to maxWorkers) never share one, so one file's open
+ * transaction cannot hold back another worker's change feed, nor its locks another's writes.
+ */
+async function workerDatabaseUrl(): Promise<string> {
+  const adminUrl = inject('adminUrl');
+  const template = inject('templateDatabase');
+  const name = `${template}_w${process.env.VITEST_POOL_ID ?? '1'}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export const databaseUrl = await workerDatabaseUrl();
 
 /** The test database's URL, through `port` on this machine (a relay) if given, with connections named `applicationName`. */
 export function databaseUrlVia(options: { port?: number; applicationName?: string }): string {

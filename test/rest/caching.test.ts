@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createKey, testApp } from '../helpers/app.js';
-import { sql, testDb } from '../helpers/db.js';
+import { databaseUrl, sql, testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
 import { expectStatus, get, type RestResponse } from './client.js';
 
@@ -123,8 +123,7 @@ describe('ETag and If-None-Match', () => {
     const key = await createKey(db, { clinicIds: [a.id, b.id], tier: 'premium' });
     const path = '/api/v1/metrics/summary?date_from=2025-01-01&date_to=2025-12-31';
     const { default: pg } = await import('pg');
-    const { inject } = await import('vitest');
-    const late = new pg.Client({ connectionString: inject('databaseUrl') });
+    const late = new pg.Client({ connectionString: databaseUrl });
     await late.connect();
     try {
       await late.query('BEGIN');

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
-import { sql, testDb } from '../helpers/db.js';
+import { databaseUrl, sql, testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
 import { clinicLine, voiceLine, writeLines } from '../importer/files.js';
 import { expectStatus, expectValidationError, get, type RestResponse } from './client.js';
@@ -215,8 +215,7 @@ describe('change feed (updated_since)', () => {
     const key = await createKey(db, { clinicIds: [clinic.id, other.id] });
     const since = new Date(Date.now() - 1_000).toISOString();
     const { default: pg } = await import('pg');
-    const { inject } = await import('vitest');
-    const writer = new pg.Client({ connectionString: inject('databaseUrl') });
+    const writer = new pg.Client({ connectionString: databaseUrl });
     await writer.connect();
     try {
       await writer.query('BEGIN');

@@ -3,11 +3,11 @@
 // clinics', from `since`, never past a deletion still being committed.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
-import { migrateUpTo, sql, testDb, withFreshDatabase } from '../helpers/db.js';
+import { databaseUrl, migrateUpTo, sql, testDb, withFreshDatabase } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
 import { expectEnvelope, expectError, expectIsoInstant, expectStatus, expectValidationError, get, type RestResponse } from './client.js';
 
@@ -166,7 +166,7 @@ describe('GET /api/v1/interactions/deleted', () => {
     const early = await createInteraction(db, { clinicId: other.id, startedAt: new Date('2020-01-01T00:00:00Z') });
     const key = await createKey(db, { clinicIds: [clinic.id, other.id] });
     const since = new Date(Date.now() - 1_000).toISOString();
-    const purger = new pg.Client({ connectionString: inject('databaseUrl') });
+    const purger = new pg.Client({ connectionString: databaseUrl });
     await purger.connect();
     try {
       // A purge batch: its transaction id first, then the DELETE (tombstone written, not committed).
