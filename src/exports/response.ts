@@ -19,7 +19,7 @@ export function fileName(what: string, format: ExportFormat, now: Date): string 
 
 /**
  * The streamed answer. `body` null: a HEAD's answer (the same headers, nothing read). The rate-limit
- * headers are added by limits/use-admission.ts like on every answer to a valid key.
+ * headers are added by graphql/use-admission.ts like on every answer to a valid key.
  */
 export function exportResponse(request: Request, format: ExportFormat, name: string, body: ReadableStream<Uint8Array> | null): Response {
   return new Response(body, {

@@ -4,9 +4,9 @@
 import type { Plugin } from 'graphql-yoga';
 import { codedError } from '../domain/coded-error.js';
 import { ERRORS, type ErrorCode, retryAfterHeader } from '../domain/error-catalogue.js';
-import { graphqlErrorResponse } from '../graphql/graphql-http.js';
+import { type Admission, type Admitter, rateLimitHeaders, refusalAnswer } from '../limits/admission.js';
 import { stateOf } from '../request/state.js';
-import { type Admission, type Admitter, rateLimitHeaders, refusalAnswer } from './admission.js';
+import { graphqlErrorResponse } from './graphql-http.js';
 
 /** GraphiQL's page itself needs no key: only the queries it sends do. */
 function isGraphiQLPage(request: Request): boolean {
