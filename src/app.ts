@@ -16,7 +16,6 @@ import { useGraphQLOverHttp } from './graphql/graphql-http.js';
 import { schema } from './graphql/index.js';
 import { useAdmission } from './graphql/use-admission.js';
 import { useDocumentLimits } from './graphql/use-document-limits.js';
-import { renderGraphiQL, useGraphiQLAssets } from './graphql/use-graphiql.js';
 import { useHeavyLane } from './graphql/use-heavy-lane.js';
 import { useOperationErrors } from './graphql/use-operation-errors.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
@@ -24,6 +23,8 @@ import { GRAPHQL_PATH, routeOf } from './http/app-routes.js';
 import type { TrustProxySetting } from './http/client-ip.js';
 import { useFrontDoor } from './http/front-door.js';
 import type { Lifecycle } from './http/lifecycle.js';
+import { useDocs } from './http/use-docs.js';
+import { renderGraphiQL, useGraphiQLAssets } from './http/use-graphiql.js';
 import { useHealth } from './http/use-health.js';
 import { usePrivateAnswers } from './http/use-private-answers.js';
 import { useRequestState } from './http/use-request-state.js';
@@ -40,7 +41,6 @@ import { useMetrics } from './observability/use-prometheus.js';
 import { useRequestLog } from './observability/use-request-log.js';
 import { createYogaLogger } from './observability/yoga-logger.js';
 import { stateOf } from './request/state.js';
-import { useDocs } from './rest/use-docs.js';
 import { useRest } from './rest/use-rest.js';
 
 export interface AppOptions {

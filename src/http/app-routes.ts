@@ -2,10 +2,11 @@
 // logs and metrics. A request's path is matched once and kept in its request state; use-routes.ts
 // answers the paths that name nothing (404) and methods a read-only path does not take (405), so
 // every other part looks up its own match instead of matching (and refusing) paths again.
-import { GRAPHIQL_ASSETS_PATH, GRAPHIQL_FILES, type GraphiQLFile } from '../graphql/use-graphiql.js';
+
 import { stateOf } from '../request/state.js';
 import { API_INDEX_PATH, matchRoute, type Route } from '../rest/routes.js';
-import { DOCS_FILES, DOCS_PATH, type DocsFile } from '../rest/use-docs.js';
+import { DOCS_FILES, DOCS_PATH, type DocsFile } from './use-docs.js';
+import { GRAPHIQL_ASSETS_PATH, GRAPHIQL_FILES, type GraphiQLFile } from './use-graphiql.js';
 
 export const GRAPHQL_PATH = '/graphql';
 

@@ -18,8 +18,8 @@ import { etagOf, ifNoneMatchNames } from '../rest/conditional.js';
 import { notModified, successFromPayload, successPayload } from '../rest/envelope.js';
 import { API_TITLE, API_VERSION, operationIdOf, tagOf } from '../rest/openapi.js';
 import { routes } from '../rest/routes.js';
-import { DOCS_PATH, OPENAPI_PATH } from '../rest/use-docs.js';
 import { API_INDEX_PATH, GRAPHQL_PATH, HOME_PATH } from './app-routes.js';
+import { DOCS_PATH, OPENAPI_PATH } from './use-docs.js';
 
 const READY_PATH = '/health/ready';
 

@@ -8,8 +8,8 @@
 // cached by the browser (ETag), and the page can have a Content-Security-Policy without
 // 'unsafe-inline' scripts.
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
-import { type StaticBody, staticAnswer, staticBody } from '../http/static-file.js';
 import { stateOf } from '../request/state.js';
+import { type StaticBody, staticAnswer, staticBody } from './static-file.js';
 
 export const GRAPHIQL_ASSETS_PATH = '/graphiql';
 /** Every file served under /graphiql/; other paths there are 404s (http/use-routes.ts). */

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import { type StaticBody, staticAnswer, staticBody } from '../http/static-file.js';
 import { stateOf } from '../request/state.js';
-import { BEARER_SCHEME, buildOpenApiDocument } from './openapi.js';
+import { BEARER_SCHEME, buildOpenApiDocument } from '../rest/openapi.js';
+import { type StaticBody, staticAnswer, staticBody } from './static-file.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/docs';
