@@ -147,6 +147,10 @@ export function createApp(options: AppOptions): App {
     ...(options.heavyLane ? [useHeavyLane(options.heavyLane)] : []),
     // Last of the app's own: it executes the route's document through the hooks above.
     useRest({
+      restRouteOf: (request, url) => {
+        const route = routeOf(request, url);
+        return route.area === 'rest' ? route : undefined;
+      },
       admitter,
       now,
       onError: reportError,

@@ -272,12 +272,18 @@ export const routes: readonly Route[] = [
   }),
 ];
 
+/** A route a path names, with the values of its path parameters (`{id}`). */
+export interface MatchedRoute {
+  route: Route;
+  pathParams: Record<string, string>;
+}
+
 /**
  * The route for a path and its path parameters, or undefined. Paths match exactly: a trailing slash
  * is another path (404), so `/interactions/.` - which URL parsing turns into `/interactions/` - is
  * never mistaken for the list.
  */
-export function matchRoute(pathname: string): { route: Route; pathParams: Record<string, string> } | undefined {
+export function matchRoute(pathname: string): MatchedRoute | undefined {
   const segments = pathname.split('/');
   for (const route of routes) {
     const pattern = route.path.split('/');

@@ -26,7 +26,6 @@ import { FORMAT_PARAM, negotiate, withFormat } from '../exports/negotiate.js';
 import { exportFormatsOf } from '../exports/routes.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
 import { concurrencyRefusal, databaseCosts, isRestExecution, operationUnits, REST_EXECUTION } from '../graphql/use-query-limits.js';
-import { routeOf } from '../http/app-routes.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
 import type { KeyConcurrency } from '../limits/concurrency.js';
 import { type HeavyWork, isHeavy } from '../limits/heavy-lane.js';
@@ -38,10 +37,15 @@ import { conditionalOf, EtagMemory, etagOfParts, ifNoneMatchNames } from './cond
 import { type CursorMeta, failure, insufficientScope, notModified, type PaginationMeta, successFromPayload, successPayloadParts } from './envelope.js';
 import { cursorLinks, pageLinks } from './link-header.js';
 import { readQuery, report } from './query-params.js';
-import { REST_NAMES, type Route, routes } from './routes.js';
+import { type MatchedRoute, REST_NAMES, type Route, routes } from './routes.js';
 import { restVariables } from './variables.js';
 
 export interface RestOptions {
+  /**
+   * The REST route of a request, if it has one: the app's route table (http/app-routes.ts, above
+   * this facade) matches each request's path once and keeps the match in its request state.
+   */
+  restRouteOf: (request: Request, url: URL) => MatchedRoute | undefined;
   admitter: Admitter;
   now: () => Date;
   /** Where an unexpected failure of the facade itself is reported (the client gets a generic 500). */
@@ -89,8 +93,8 @@ export function useRest(options: RestOptions): Plugin {
     },
     // Unknown paths and methods other than GET and HEAD were answered by http/use-routes.ts.
     async onRequest({ request, url, endResponse, serverContext }) {
-      const matched = routeOf(request, url);
-      if (matched.area !== 'rest') return;
+      const matched = options.restRouteOf(request, url);
+      if (!matched) return;
       try {
         endResponse(await handle(request, url, matched.route, matched.pathParams, serverContext as Record<string, unknown>));
       } catch (error) {
