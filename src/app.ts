@@ -10,7 +10,6 @@ import { createRequestAuthenticator } from './auth/request-auth.js';
 import type { Db } from './db/client.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { codedError, httpOf } from './domain/coded-error.js';
-import { createExports, type ExportLimits } from './exports/index.js';
 import { callerParametersOf, createGraphQLContext, type GraphQLContext } from './graphql/context.js';
 import { useGraphQLOverHttp } from './graphql/graphql-http.js';
 import { schema } from './graphql/index.js';
@@ -41,6 +40,7 @@ import { useMetrics } from './observability/use-prometheus.js';
 import { useRequestLog } from './observability/use-request-log.js';
 import { createYogaLogger } from './observability/yoga-logger.js';
 import { stateOf } from './request/state.js';
+import { createExports, type ExportLimits } from './rest/exports/index.js';
 import { useRest } from './rest/use-rest.js';
 
 export interface AppOptions {
@@ -70,7 +70,7 @@ export interface AppOptions {
   metricsToken?: string;
   /** The database connection pool's counts, for the pool metrics (a node-postgres Pool fits). */
   dbPool?: PoolStats;
-  /** Bounds on CSV and NDJSON exports (defaults in exports/index.ts). */
+  /** Bounds on CSV and NDJSON exports (defaults in rest/exports/index.ts). */
   exportLimits?: ExportLimits;
   /** Spans for requests, GraphQL and SQL (observability/tracing.ts); unset: no tracing at all. */
   tracing?: Pick<Tracing, 'plugin'>;

@@ -12,10 +12,10 @@
 // answer that is not JSON, like /docs.
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { mediaRanges } from '../exports/negotiate.js';
 import { stateOf } from '../request/state.js';
 import { etagOf, ifNoneMatchNames } from '../rest/conditional.js';
 import { notModified, successFromPayload, successPayload } from '../rest/envelope.js';
+import { mediaRanges } from '../rest/exports/negotiate.js';
 import { API_TITLE, API_VERSION, operationIdOf, tagOf } from '../rest/openapi.js';
 import { routes } from '../rest/routes.js';
 import { API_INDEX_PATH, GRAPHQL_PATH, HOME_PATH } from './app-routes.js';

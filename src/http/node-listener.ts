@@ -27,7 +27,7 @@ export interface NodeListenerOptions {
   /**
    * An answer whose client accepts no byte for this long is broken off and its connection closed
    * (0 or unset: never). This is the only stall bound: closing the response aborts the request's
-   * signal, which ends a running export and its statement (exports/index.ts); it also frees an
+   * signal, which ends a running export and its statement (rest/exports/index.ts); it also frees an
    * answer whose last bytes are already out of PostgreSQL - a whole export at 100,000 rows fits in
    * the kernel's and Node's buffers - that would otherwise hold its connection and buffers for as
    * long as the client cares to stay.

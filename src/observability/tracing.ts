@@ -151,7 +151,7 @@ async function samplerOf(config: TracingConfig): Promise<Sampler> {
 
 /**
  * A statement sent without bind values may carry its values inlined as literals: the COPY of an
- * export does (exports/interactions.ts: COPY takes no parameters), with a search's text among them.
+ * export does (rest/exports/interactions.ts: COPY takes no parameters), with a search's text among them.
  * Its recorded text has every string literal replaced by `?`; statements with bind values keep
  * theirs (literals written in the code, never a request's values).
  */

@@ -26,13 +26,13 @@ import { MISSING_HEADER } from '../auth/authenticate.js';
 import { ERRORS, type ErrorCode } from '../domain/error-catalogue.js';
 import { MAX_PAGE, type Problems } from '../domain/parameters.js';
 import { DEFAULT_PAGE_SIZE, KEY_PREFIXES, MAX_PAGE_SIZE, SCHEDULED_OUTCOME, SCOPES, SUCCESSFUL_OUTCOMES, TIER_LIMITS } from '../domain/values.js';
-import { availableTypes, EXPORT_TYPES, type ExportFormat, withFormat } from '../exports/negotiate.js';
-import { exportDocs } from '../exports/openapi.js';
-import { exportFormatsOf } from '../exports/routes.js';
 import { schema as graphqlSchema } from '../graphql/index.js';
 import { declarationOf, FILTER_KEYS, INTERACTION_FILTERS, MAX_CAMPAIGN_ID_LENGTH as MAX_ID_LENGTH } from '../interactions/filters.js';
 import { PHI_SCOPE } from '../phi/masking.js';
 import { PHI_FILTERS, phiScopeMessage } from '../phi/scope.js';
+import { availableTypes, EXPORT_TYPES, type ExportFormat, withFormat } from './exports/negotiate.js';
+import { exportDocs } from './exports/openapi.js';
+import { exportFormatsOf } from './exports/routes.js';
 import {
   EXAMPLE_BREAKDOWN,
   EXAMPLE_CAMPAIGN,
@@ -998,7 +998,7 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
   responses[429] = responseRef('RateLimited');
   responses[500] = responseRef('InternalError');
   responses[503] = responseRef('ServiceUnavailable');
-  // CSV and NDJSON exports of the route, if it has them (src/exports/openapi.ts).
+  // CSV and NDJSON exports of the route, if it has them (src/rest/exports/openapi.ts).
   const exported = exportDocs(route.path);
   if (exported) {
     const ok = responses[200] as { content: Json; headers: Json };

@@ -21,9 +21,6 @@ import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import type { ErrorCode } from '../domain/error-catalogue.js';
 import type { Problems } from '../domain/parameters.js';
-import type { Exports } from '../exports/index.js';
-import { FORMAT_PARAM, negotiate, withFormat } from '../exports/negotiate.js';
-import { exportFormatsOf } from '../exports/routes.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
 import { concurrencyRefusal, databaseCosts, isRestExecution, operationUnits, REST_EXECUTION } from '../graphql/use-query-limits.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
@@ -35,6 +32,9 @@ import { readsPhi } from '../phi/masking.js';
 import { stateOf } from '../request/state.js';
 import { conditionalOf, EtagMemory, etagOfParts, ifNoneMatchNames } from './conditional.js';
 import { type CursorMeta, failure, insufficientScope, notModified, type PaginationMeta, successFromPayload, successPayloadParts } from './envelope.js';
+import type { Exports } from './exports/index.js';
+import { FORMAT_PARAM, negotiate, withFormat } from './exports/negotiate.js';
+import { exportFormatsOf } from './exports/routes.js';
 import { cursorLinks, pageLinks } from './link-header.js';
 import { readQuery, report } from './query-params.js';
 import { type MatchedRoute, REST_NAMES, type Route, routes } from './routes.js';
@@ -147,7 +147,7 @@ export function useRest(options: RestOptions): Plugin {
     if (route.scope && !auth.key.scopes.includes(route.scope)) {
       return insufficientScope(request, route.scope, `This API key lacks the scope ${route.scope} needed for this endpoint`);
     }
-    // `format` or Accept (src/exports/negotiate.ts): an export, on a route that has one, is every
+    // `format` or Accept (src/rest/exports/negotiate.ts): an export, on a route that has one, is every
     // matching row as a file, streamed; an Accept the route can meet with nothing is 406.
     const formats = options.exports ? exportFormatsOf(route.path) : [];
     const negotiated = negotiate(url, request.headers.get('accept'), formats);

@@ -6,7 +6,7 @@
 // timed: a walk reads every row of the clinic, the index a handful.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exportStatement } from '../../src/exports/interactions.js';
+import { exportStatement } from '../../src/rest/exports/interactions.js';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
 import { sql, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';

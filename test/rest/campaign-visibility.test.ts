@@ -6,7 +6,7 @@
 // big another tenant's campaign is.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exportStatement } from '../../src/exports/interactions.js';
+import { exportStatement } from '../../src/rest/exports/interactions.js';
 import { createKey, graphql, testApp } from '../helpers/app.js';
 import { sql, testDb } from '../helpers/db.js';
 import { createCampaign, createClinic } from '../helpers/factories.js';

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCsv } from '../../bench/csv.js';
 import { SCOPES } from '../../src/domain/values.js';
-import { bytesStartFormula, csvField, startsFormula } from '../../src/exports/csv.js';
+import { bytesStartFormula, csvField, startsFormula } from '../../src/rest/exports/csv.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';

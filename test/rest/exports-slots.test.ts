@@ -1,7 +1,7 @@
-// The export slots' share rule (src/exports/slots.ts): a key holds at most its share, never every
+// The export slots' share rule (src/rest/exports/slots.ts): a key holds at most its share, never every
 // slot of an instance that has more than one; a key over its share is told apart from a full instance.
 import { describe, expect, it } from 'vitest';
-import { ExportSlots } from '../../src/exports/slots.js';
+import { ExportSlots } from '../../src/rest/exports/slots.js';
 
 const granted = (grant: ReturnType<ExportSlots['take']>) => {
   if ('refused' in grant) throw new Error(`refused: ${grant.refused}`);

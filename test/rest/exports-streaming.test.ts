@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCsv } from '../../bench/csv.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
-import { CSV_COLUMNS } from '../../src/exports/interactions.js';
+import { CSV_COLUMNS } from '../../src/rest/exports/interactions.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { sql, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';

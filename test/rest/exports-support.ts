@@ -18,7 +18,7 @@ export function csvObjects(text: string): { header: string[]; rows: Array<Record
 }
 
 /**
- * A CSV record's cells as stored: the quote that guards a cell against formulas (src/exports/csv.ts)
+ * A CSV record's cells as stored: the quote that guards a cell against formulas (src/rest/exports/csv.ts)
  * removed, by the rule the docs give readers (one leading quote, when quotes then =, +, -, @, tab
  * or CR in NFKC form follow).
  */

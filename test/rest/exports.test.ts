@@ -3,7 +3,7 @@
 // parameters are checked as the JSON path checks them; an Accept that asks for no export and takes
 // JSON keeps today's JSON, one that takes neither is a 406; the key's clinics, scope and quota apply.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CSV_COLUMNS } from '../../src/exports/interactions.js';
+import { CSV_COLUMNS } from '../../src/rest/exports/interactions.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { sql, testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';

@@ -16,8 +16,8 @@
 // `application/xml`, `text/html`). A range whose q is not a valid qvalue (RFC 9110: 0 to 1, at
 // most three decimals) is ignored, as is one that is no `type/subtype` and every media-range
 // parameter other than q; an Accept with no valid range at all counts as absent (JSON).
-import type { Problems } from '../domain/parameters.js';
-import { readQuery } from '../rest/query-params.js';
+import type { Problems } from '../../domain/parameters.js';
+import { readQuery } from '../query-params.js';
 
 export type ExportFormat = 'csv' | 'ndjson';
 

@@ -2,7 +2,7 @@
 // chunked), its content type and file name.
 import { STATUS_CODES } from 'node:http';
 import { ReadableStream as FetchReadableStream, Response } from '@whatwg-node/fetch';
-import { stateOf } from '../request/state.js';
+import { stateOf } from '../../request/state.js';
 import type { ExportFormat } from './negotiate.js';
 
 export const CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {

@@ -14,20 +14,20 @@
 // RATE_LIMITED, past the process's 503 SERVICE_UNAVAILABLE, both with Retry-After, so ordinary
 // requests keep their connections and one key cannot take every export slot.
 import type pg from 'pg';
-import type { ApiKeyPrincipal } from '../auth/api-keys.js';
-import { visibleClinicsOf } from '../auth/clinic-environments.js';
-import type { Db } from '../db/client.js';
-import { isDatabaseUnavailable } from '../db/errors.js';
-import { SQL_POOL } from '../db/sql.js';
-import type { Problems } from '../domain/parameters.js';
-import { feedHorizon } from '../interactions/change-feed.js';
-import type { Logger } from '../observability/logger.js';
-import { PHI_SCOPE, readsPhi } from '../phi/masking.js';
-import { phiArgumentsOf, phiScopeError } from '../phi/scope.js';
-import { stateOf } from '../request/state.js';
-import { failure, insufficientScope } from '../rest/envelope.js';
-import { readQuery } from '../rest/query-params.js';
-import { REST_NAMES, type Route } from '../rest/routes.js';
+import type { ApiKeyPrincipal } from '../../auth/api-keys.js';
+import { visibleClinicsOf } from '../../auth/clinic-environments.js';
+import type { Db } from '../../db/client.js';
+import { isDatabaseUnavailable } from '../../db/errors.js';
+import { SQL_POOL } from '../../db/sql.js';
+import type { Problems } from '../../domain/parameters.js';
+import { feedHorizon } from '../../interactions/change-feed.js';
+import type { Logger } from '../../observability/logger.js';
+import { PHI_SCOPE, readsPhi } from '../../phi/masking.js';
+import { phiArgumentsOf, phiScopeError } from '../../phi/scope.js';
+import { stateOf } from '../../request/state.js';
+import { failure, insufficientScope } from '../envelope.js';
+import { readQuery } from '../query-params.js';
+import { REST_NAMES, type Route } from '../routes.js';
 import { CopyOut } from './copy-out.js';
 import { csvRecord } from './csv.js';
 import { checkInteractionExport, exportStatement, INTERACTION_EXPORT_PARAMS, rowFormat } from './interactions.js';

@@ -6,16 +6,16 @@
 // written out.
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import type { YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
-import type { RestMetricsBreakdownQuery } from '../documents/graphql.js';
-import type { ErrorCode } from '../domain/error-catalogue.js';
-import type { Problems } from '../domain/parameters.js';
-import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
-import { REST_EXECUTION } from '../graphql/use-query-limits.js';
-import { TimeSlice } from '../limits/time-slices.js';
-import { emptyRecord, type QueryValues, readQuery } from '../rest/query-params.js';
-import { BREAKDOWN_GROUP_KEYS, DAILY_METRIC, fieldsOf, SERIES_BUCKET, SUMMARY_METRICS } from '../rest/representation.js';
-import { REST_NAMES, type Route } from '../rest/routes.js';
-import { restVariables } from '../rest/variables.js';
+import type { RestMetricsBreakdownQuery } from '../../documents/graphql.js';
+import type { ErrorCode } from '../../domain/error-catalogue.js';
+import type { Problems } from '../../domain/parameters.js';
+import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../../graphql/context.js';
+import { REST_EXECUTION } from '../../graphql/use-query-limits.js';
+import { TimeSlice } from '../../limits/time-slices.js';
+import { emptyRecord, type QueryValues, readQuery } from '../query-params.js';
+import { BREAKDOWN_GROUP_KEYS, DAILY_METRIC, fieldsOf, SERIES_BUCKET, SUMMARY_METRICS } from '../representation.js';
+import { REST_NAMES, type Route } from '../routes.js';
+import { restVariables } from '../variables.js';
 import { NOT_FOR_EXPORTS } from './interactions.js';
 import { FORMAT_PARAM } from './negotiate.js';
 
