@@ -33,7 +33,7 @@ import { type ConcurrencyLimits, KeyConcurrency } from './limits/concurrency.js'
 import type { HeavyWork } from './limits/heavy-lane.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import type { PerWindow, QuotaStore } from './limits/windows.js';
-import { defaultLogger, type Logger } from './observability/logger.js';
+import { defaultLogger, type Logger } from './logging/logger.js';
 import { classifyUnexpectedError, createMetrics, type PoolStats } from './observability/prometheus.js';
 import type { Tracing } from './observability/tracing.js';
 import { useMetrics } from './observability/use-prometheus.js';

@@ -9,7 +9,7 @@ import { createPrismaClient } from './db/client.js';
 import type { Admission } from './limits/admission.js';
 import { presetAdmitter } from './limits/admission.js';
 import { type FromWorker, type HeavyLaneSettings, lowerThreadPriority, type ToWorker } from './limits/heavy-lane.js';
-import { createLogger } from './observability/logger.js';
+import { createLogger } from './logging/logger.js';
 
 const settings = workerData as HeavyLaneSettings;
 if (!parentPort) throw new Error('heavy-lane-worker.ts runs as a worker thread (limits/heavy-lane.ts starts it)');

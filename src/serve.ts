@@ -23,7 +23,7 @@ import { redisBreaker } from './limits/redis-breaker.js';
 import { createRedisClient, whenReady } from './limits/redis-client.js';
 import { RedisQuotaStore } from './limits/redis-store.js';
 import type { QuotaStore } from './limits/windows.js';
-import { createLogger, loggerOptions } from './observability/logger.js';
+import { createLogger, loggerOptions } from './logging/logger.js';
 import { startTracing } from './observability/tracing.js';
 
 const log = (message: string) => console.log(message);

@@ -1,7 +1,7 @@
 // Connections refused for HTTP_MAX_CONNECTIONS are closed by Node before any byte is read, so
 // the client gets no answer; the operator gets a warning (at most one a minute, with the count).
 import type { Server } from 'node:http';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logging/logger.js';
 
 const REPORT_EVERY_MS = 60_000;
 

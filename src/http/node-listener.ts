@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendNodeResponse } from '@whatwg-node/server';
 import { ERRORS } from '../domain/error-catalogue.js';
 import { answerMediaType } from '../graphql/graphql-http.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logging/logger.js';
 import { requestIdFrom } from '../request/id.js';
 import { isGraphQLTarget } from './app-routes.js';
 import { clientAddressOf, proxyMatcher, type TrustProxySetting } from './client-ip.js';

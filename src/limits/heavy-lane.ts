@@ -26,7 +26,7 @@ import { Worker } from 'node:worker_threads';
 import { Response } from '@whatwg-node/fetch';
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import type { DatabaseBounds } from '../db/bounds.js';
-import type { LoggerOptions } from '../observability/logger.js';
+import type { LoggerOptions } from '../logging/logger.js';
 import type { QuotaDecision } from './windows.js';
 
 /** What the worker needs to build its app (structured-cloneable). */

@@ -5,7 +5,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import type { AdmissionSummary } from '../limits/admission.js';
-import { rootError } from './logger.js';
+import { rootError } from '../logging/logger.js';
 
 /** What a node-postgres `Pool` reports (its public counters). */
 export interface PoolStats {

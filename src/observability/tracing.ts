@@ -18,7 +18,7 @@ import type { Sampler, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Plugin } from 'graphql-yoga';
 import pg from 'pg';
 import type { TracingConfig } from '../config.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/logger.js';
 
 export interface TracingOptions {
   /** Where spans go instead of the OTLP endpoint (tests pass an in-memory exporter). */

@@ -9,9 +9,9 @@ import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { GRAPHQL_PATH, routeOf } from '../http/app-routes.js';
 import { admissionOf } from '../limits/admission.js';
+import type { Logger } from '../logging/logger.js';
 import { runWithRequest } from '../request/current.js';
 import { stateOf } from '../request/state.js';
-import type { Logger } from './logger.js';
 import { elapsedMs, methodOf } from './request-context.js';
 
 export interface RequestLogOptions {

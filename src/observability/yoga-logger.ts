@@ -4,10 +4,10 @@
 // request_id of the response it was masked in, and counted in the metrics.
 import { GraphQLError } from 'graphql';
 import { routeOf } from '../http/app-routes.js';
+import type { Logger } from '../logging/logger.js';
+import { rootError } from '../logging/logger.js';
 import { currentRequest } from '../request/current.js';
 import { stateOf } from '../request/state.js';
-import type { Logger } from './logger.js';
-import { rootError } from './logger.js';
 import { classifyUnexpectedError, type Metrics } from './prometheus.js';
 
 type LogFn = (...args: unknown[]) => void;

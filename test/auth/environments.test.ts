@@ -16,7 +16,7 @@ import { createPrismaClient, type Db } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
 import { ENVIRONMENTS_MIGRATION, ensureDemoSetup } from '../../src/demo.js';
-import { createLogger } from '../../src/observability/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { generateDemoData } from '../../src/seed/generate.js';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';

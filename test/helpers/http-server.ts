@@ -6,7 +6,7 @@ import type net from 'node:net';
 import { afterAll } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createNodeListener } from '../../src/http/node-listener.js';
-import { createLogger } from '../../src/observability/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import type { Json, RestResponse } from '../rest/client.js';
 
 export interface HttpServer {

@@ -2,7 +2,7 @@
 // shaped like an API key, the readable format, and the logging variables of the configuration.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadLogConfig } from '../../src/config.js';
-import { createLogger, prettyDestination, scrubSecrets } from '../../src/observability/logger.js';
+import { createLogger, prettyDestination, scrubSecrets } from '../../src/logging/logger.js';
 import { captureLog } from './support.js';
 
 const KEY = `svc_live_${'k'.repeat(40)}`;

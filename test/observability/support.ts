@@ -3,7 +3,7 @@
 // sample out of Prometheus text.
 import { type CreateApiKeyInput, createApiKey } from '../../src/auth/api-keys.js';
 import type { Db } from '../../src/db/client.js';
-import { createLogger, type Logger } from '../../src/observability/logger.js';
+import { createLogger, type Logger } from '../../src/logging/logger.js';
 
 export interface LogEntry {
   level: string;

@@ -21,7 +21,7 @@ import { isDatabaseUnavailable } from '../../db/errors.js';
 import { SQL_POOL } from '../../db/sql.js';
 import type { Problems } from '../../domain/parameters.js';
 import { feedHorizon } from '../../interactions/change-feed.js';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../logging/logger.js';
 import { PHI_SCOPE, readsPhi } from '../../phi/masking.js';
 import { phiArgumentsOf, phiScopeError } from '../../phi/scope.js';
 import { stateOf } from '../../request/state.js';
