@@ -1,10 +1,10 @@
 // Environment variables, parsed once. Every problem is reported together so an operator fixes
 // them in one go rather than one restart at a time.
 import fs from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { parseTrustProxy } from './http/client-ip.js';
 
 /**
  * The folder holding package.json: `src/..` when run from source (tsx), `dist/src/../..` when run
@@ -21,6 +21,45 @@ export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.met
 
 /** Where the embedded PostgreSQL's files go when DATA_DIR is unset (for the server and the CLI alike). */
 export const DEFAULT_DATA_DIR = path.join(projectRoot, '.data');
+
+/** Which hops are our proxies: the nearest `hops` (1: the TCP peer is a proxy) and any address in `ranges`. */
+export interface ProxyTrust {
+  hops: number;
+  /** Addresses or CIDR ranges (`10.0.0.0/8`, `127.0.0.1`, `fd00::/8`). */
+  ranges: readonly string[];
+}
+
+const MAX_HOPS = 32;
+
+/**
+ * Reads TRUST_PROXY: `false`/`0` (default), `true` (= 1), a hop count, and/or addresses and CIDR
+ * ranges, comma-separated (`10.0.0.0/8,127.0.0.1`; `1,10.0.0.0/8` trusts the peer and that range).
+ * Every bad entry is reported.
+ */
+function parseTrustProxy(text: string): { trust: false | ProxyTrust; problems: string[] } {
+  const value = text.trim().toLowerCase();
+  if (value === 'false' || value === '0') return { trust: false, problems: [] };
+  if (value === 'true') return { trust: { hops: 1, ranges: [] }, problems: [] };
+  const problems: string[] = [];
+  let hops = 0;
+  const ranges: string[] = [];
+  for (const entry of value.split(',').map((e) => e.trim())) {
+    if (/^\d+$/.test(entry)) {
+      const n = Number(entry);
+      if (n < 1 || n > MAX_HOPS) problems.push(`hop count ${entry} must be between 1 and ${MAX_HOPS}`);
+      else if (hops) problems.push('gives more than one hop count');
+      else hops = n;
+      continue;
+    }
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 6 ? 128 : 32;
+    if (!family || extra !== undefined || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix))) {
+      problems.push(`"${entry}" is not true, false, a hop count, an IP address or a CIDR range`);
+    } else ranges.push(entry);
+  }
+  return problems.length ? { trust: false, problems } : { trust: { hops, ranges }, problems: [] };
+}
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL');
 
@@ -71,7 +110,7 @@ const serverSchema = logSchema.extend({
   REDIS_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
-  /** Which hops are our proxies (see http/client-ip.ts): false, true (= 1 hop), a hop count and/or addresses and CIDR ranges. */
+  /** Which hops are our proxies (parseTrustProxy above; http/client-ip.ts applies it): false, true (= 1 hop), a hop count and/or addresses and CIDR ranges. */
   TRUST_PROXY: z
     .string()
     .default('false')

@@ -8,18 +8,10 @@
 // limit, or write a victim's address to lock the victim out. Walking from the right and stopping
 // at the first hop that is not a trusted proxy gives the address the outermost trusted proxy saw.
 import { BlockList, isIP } from 'node:net';
+import type { ProxyTrust } from '../config.js';
 
-/** Which hops are our proxies: the nearest `hops` (1: the TCP peer is a proxy) and any address in `ranges`. */
-export interface ProxyTrust {
-  hops: number;
-  /** Addresses or CIDR ranges (`10.0.0.0/8`, `127.0.0.1`, `fd00::/8`). */
-  ranges: readonly string[];
-}
-
-/** `true` is one hop (what TRUST_PROXY=true always meant: one proxy in front); `false`: no proxy. */
+/** `true` is one hop (what TRUST_PROXY=true always meant: one proxy in front); `false`: no proxy (TRUST_PROXY as config.ts reads it). */
 export type TrustProxySetting = boolean | ProxyTrust;
-
-const MAX_HOPS = 32;
 
 /** The canonical form of an address as proxies and sockets write it, or undefined if it is not one. */
 function normalizeAddress(text: string): string | undefined {
@@ -31,36 +23,6 @@ function normalizeAddress(text: string): string | undefined {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped?.[1]) address = mapped[1];
   return isIP(address) ? address.toLowerCase() : undefined;
-}
-
-/**
- * Reads TRUST_PROXY: `false`/`0` (default), `true` (= 1), a hop count, and/or addresses and CIDR
- * ranges, comma-separated (`10.0.0.0/8,127.0.0.1`; `1,10.0.0.0/8` trusts the peer and that range).
- * Every bad entry is reported.
- */
-export function parseTrustProxy(text: string): { trust: false | ProxyTrust; problems: string[] } {
-  const value = text.trim().toLowerCase();
-  if (value === 'false' || value === '0') return { trust: false, problems: [] };
-  if (value === 'true') return { trust: { hops: 1, ranges: [] }, problems: [] };
-  const problems: string[] = [];
-  let hops = 0;
-  const ranges: string[] = [];
-  for (const entry of value.split(',').map((e) => e.trim())) {
-    if (/^\d+$/.test(entry)) {
-      const n = Number(entry);
-      if (n < 1 || n > MAX_HOPS) problems.push(`hop count ${entry} must be between 1 and ${MAX_HOPS}`);
-      else if (hops) problems.push('gives more than one hop count');
-      else hops = n;
-      continue;
-    }
-    const [address = '', prefix, extra] = entry.split('/');
-    const family = isIP(address);
-    const maxPrefix = family === 6 ? 128 : 32;
-    if (!family || extra !== undefined || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix))) {
-      problems.push(`"${entry}" is not true, false, a hop count, an IP address or a CIDR range`);
-    } else ranges.push(entry);
-  }
-  return problems.length ? { trust: false, problems } : { trust: { hops, ranges }, problems: [] };
 }
 
 export type ProxyMatcher = (address: string | undefined, hop: number) => boolean;
