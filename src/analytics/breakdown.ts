@@ -25,10 +25,11 @@ import {
   totalsColumns,
   UTC_DAY,
 } from '../rollups/counted.js';
+import { SUMS, type SumsRow } from '../rollups/sums.js';
 import { splitWindow } from '../rollups/window.js';
 import type { MetricsFilter } from './filter.js';
 import { type SummaryMetrics, summaryMetrics } from './summary.js';
-import { SUMS, type SumsRow, totalsOf } from './totals.js';
+import { totalsOf } from './totals.js';
 
 export const DIMENSIONS = ['clinic', 'campaign', 'channel', 'type', 'direction', 'outcome'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];

@@ -3,9 +3,10 @@ import type { Db } from '../db/client.js';
 import { prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { countedTotals, everyInteractionByDay, hasDimensions } from '../rollups/counted.js';
+import { DAY_SUMS, SUM_COLUMNS, SUMS } from '../rollups/sums.js';
 import { utcDayNumber, utcDays } from '../rollups/window.js';
 import type { MetricsFilter } from './filter.js';
-import { DAY_SUMS, NO_TOTALS, SUM_COLUMNS, SUMS, type Totals, totalsAt } from './totals.js';
+import { NO_TOTALS, type Totals, totalsAt } from './totals.js';
 
 /** The totals of one UTC day (`date`: YYYY-MM-DD); the daily series has no total call duration. */
 export type DailyMetric = { date: string } & Omit<Totals, 'totalDurationSeconds'>;

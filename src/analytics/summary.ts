@@ -3,8 +3,9 @@ import type { Db } from '../db/client.js';
 import { prepared, queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { countedTotals } from '../rollups/counted.js';
+import { SUMS, type SumsRow } from '../rollups/sums.js';
 import type { MetricsFilter } from './filter.js';
-import { SUMS, type SumsRow, type Totals, totalsOf } from './totals.js';
+import { type Totals, totalsOf } from './totals.js';
 
 export interface SummaryMetrics {
   totalInteractions: number;

@@ -6,6 +6,7 @@ import type { Db } from '../db/client.js';
 import { EARLIEST_INSTANT, LATEST_INSTANT } from '../domain/parameters.js';
 import { sliced, TimeSlice } from '../limits/time-slices.js';
 import type { Dimensions } from '../rollups/counted.js';
+import { SUM_COLUMNS } from '../rollups/sums.js';
 import { sumsBetween } from '../rollups/zoned.js';
 import {
   BucketIntervals,
@@ -22,7 +23,7 @@ import { DAY, ZoneClock } from '../zones/offsets.js';
 import { type DailyMetric, dailyMetric } from './daily.js';
 import { metricsOutcomes, type OutcomesResult } from './outcomes.js';
 import { type SummaryMetrics, summaryMetrics } from './summary.js';
-import { ratio2, SUM_COLUMNS, totalsAt } from './totals.js';
+import { ratio2, totalsAt } from './totals.js';
 
 export const COMPARISONS = ['previous_period', 'previous_year'] as const;
 export type Comparison = (typeof COMPARISONS)[number];

@@ -1,6 +1,6 @@
 // Reading the rollups: the SQL shared by the metrics (src/analytics) and by the exact counts and
 // deep pages of interaction lists (src/interactions). Everything is counted and summed by PostgreSQL; JavaScript
-// derives the rates from those integer sums (totals.ts) and converts bigint results to numbers.
+// derives the rates from those integer sums (sums.ts, analytics/totals.ts) and converts bigint results to numbers.
 //
 // Sources: a window's full UTC days are read from rollup tables kept exact by triggers on
 // `interactions` (prisma/migrations/*_daily_rollups and *_rollup_levels): whole calendar months from

@@ -27,7 +27,7 @@
 //
 // The sums are SUM_COLUMNS (summary, daily and series). An outcome breakdown needs no edges inside
 // days: analytics/zoned.ts reads its windows as the UTC breakdown does.
-import { DAY_COLUMN_OF, SUM_COLUMNS, SUM_VALUES } from '../analytics/totals.js';
+
 import type { Db } from '../db/client.js';
 import { and, prepared, queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
@@ -35,6 +35,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { sliced, TimeSlice } from '../limits/time-slices.js';
 import { type Dimensions, dimensionConditions, hasDimensions, RAW_COUNTED_TOTALS, totalsColumns } from './counted.js';
 import { forEachNumberRow, MAX_ROW_VALUES } from './number-rows.js';
+import { DAY_COLUMN_OF, SUM_COLUMNS, SUM_VALUES } from './sums.js';
 
 const QUARTER = 900_000;
 const HOUR = 3_600_000;
