@@ -1,7 +1,7 @@
 // What every metrics query selects: a window on started_at plus the restrictions the rollup levels
-// key (clinics, and each filter declared a rollup key: interactions/filters.ts). The caller (REST
-// or GraphQL) has already resolved defaults, date-only bounds and the API key's clinic restriction
-// into this object.
+// key (clinics, and each filter declared a rollup key: filters/interaction-filters.ts). The caller
+// (REST or GraphQL) has already resolved defaults, date-only bounds and the API key's clinic
+// restriction into this object.
 import type { Dimensions } from '../rollups/counted.js';
 
 export type MetricsFilter = Dimensions & {

@@ -2,8 +2,8 @@
 import type { MetricsFilter } from '../analytics/filter.js';
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import { daysInWindow, defaultMetricsWindow, type Problems } from '../domain/parameters.js';
+import { checkFilters, type FilterNames, type RawFilters } from '../filters/interaction-filters.js';
 import { dimensionsOf } from '../interactions/conditions.js';
-import { checkFilters, type FilterNames, type RawFilters } from '../interactions/filters.js';
 
 /** Longest window of the daily series: about ten years of days. */
 export const MAX_DAILY_DAYS = 3_700;

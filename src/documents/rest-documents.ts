@@ -2,7 +2,7 @@
 // schema/rest/*.graphql by `npm run generate` (write-rest-documents.ts) for codegen to type. Their
 // filters' variables and arguments are spelt from the filters' declarations (interactions/filters.ts),
 // so a filter declared for a read reaches its REST documents without an edit here.
-import { type FilterReader, filtersOf, INTERACTION_FILTERS } from '../interactions/filters.js';
+import { type FilterReader, filtersOf, INTERACTION_FILTERS } from '../filters/interaction-filters.js';
 
 /** A filter's GraphQL type as a variable declares it. */
 function variableType(input: (typeof INTERACTION_FILTERS)[keyof typeof INTERACTION_FILTERS]['input']): string {

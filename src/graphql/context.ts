@@ -3,7 +3,7 @@ import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import { visibleClinicsOf } from '../auth/clinic-environments.js';
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
-import { GRAPHQL_NAMES, type ParameterNames } from '../interactions/filters.js';
+import { GRAPHQL_NAMES, type ParameterNames } from '../filters/interaction-filters.js';
 import { createLoaders, type Loaders } from '../interactions/nested-pages.js';
 import type { QuotaDecision } from '../limits/windows.js';
 import { createEntityLoaders, type EntityLoaders } from './entity-loaders.js';

@@ -2,7 +2,7 @@
 // through `checked`, for GraphQL clients and the REST facade alike (the facade only maps names).
 import { GraphQLError } from 'graphql';
 import type { Problems } from '../domain/parameters.js';
-import type { ParameterNames } from '../interactions/filters.js';
+import type { ParameterNames } from '../filters/interaction-filters.js';
 import type { GraphQLContext } from './context.js';
 
 function validationError(problems: Problems): GraphQLError {

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { hasControlCharacter } from '../domain/parameters.js';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CAMPAIGN_TYPES, CHANNELS, DIRECTIONS, INTERACTION_TYPES } from '../domain/values.js';
-import { MAX_CAMPAIGN_ID_LENGTH as MAX_ID_LENGTH } from '../interactions/filters.js';
+import { MAX_CAMPAIGN_ID_LENGTH as MAX_ID_LENGTH } from '../filters/interaction-filters.js';
 
 export const RESOURCES = ['clinics', 'campaigns', 'interactions'] as const;
 export type Resource = (typeof RESOURCES)[number];

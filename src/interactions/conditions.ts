@@ -1,14 +1,15 @@
 // The filters of an interaction list compiled to a query, once for each dialect the read path
 // speaks: a Prisma `where` (pages that read relations through Prisma) and SQL conditions on the
 // columns of `interactions` (every hand-written statement, with the table's alias if it has one).
-// Both come from the filters' declarations (filters.ts). The filters that are columns of the
-// rollup levels are compiled by the rollups' own `dimensionConditions` from the same declarations,
-// so a count from the rollups and a page from the raw table cannot disagree on what they select.
+// Both come from the filters' declarations (filters/interaction-filters.ts). The filters that are
+// columns of the rollup levels are compiled by the rollups' own `dimensionConditions` from the
+// same declarations, so a count from the rollups and a page from the raw table cannot disagree on
+// what they select.
 import { clinicCondition, clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
 import { columnOf } from '../db/sql.js';
+import { declarationOf, FILTER_KEYS, type Filters, ROLLUP_FILTER_KEYS } from '../filters/interaction-filters.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { DIMENSION_KEYS, type Dimensions, dimensionConditions, rawRangeConditions } from '../rollups/counted.js';
-import { declarationOf, FILTER_KEYS, type Filters, ROLLUP_FILTER_KEYS } from './filters.js';
 
 const ROLLUP_FILTERS: ReadonlySet<string> = new Set([...ROLLUP_FILTER_KEYS, 'from', 'to']);
 

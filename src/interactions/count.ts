@@ -9,10 +9,10 @@
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { num, prepared, queryRows } from '../db/sql.js';
+import { declarationOf, FILTER_KEYS, type Filters } from '../filters/interaction-filters.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { countedOutcomes, countedTotals } from '../rollups/counted.js';
 import { countableByRollups, dimensionsOf, interactionConditions, interactionWhere } from './conditions.js';
-import { declarationOf, FILTER_KEYS, type Filters } from './filters.js';
 import { countPhoneMatches } from './phone-search.js';
 import { countMatches, countOneWord, type TextScope, walkIsCheaper } from './text-search.js';
 
@@ -34,7 +34,8 @@ async function countText(db: Db, filters: Filters & { text: string }, visibleCli
 export function textScopeOf(filters: Filters & { text: string }, visibleClinics: VisibleClinics): TextScope {
   const { text, clinicId, from, to, ...rest } = filters;
   const others = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
-  // Checked on the documents when every other filter is a column of theirs (filters.ts onSearchDocuments).
+  // Checked on the documents when every other filter is a column of theirs (onSearchDocuments in
+  // filters/interaction-filters.ts).
   const onDocuments = FILTER_KEYS.every((key) => rest[key as keyof typeof rest] === undefined || declarationOf(key).onSearchDocuments);
   return { text, visible: visibleClinics, clinicId, from, to, others, othersOnDocuments: onDocuments ? others : undefined };
 }

@@ -14,14 +14,15 @@ import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { and, instant, queryRows } from '../db/sql.js';
 import { lazy } from '../domain/lazy.js';
+import type { Filters } from '../filters/interaction-filters.js';
+import { textCondition } from '../filters/text-filter.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { feedHorizon } from './change-feed.js';
 import { interactionConditions } from './conditions.js';
 import { countInteractions, textPlanOf } from './count.js';
 import { type CursorList, type CursorOrder, cursorCodec, type Position } from './cursor.js';
-import type { Filters } from './filters.js';
 import { type InteractionRow, inIdOrder, type PothosQuery, rowsById, rowsSelection, withRelations } from './rows.js';
-import { fewTextMatchIds, textCondition, textMatchIds, textPageIds } from './text-search.js';
+import { fewTextMatchIds, textMatchIds, textPageIds } from './text-search.js';
 
 export interface CursorListRequest {
   filters: Filters;

@@ -15,8 +15,8 @@ import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { queryRows } from '../db/sql.js';
 import { EARLIEST_INSTANT, hasControlCharacter, LATEST_INSTANT } from '../domain/parameters.js';
+import type { Filters } from '../filters/interaction-filters.js';
 import { Prisma } from '../generated/prisma/client.js';
-import type { Filters } from './filters.js';
 
 /** How a cursor list is ordered: by started_at (newest or oldest first) or, for the change feed, by updated_at. */
 export type CursorOrder = 'desc' | 'asc' | 'feed';

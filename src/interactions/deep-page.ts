@@ -14,11 +14,11 @@
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
+import type { Filters } from '../filters/interaction-filters.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { everyInteractionByDay } from '../rollups/counted.js';
 import { countableByRollups, dimensionsOf, interactionConditions, restrictsBeyondClinic } from './conditions.js';
 import { countedMatches } from './count.js';
-import type { Filters } from './filters.js';
 
 /**
  * The ids of the page `skip`/`take` of the list (newest first), found by skipping whole days;

@@ -6,12 +6,13 @@ import DataLoader from 'dataloader';
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { queryRows } from '../db/sql.js';
+import type { Filters } from '../filters/interaction-filters.js';
+import { textCondition } from '../filters/text-filter.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from './conditions.js';
 import { textPlanOf } from './count.js';
-import type { Filters } from './filters.js';
 import { INTERACTION_COLUMNS } from './rows.js';
-import { fewTextMatchIds, textCondition } from './text-search.js';
+import { fewTextMatchIds } from './text-search.js';
 
 export interface ChildPage {
   filters: Filters;

@@ -19,9 +19,9 @@
 import { clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { and, num, prepared, queryRows } from '../db/sql.js';
+import type { Filters } from '../filters/interaction-filters.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from './conditions.js';
-import type { Filters } from './filters.js';
 import { INTERACTION_COLUMNS, type InteractionRow, type MatchesPage, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
 
 /** The page and total of a search as `interactions` needs them: see `phoneSearchPaging`. */

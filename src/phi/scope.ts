@@ -4,10 +4,10 @@
 // judged before the values of the arguments, as every scope is (decisions section 1).
 import type { GraphQLError } from 'graphql';
 import { codedError } from '../domain/coded-error.js';
-import { type ParameterNames, PHI_FILTER_KEYS, type PhiFilterKey } from '../interactions/filters.js';
+import { type ParameterNames, PHI_FILTER_KEYS, type PhiFilterKey } from '../filters/interaction-filters.js';
 import { PHI_SCOPE, readsPhi } from './masking.js';
 
-/** The filters that need `phi:read`, by their GraphQL argument names (declared so: interactions/filters.ts). */
+/** The filters that need `phi:read`, by their GraphQL argument names (declared so in filters/interaction-filters.ts). */
 export const PHI_FILTERS = PHI_FILTER_KEYS;
 export type PhiFilter = PhiFilterKey;
 

@@ -22,7 +22,7 @@ import {
 } from '../documents/graphql.js';
 import { hasControlCharacter } from '../domain/parameters.js';
 import type { Scope } from '../domain/values.js';
-import { restNamesOf } from '../interactions/filters.js';
+import { restNamesOf } from '../filters/interaction-filters.js';
 import { mapInSlices, type TimeSlice } from '../limits/time-slices.js';
 import { MAX_SERIES_BUCKETS } from '../zones/local-calendar.js';
 import type { CursorMeta, PaginationMeta } from './envelope.js';
@@ -43,7 +43,7 @@ import {
   toViewer,
 } from './representation.js';
 
-export { REST_NAMES } from '../interactions/filters.js';
+export { REST_NAMES } from '../filters/interaction-filters.js';
 
 export interface RouteResult {
   data: unknown;

@@ -21,7 +21,7 @@ import {
   typeFromAST,
 } from 'graphql';
 import type { Problems } from '../domain/parameters.js';
-import type { ParameterNames } from '../interactions/filters.js';
+import type { ParameterNames } from '../filters/interaction-filters.js';
 import { type QueryValues, readInteger } from './query-params.js';
 
 /** The largest value of GraphQL's `Int`. */

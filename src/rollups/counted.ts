@@ -21,8 +21,8 @@
 // which `::timestamptz` would read in the session's time zone.)
 import { and, columnOf, instant } from '../db/sql.js';
 import { SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../domain/values.js';
+import { declarationOf, type Filters, ROLLUP_FILTER_KEYS, type RollupFilterKey } from '../filters/interaction-filters.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { declarationOf, type Filters, ROLLUP_FILTER_KEYS, type RollupFilterKey } from '../interactions/filters.js';
 import { type DayRange, type RawRange, splitDays, splitDaysWithComplement, splitWindow } from './window.js';
 
 /** The UTC calendar day of an interaction (the rollup's `day`). */
@@ -33,7 +33,7 @@ export type ClinicScope = readonly string[] | undefined;
 
 /**
  * Restrictions on columns that `interactions` and every rollup level have: the clinics, and each
- * filter declared a rollup key (interactions/filters.ts).
+ * filter declared a rollup key (filters/interaction-filters.ts).
  */
 export type Dimensions = {
   /** undefined = every clinic; [] = none. */

@@ -20,9 +20,9 @@ import {
   OUTCOMES,
   TYPES_BY_CHANNEL,
 } from '../../src/domain/values.js';
+import type { Filters } from '../../src/filters/interaction-filters.js';
 import { interactionWhere } from '../../src/interactions/conditions.js';
 import { countInteractions } from '../../src/interactions/count.js';
-import type { Filters } from '../../src/interactions/filters.js';
 import { testDb } from '../helpers/db.js';
 import { rawDaily, rawOutcomes, rawSummary } from './raw-reference.js';
 import { type Fixture, referenceDaily, referenceOutcomes, referenceSummary } from './reference.js';

@@ -3,10 +3,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPrismaClient } from '../../src/db/client.js';
 import { and, queryRows } from '../../src/db/sql.js';
+import type { Filters } from '../../src/filters/interaction-filters.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { interactionConditions } from '../../src/interactions/conditions.js';
 import { deepPageIds } from '../../src/interactions/deep-page.js';
-import type { Filters } from '../../src/interactions/filters.js';
 import { databaseUrl } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 

@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import type { VisibleClinics } from '../../src/auth/clinic-scope.js';
 import { queryRows } from '../../src/db/sql.js';
+import type { Filters } from '../../src/filters/interaction-filters.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { interactionConditions, interactionWhere } from '../../src/interactions/conditions.js';
-import type { Filters } from '../../src/interactions/filters.js';
 import { ORDER_INTERACTIONS } from '../../src/interactions/read-page.js';
 import { pageRows, type RowsSelection, rowsById, rowsSelection, withRelations } from '../../src/interactions/rows.js';
 import { testDb } from '../helpers/db.js';

@@ -4,8 +4,8 @@
 // cursor can be recomputed from a guess of a filter.
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { Filters } from '../../src/filters/interaction-filters.js';
 import { CursorCodec, CursorError, type CursorList } from '../../src/interactions/cursor.js';
-import type { Filters } from '../../src/interactions/filters.js';
 
 const position = { at: Date.UTC(2025, 2, 1), id: 'int_0001' };
 

@@ -2,8 +2,8 @@
 // (the GraphQL side of REST's GET /api/v1/interactions/deleted, which runs this field).
 import { checkPaging, hasControlCharacter, type Problems, parseDateBound } from '../../domain/parameters.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/values.js';
+import type { ParameterNames } from '../../filters/interaction-filters.js';
 import { CursorError, cursorCodec, type Position } from '../../interactions/cursor.js';
-import type { ParameterNames } from '../../interactions/filters.js';
 import { listTombstonesAfter, type Tombstone, type TombstonePage, tombstoneList } from '../../interactions/tombstones.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';

@@ -1,7 +1,15 @@
 // The GraphQL arguments of the interaction filters, derived from their declarations
 // (interactions/filters.ts): each read spreads the arguments of the filters it takes.
 import type { ArgumentRef } from '@pothos/core';
-import { FILTER_KEYS, type FilterKey, type FilterOf, type FilterReader, filtersOf, INTERACTION_FILTERS, type RawFilters } from '../../interactions/filters.js';
+import {
+  FILTER_KEYS,
+  type FilterKey,
+  type FilterOf,
+  type FilterReader,
+  filtersOf,
+  INTERACTION_FILTERS,
+  type RawFilters,
+} from '../../filters/interaction-filters.js';
 import { builder } from '../builder.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum } from './enums.js';
 

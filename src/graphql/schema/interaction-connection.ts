@@ -3,9 +3,9 @@
 // REST cursors: a cursor from one works in the other.
 
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/values.js';
+import { checkCursorList } from '../../filters/interaction-filters.js';
 import { CursorError, cursorCodec, type Position } from '../../interactions/cursor.js';
 import { type CursorPage, listInteractionsAfter } from '../../interactions/cursor-page.js';
-import { checkCursorList } from '../../interactions/filters.js';
 import { requirePhiScope } from '../../phi/scope.js';
 import { builder } from '../builder.js';
 import { checked, rejected } from '../errors.js';

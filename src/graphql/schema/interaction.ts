@@ -1,7 +1,7 @@
 // Interactions: calls and WhatsApp conversations, their root fields and filters.
 import { clinicCondition } from '../../auth/clinic-scope.js';
 import { hasControlCharacter } from '../../domain/parameters.js';
-import { checkList, checkPageList } from '../../interactions/filters.js';
+import { checkList, checkPageList } from '../../filters/interaction-filters.js';
 import { type InteractionList, listInteractions } from '../../interactions/read-page.js';
 import { maskPhoneNumber, readsPhi, redactText, redactTranscript } from '../../phi/masking.js';
 import { requirePhiScope } from '../../phi/scope.js';

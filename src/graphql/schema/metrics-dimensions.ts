@@ -5,7 +5,7 @@ import { bucketBounds, type DurationBucket, type DurationsResult, metricsDuratio
 import type { MetricsFilter } from '../../analytics/filter.js';
 import { zonedInstants } from '../../analytics/zoned.js';
 import { checkPaging, type Paging, type Problems } from '../../domain/parameters.js';
-import type { ParameterNames } from '../../interactions/filters.js';
+import type { ParameterNames } from '../../filters/interaction-filters.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { Campaign } from './campaign.js';

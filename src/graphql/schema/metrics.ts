@@ -25,7 +25,7 @@ import {
 } from '../../analytics/zoned.js';
 import type { Problems } from '../../domain/parameters.js';
 import { SUCCESSFUL_OUTCOMES } from '../../domain/values.js';
-import type { ParameterNames } from '../../interactions/filters.js';
+import type { ParameterNames } from '../../filters/interaction-filters.js';
 import { handInSlices } from '../../limits/time-slices.js';
 import { type Granularity, MAX_SERIES_BUCKETS } from '../../zones/local-calendar.js';
 import { knownZoneNames } from '../../zones/zone-names.js';

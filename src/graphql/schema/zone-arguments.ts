@@ -5,8 +5,8 @@ import { dimensionsOfWindow, type MetricsFilter } from '../../analytics/filter.j
 import { COMPARISONS, type Comparison, type LocalBound, type ZonedQuery } from '../../analytics/zoned.js';
 import { queryRows } from '../../db/sql.js';
 import { hasControlCharacter, type Problems } from '../../domain/parameters.js';
+import type { ParameterNames } from '../../filters/interaction-filters.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import type { ParameterNames } from '../../interactions/filters.js';
 import { GRANULARITIES, type Granularity } from '../../zones/local-calendar.js';
 import { looksLikeZoneName, zoneNames } from '../../zones/zone-names.js';
 import type { GraphQLContext } from '../context.js';

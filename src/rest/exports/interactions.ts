@@ -4,10 +4,10 @@
 import { escapeLiteral } from 'pg';
 import type { VisibleClinics } from '../../auth/clinic-scope.js';
 import type { Problems } from '../../domain/parameters.js';
+import { checkCursorList, type Filters, REST_NAMES, restFilters } from '../../filters/interaction-filters.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { interactionConditions } from '../../interactions/conditions.js';
 import { textScopeOf } from '../../interactions/count.js';
-import { checkCursorList, type Filters, REST_NAMES, restFilters } from '../../interactions/filters.js';
 import { textMatchIds } from '../../interactions/text-search.js';
 import type { QueryValues } from '../query-params.js';
 import type { RowFormat } from './copy-out.js';
@@ -30,8 +30,9 @@ export interface InteractionExport {
 }
 
 /**
- * The export's parameters, checked by the list's own rules (filters.ts, REST names): the filters,
- * `order`, `updated_since` (and not both). `page`, `limit`, `cursor` and `include_total` are refused.
+ * The export's parameters, checked by the list's own rules (filters/interaction-filters.ts, REST
+ * names): the filters, `order`, `updated_since` (and not both). `page`, `limit`, `cursor` and
+ * `include_total` are refused.
  * Problems are added to `problems`; the result is meaningful only when there are none.
  */
 export function checkInteractionExport(query: QueryValues, problems: Problems): InteractionExport {

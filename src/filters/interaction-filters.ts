@@ -3,8 +3,9 @@
 // declaration the rest is derived: the filter types, REST and GraphQL names, GraphQL arguments
 // (graphql/schema/filter-args.ts), REST documents' variables (documents/rest-documents.ts), route
 // parameters (rest/routes.ts), the checks here, the SQL conditions on `interactions` and on the
-// rollup levels (conditions.ts, rollups/counted.ts), cursor digests (cursor.ts), exports and OpenAPI.
-// Adding a filter means adding one declaration (docs/development.md).
+// rollup levels (interactions/conditions.ts, rollups/counted.ts), cursor digests
+// (interactions/cursor.ts), exports and OpenAPI. Adding a filter means adding one declaration
+// (docs/development.md). Below the rollups and the reads of interactions, which all compile it.
 import { campaignVisible } from '../auth/clinic-scope.js';
 import { checkPaging, hasControlCharacter, isUuid, type Paging, type Problems, parseDateBound } from '../domain/parameters.js';
 import {
@@ -18,7 +19,7 @@ import {
   TYPES_BY_CHANNEL,
 } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { checkText, MAX_TEXT_LENGTH, MAX_TEXT_WORDS, textCondition } from './text-search.js';
+import { checkText, MAX_TEXT_LENGTH, MAX_TEXT_WORDS, textCondition } from './text-filter.js';
 
 /** Longest accepted search string; phone numbers are far shorter. */
 export const MAX_SEARCH_LENGTH = 64;
@@ -77,7 +78,7 @@ export interface FilterDeclaration<Value> {
   rollup: boolean;
   /**
    * A column of the search documents too (interaction_search_documents): a full-text search checks
-   * it there rather than on each match's interaction (text-search.ts).
+   * it there rather than on each match's interaction (interactions/text-search.ts).
    */
   onSearchDocuments?: true;
   /** Reads patient data: refused to a key without `phi:read`, whatever its value. */
