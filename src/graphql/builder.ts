@@ -14,8 +14,9 @@ import type { GraphQLContext } from './context.js';
 /**
  * What a Query field costs the database, declared where the field is declared (a required option of
  * every Query field, so a new field cannot be added without one). The per-key concurrency limit
- * counts a document's root fields by `units`, and the per-field rate limit is `perSecond`
- * (use-query-limits.ts derives both, and the documentation, from the built schema).
+ * counts a document's root fields by `units` (or by what their nested fields declare, when more:
+ * NestedDatabaseCost), and the per-field rate limit is `perSecond` (use-query-limits.ts derives
+ * both, and the documentation, from the built schema).
  */
 export type DatabaseCost =
   /** The field answers from the request itself (the key, its quota): no database work. */
@@ -43,6 +44,34 @@ export interface ArgumentUnits {
   text: string;
 }
 
+/**
+ * What a field of an object type other than Query costs the database, declared where the field is
+ * declared. A field that reads the database declares it (test/graphql/database-cost.test.ts runs
+ * every field of the schema and fails on one whose selection sends statements undeclared); a field
+ * that declares nothing reads nothing.
+ *
+ * A unit is what a list field's page takes: its rows, its total, and its rows completed by their
+ * own records read by id (their clinic, campaign and transcript: one statement per kind for the
+ * whole page, whether the list's reader reads them with the rows or the field does right after).
+ * Such reads are `countedBy: 'parent'`: inside the units of the field that produced the parent
+ * (its list, or the root field that looked it up). A field that does work of its own for every
+ * parent (a nested list, an aggregate, a search's fragments) declares `units`: its parents' work at
+ * one level is batched into one statement, or a few run one after another, so `units` does not grow
+ * with the number of parents. How a document's nested units add up is use-query-limits.ts
+ * operationUnits'.
+ *
+ * Nested fields have no per-field rate limit (`perSecond` is the Query fields'): a nested field runs
+ * once per parent, for parents that a root field produced, so it is bounded by that root field's
+ * rate limit and units, and by the document's cost limit (the `complexity` option, QUERY_LIMITS).
+ */
+export type NestedDatabaseCost =
+  /** Declared where a reader might expect a read (a field that hands over a page whose fields read): reads nothing itself. */
+  | { readsDatabase: false }
+  /** Work of its own per parent, batched per level: units held while it runs. */
+  | { readsDatabase: true; units: number }
+  /** Reads inside the units of the field that produced the parent (a page's rows and total, the rows' own records by id). */
+  | { readsDatabase: true; countedBy: 'parent' };
+
 declare global {
   export namespace PothosSchemaTypes {
     export interface QueryFieldOptions<
@@ -53,6 +82,18 @@ declare global {
       ResolveReturnShape,
     > {
       databaseCost: DatabaseCost;
+    }
+
+    export interface ObjectFieldOptions<
+      Types extends SchemaTypes,
+      ParentShape,
+      Type extends TypeParam<Types>,
+      Nullable extends FieldNullability<Type>,
+      Args extends InputFieldMap,
+      ResolveReturnShape,
+    > {
+      /** Required of a field that reads the database; see NestedDatabaseCost. */
+      databaseCost?: NestedDatabaseCost;
     }
   }
 }

@@ -19,9 +19,10 @@ export function useHeavyLane(lane: HeavyWork): Plugin {
       // Without the client's own text the worker would report other line and column numbers; a
       // field the per-field limit refused must fail here, where that decision was taken.
       if (!key || !request || typeof params?.query !== 'string' || isRestExecution(context) || refusesFields(context)) return;
-      // The units the concurrency limit just took for this execution (use-query-limits.ts).
+      // The units the concurrency limit just took for this execution (use-query-limits.ts): heavy
+      // by its root fields' own units (units by arguments), not by what their nested fields hold.
       const units = unitsTaken(context);
-      if (!units || !isHeavy(units)) return;
+      if (!units || !isHeavy(units.map((field) => field.own))) return;
       setExecuteFn(async () => {
         const admitted = stateOf(request).admitted;
         const response = await lane.serve({

@@ -1,7 +1,8 @@
-// The limits derived from each Query field's declared database cost (builder.ts DatabaseCost), per
-// API key, so that one query with many aliased fields cannot multiply the database work: per-field
-// rate limits, and the key's concurrency limit on the units of work it has running at once (the
-// bounds on a document's size, tokens, aliases, depth and cost are in use-document-limits.ts).
+// The limits derived from each field's declared database cost (builder.ts DatabaseCost for Query
+// fields, NestedDatabaseCost for the others), per API key, so that one query with many aliased or
+// nested fields cannot multiply the database work: per-field rate limits (Query fields), and the
+// key's concurrency limit on the units of work it has running at once (the bounds on a document's
+// size, tokens, aliases, depth and cost are in use-document-limits.ts).
 import { useRateLimiter } from '@envelop/rate-limiter';
 import {
   type ASTNode,
@@ -11,9 +12,13 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLError,
+  type GraphQLField,
+  type GraphQLNamedType,
   type GraphQLSchema,
   getArgumentValues,
+  getNamedType,
   getOperationAST,
+  isInterfaceType,
   isObjectType,
   Kind,
   type OperationDefinitionNode,
@@ -27,7 +32,7 @@ import { codedError, httpOf } from '../domain/coded-error.js';
 import { ERRORS } from '../domain/error-catalogue.js';
 import { CONCURRENCY_RETRY_AFTER_SECONDS, type ConcurrencyDecision, type ConcurrencyLimits, KeyConcurrency } from '../limits/concurrency.js';
 import { currentRequest } from '../request/current.js';
-import type { DatabaseCost } from './builder.js';
+import type { DatabaseCost, NestedDatabaseCost } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { type FieldLimitStore, ReservingMemoryStore, ReservingRedisStore } from './field-limit-store.js';
 import { schema } from './index.js';
@@ -36,12 +41,46 @@ import { schema } from './index.js';
 export function databaseCosts(built: GraphQLSchema): ReadonlyMap<string, DatabaseCost> {
   const costs = new Map<string, DatabaseCost>();
   for (const [name, field] of Object.entries(built.getQueryType()?.getFields() ?? {})) {
-    const declared = (field.extensions as { pothosOptions?: { databaseCost?: DatabaseCost } }).pothosOptions?.databaseCost;
+    const declared = declaredCost(field) as DatabaseCost | undefined;
     if (!declared) throw new Error(`Query.${name} declares no databaseCost (builder.ts DatabaseCost)`);
     costs.set(name, declared);
   }
   return costs;
 }
+
+/** The declared database cost of a field of the schema, if any (its Pothos options). */
+function declaredCost(field: GraphQLField<unknown, unknown>): unknown {
+  return (field.extensions as { pothosOptions?: { databaseCost?: unknown } }).pothosOptions?.databaseCost;
+}
+
+const nestedCostsOf = new WeakMap<GraphQLSchema, ReadonlyMap<string, NestedDatabaseCost>>();
+
+/**
+ * The declared database cost of each field of an object type other than Query (builder.ts
+ * NestedDatabaseCost), by `Type.field`; fields that declare none read nothing. Throws on a
+ * declaration that only a Query field may make (a rate limit, units by arguments).
+ */
+export function nestedDatabaseCosts(built: GraphQLSchema): ReadonlyMap<string, NestedDatabaseCost> {
+  const known = nestedCostsOf.get(built);
+  if (known) return known;
+  const costs = new Map<string, NestedDatabaseCost>();
+  for (const type of Object.values(built.getTypeMap())) {
+    if (!isObjectType(type) || type === built.getQueryType() || type.name.startsWith('__')) continue;
+    for (const [name, field] of Object.entries(type.getFields())) {
+      const declared = declaredCost(field) as (NestedDatabaseCost & { perSecond?: unknown; units?: unknown }) | undefined;
+      if (!declared) continue;
+      if ('perSecond' in declared || ('units' in declared && (typeof declared.units !== 'number' || declared.units < 1))) {
+        throw new Error(`${type.name}.${name} declares a databaseCost only a Query field may (builder.ts NestedDatabaseCost)`);
+      }
+      costs.set(`${type.name}.${name}`, declared);
+    }
+  }
+  nestedCostsOf.set(built, costs);
+  return costs;
+}
+
+// Checked when the service starts, as the rate limits below are derived.
+nestedDatabaseCosts(schema);
 
 /**
  * Executions allowed per API key and field, from each field's declared cost: generous for REST and
@@ -95,17 +134,21 @@ export function useQueryLimits(options: QueryLimitOptions = {}): Plugin[] {
 }
 
 /** The units each execution took (by its context), for the heavy lane to judge without counting them again. */
-const takenUnits = new WeakMap<object, readonly number[]>();
+const takenUnits = new WeakMap<object, readonly RootFieldUnits[]>();
 
-/** The units of database work an execution took under the concurrency limit; undefined when it took none (no key). */
-export function unitsTaken(context: object): readonly number[] | undefined {
+/**
+ * The units of database work an execution took under the concurrency limit, per root field (with
+ * each field's own units, by which the heavy lane judges it); undefined when it took none (no key).
+ */
+export function unitsTaken(context: object): readonly RootFieldUnits[] | undefined {
   return takenUnits.get(context);
 }
 
 /**
  * The per-key concurrency limit (limits/concurrency.ts) on every execution, REST's fixed documents
- * included: the executed operation's root fields count by their declared units (15 aliases of
- * metricsSeries are 15), taken before any resolver runs and given back when the result is ready.
+ * included: the executed operation's root fields count by their declared units, or by what their
+ * nested fields declare when more (operationUnits; 15 aliases of metricsSeries are 15), taken before
+ * any resolver runs and given back when the result is ready.
  * A document costing more than the limit can never run and is refused as too complex; one that
  * does not fit beside the key's work in flight is answered 429 with Retry-After.
  */
@@ -121,13 +164,17 @@ function useConcurrencyLimit(limiter: KeyConcurrency): Plugin {
       if (!key) return undefined;
       const operation = getOperationAST(args.document, args.operationName);
       if (!operation) return undefined;
-      const units = operationUnits(operation, args.document, costs, { schema: args.schema, variables: args.variableValues ?? {}, nowMs: Date.now() });
-      const decision = limiter.acquire(key.id, key.tier, units);
+      const fields = rootFieldUnits(operation, args.document, costs, { schema: args.schema, variables: args.variableValues ?? {}, nowMs: Date.now() });
+      const decision = limiter.acquire(
+        key.id,
+        key.tier,
+        fields.map((field) => field.held),
+      );
       if (!decision.ok) {
         setResultAndStopExecution({ errors: [concurrencyRefusal(decision)] });
         return undefined;
       }
-      takenUnits.set(context, units);
+      takenUnits.set(context, fields);
       const request = currentRequest();
       if (request) {
         pending.set(request, [...(pending.get(request) ?? []), decision.release]);
@@ -171,10 +218,15 @@ export interface UnitsContext {
   nowMs: number;
 }
 
+/** A root field's units: its own (declared on it), and those it holds, which its nested fields may raise. */
+export interface RootFieldUnits {
+  own: number;
+  held: number;
+}
+
 /**
- * The units of each database-reading root field an operation selects, in document order (through
- * fragments; @skip/@include counted as run). Units by arguments (builder.ts ArgumentUnits) read the
- * field's arguments as execution will; arguments that execution will refuse count 1.
+ * The units held by each database-reading root field an operation selects, in document order
+ * (rootFieldUnits' `held`): what the concurrency limit takes for the operation.
  */
 export function operationUnits(
   operation: OperationDefinitionNode,
@@ -182,12 +234,32 @@ export function operationUnits(
   costs: ReadonlyMap<string, DatabaseCost>,
   context: UnitsContext,
 ): number[] {
+  return rootFieldUnits(operation, document, costs, context).map((field) => field.held);
+}
+
+/**
+ * The units of each root field an operation selects that reads the database, itself or beneath it,
+ * in document order (through fragments; @skip/@include counted as run; a root field selected twice
+ * under one name counted twice). Units by arguments (builder.ts ArgumentUnits) read the field's
+ * arguments as execution will; arguments that execution will refuse count 1.
+ *
+ * A root field holds its own units or those of the fields selected beneath it, whichever is more
+ * (nestedUnits): its own reads are done, or are the lazy reads of its page that its own units
+ * count (`countedBy: 'parent'`), before the fields beneath it that read on their own start.
+ */
+export function rootFieldUnits(
+  operation: OperationDefinitionNode,
+  document: DocumentNode,
+  costs: ReadonlyMap<string, DatabaseCost>,
+  context: UnitsContext,
+): RootFieldUnits[] {
   if (operation.operation !== 'query') return [];
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const nested = nestedDatabaseCosts(context.schema);
   const fields = context.schema.getQueryType()?.getFields() ?? {};
   const seen = new Set<string>();
-  const units: number[] = [];
+  const units: RootFieldUnits[] = [];
   const unitsOf = (node: FieldNode, cost: DatabaseCost): number => {
     if (!cost.readsDatabase) return 0;
     if (typeof cost.units === 'number') return cost.units;
@@ -202,8 +274,12 @@ export function operationUnits(
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         const cost = costs.get(selection.name.value);
-        const count = cost ? unitsOf(selection, cost) : 0;
-        if (count > 0) units.push(count);
+        const own = cost ? unitsOf(selection, cost) : 0;
+        const definition = fields[selection.name.value];
+        const beneath =
+          definition && selection.selectionSet ? nestedUnits(context.schema, getNamedType(definition.type), [selection.selectionSet], fragments, nested) : 0;
+        const held = Math.max(own, beneath);
+        if (held > 0) units.push({ own, held });
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         visitSet(selection.selectionSet);
       } else {
@@ -219,6 +295,74 @@ export function operationUnits(
   };
   visitSet(operation.selectionSet);
   return units;
+}
+
+/**
+ * The most units the fields selected on objects of `type` may hold at once, by what each declares
+ * (builder.ts NestedDatabaseCost): `units` of its own, nothing for `countedBy: 'parent'` (its reads
+ * are in the units of the field that produced the parent) or for fields that read nothing.
+ *
+ * How a document runs: the fields selected on one object resolve together (their batches are sent
+ * in the same turn), so siblings that read may run at once; a field's own selection starts only
+ * when the field has resolved, its own read done. So a field holds either its own units or what its
+ * selection holds, never both at once: max(own, sum over its selected fields), from the leaves up.
+ * That is the largest sum over fields that may run at once (none beneath another): the fields at
+ * one depth are one such set, and so are a field at one depth and a sibling's fields deeper down
+ * (a branch whose parent resolved sooner is further along), which a sum per depth would not count.
+ * A nested field's batch serves every parent of its level, so its units do not grow with them.
+ *
+ * Fields selected under one name on one type run once (their selections merged), as execution
+ * merges them; fragments and inline fragments are followed (@skip/@include counted as run).
+ */
+function nestedUnits(
+  built: GraphQLSchema,
+  type: GraphQLNamedType,
+  selectionSets: readonly SelectionSetNode[],
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  costs: ReadonlyMap<string, NestedDatabaseCost>,
+): number {
+  const selected = new Map<string, { type: GraphQLNamedType; field: GraphQLField<unknown, unknown>; selectionSets: SelectionSetNode[] }>();
+  const seen = new Set<string>();
+  const collect = (on: GraphQLNamedType, selectionSet: SelectionSetNode): void => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const field = isObjectType(on) || isInterfaceType(on) ? on.getFields()[selection.name.value] : undefined;
+        if (!field) continue;
+        const key = `${on.name}.${selection.alias?.value ?? selection.name.value}`;
+        const entry = selected.get(key) ?? { type: on, field, selectionSets: [] };
+        if (selection.selectionSet) entry.selectionSets.push(selection.selectionSet);
+        selected.set(key, entry);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const condition = selection.typeCondition ? fragmentType(built, on, selection.typeCondition.name.value) : on;
+        if (condition) collect(condition, selection.selectionSet);
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        if (!fragment || seen.has(fragment.name.value)) continue;
+        const condition = fragmentType(built, on, fragment.typeCondition.name.value);
+        if (!condition) continue;
+        seen.add(fragment.name.value);
+        collect(condition, fragment.selectionSet);
+        seen.delete(fragment.name.value);
+      }
+    }
+  };
+  for (const selectionSet of selectionSets) collect(type, selectionSet);
+  let sum = 0;
+  for (const { type: on, field, selectionSets: beneath } of selected.values()) {
+    const cost = costs.get(`${on.name}.${field.name}`);
+    const own = cost?.readsDatabase && 'units' in cost ? cost.units : 0;
+    sum += Math.max(own, beneath.length ? nestedUnits(built, getNamedType(field.type), beneath, fragments, costs) : 0);
+  }
+  return sum;
+}
+
+/**
+ * The type whose fields a fragment on `condition` selects, inside a selection on `on`: an object
+ * type's own (validation has checked that the fragment can apply to it), or the condition's inside
+ * an abstract type (the schema has none today).
+ */
+function fragmentType(built: GraphQLSchema, on: GraphQLNamedType, condition: string): GraphQLNamedType | undefined {
+  return condition === on.name || isObjectType(on) ? on : built.getType(condition);
 }
 
 /** `1s`, `500ms`, `2m`... as the limiter reads them. */

@@ -12,9 +12,10 @@ import { createApiKey } from '../../src/auth/api-keys.js';
 import { createPrismaClient, type Db } from '../../src/db/client.js';
 import { FairGate, laneBeforeAdmission } from '../../src/db/fair-pool.js';
 import { schema } from '../../src/graphql/index.js';
-import { databaseCosts, operationUnits } from '../../src/graphql/use-query-limits.js';
+import { databaseCosts, operationUnits, rootFieldUnits } from '../../src/graphql/use-query-limits.js';
 import { KeyConcurrency } from '../../src/limits/concurrency.js';
 import { buildOpenApiDocument } from '../../src/rest/openapi.js';
+import { routes } from '../../src/rest/routes.js';
 import { createKey, graphql, testApp } from '../helpers/app.js';
 import { databaseUrl, sql } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';
@@ -126,6 +127,44 @@ describe('document cost', () => {
     ).toBe(4);
     // Arguments execution will refuse count 1: the request fails before any work.
     expect(cost(series('dateFrom: "yesterday", granularity: HOUR'))).toBe(1);
+  });
+
+  it('counts the nested fields that read on their own: a root field holds its units or what its selection holds, whichever is more', () => {
+    // A page's rows, its total, and its rows' clinic, campaign and transcript are the page's unit.
+    expect(units('{ interactions { nodes { id transcript { role } clinic { name } campaign { name } } pageInfo { total totalPages hasMore } } }')).toEqual([1]);
+    expect(units('{ metricsBreakdown(groupBy: [CLINIC, CAMPAIGN]) { groups { clinicName campaignName clinic { name } } } }')).toEqual([1]);
+    // Each clinic's interactions and its metrics: a batch each for the whole page, sent together.
+    expect(units('{ clinics(limit: 500) { nodes { interactions { id } metrics { totalInteractions } } } }')).toEqual([2]);
+    // A branch further along runs beside its siblings: the campaigns' lists and metrics beside the clinics' metrics.
+    expect(units('{ clinics { nodes { campaigns { interactions { id } metrics { totalInteractions } } metrics { totalInteractions } } } }')).toEqual([3]);
+    // One level after another: a list beneath a list starts once the one above has its rows.
+    expect(units(`{ clinic(id: "${clinicId}") { interactions { clinic { interactions { id } } } } }`)).toEqual([1]);
+    // Through fragments; one name on one object runs once (its selections merged), an alias is a field of its own.
+    expect(
+      units(
+        '{ clinics { nodes { ...F interactions { outcome } } } } fragment F on Clinic { interactions { id } other: interactions(limit: 5) { id } ... on Clinic { metrics { totalInteractions } } }',
+      ),
+    ).toEqual([3]);
+    // Root fields beside each other add up as before; a field reading nothing holds what is beneath it.
+    expect(units('{ clinics { nodes { interactions { id } metrics { totalInteractions } } } metricsSummary { totalInteractions } viewer { tier } }')).toEqual([
+      2, 1,
+    ]);
+    // The heavy lane judges a field by its own units (units by arguments), not by those beneath it.
+    const document = parse('{ clinics { nodes { interactions { id } metrics { totalInteractions } } } }');
+    expect(rootFieldUnits(getOperationAST(document)!, document, costs, { schema, variables: {}, nowMs: NOW })).toEqual([{ own: 1, held: 2 }]);
+  });
+
+  it("REST documents hold what their root field declares: the nested fields they select are their pages' own reads", () => {
+    for (const route of routes) {
+      for (const document of [route.document, ...(route.alternative ? [route.alternative.document] : [])]) {
+        const fields = rootFieldUnits(getOperationAST(document)!, document, costs, { schema, variables: { granularity: 'HOUR' }, nowMs: NOW });
+        expect(
+          fields.every((field) => field.held === field.own),
+          route.path,
+        ).toBe(true);
+        expect(fields.length, route.path).toBe(route.path === '/api/v1/me' ? 0 : 1);
+      }
+    }
   });
 
   it('a field costing more than the whole limit runs alone; two of them never', () => {

@@ -136,7 +136,7 @@ describe('the heavy lane', () => {
     expect(JSON.parse(there.text).errors[0].locations).toEqual([{ line: 2, column: 3 }]);
   });
 
-  it('keeps light requests on the main thread: a page, a month of days, a document of 1-unit fields', async () => {
+  it('keeps light requests on the main thread: a page, a month of days, a document of 1-unit fields, nested lists', async () => {
     const key = await createKey(db, { tier: 'premium', clinicIds: [clinicId] });
     const app = testApp(db, { heavyLane: counting });
     handedOver.length = 0;
@@ -144,6 +144,9 @@ describe('the heavy lane', () => {
     expect((await rest(app, key, '/api/v1/metrics/series?granularity=day&date_from=2025-03-01&date_to=2025-03-28')).status).toBe(200);
     const light = await graphqlText(app, key, '{ metricsSummary { totalInteractions } interactions(limit: 5) { nodes { id } } }');
     expect(light.status).toBe(200);
+    // 2 units held (the clinics' interactions and metrics, beside each other), but no field heavy by its arguments.
+    const nested = await graphqlText(app, key, '{ clinics { nodes { interactions(limit: 5) { id } metrics { totalInteractions } } } }');
+    expect(nested.status).toBe(200);
     expect(handedOver).toHaveLength(0);
   });
 

@@ -26,11 +26,14 @@ export const Campaign = builder.prismaObject('Campaign', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
     settings: t.expose('settings', { type: 'JSON', description: 'Type-dependent configuration (e.g. `max_attempts`, `call_window_start`).' }),
     clinic: t.relation('clinic', {
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       nullable: true,
       description: 'The clinic running the campaign (needs scope `clinics:read`).',
       authScopes: { 'clinics:read': true },
     }),
     interactions: t.field({
+      // One LATERAL statement for every campaign of the level with these arguments (nested-interactions.ts).
+      databaseCost: { readsDatabase: true, units: 1 },
       complexity: costByLimit,
       type: [Interaction],
       nullable: true,
@@ -53,13 +56,14 @@ const CampaignPage = builder.objectRef<CampaignPageShape>('CampaignPage').implem
   description: 'A page of campaigns, newest first (`createdAt` descending, then `id` descending).',
   fields: (t) => ({
     nodes: t.prismaField({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       complexity: COST_COUNTED_BY_PARENT,
       type: ['Campaign'],
       description: 'The campaigns on this page.',
       resolve: (query, page, _args, { db }) =>
         db.campaign.findMany({ ...query, where: page.where, orderBy: ORDER_CAMPAIGNS, skip: page.skip, take: page.take }),
     }),
-    pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (page) => page.pageInfo }),
+    pageInfo: t.field({ databaseCost: { readsDatabase: false }, type: PageInfo, description: 'Paging information.', resolve: (page) => page.pageInfo }),
   }),
 });
 

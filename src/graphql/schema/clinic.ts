@@ -37,6 +37,9 @@ export const Clinic = builder.prismaObject('Clinic', {
     // parent's query is built, so a bad `limit` thrown there would null the clinic (or the whole
     // clinics page) instead of this field. Here it is checked in the field's own resolver.
     campaigns: t.field({
+      // A list of its own per clinic: read with the page of clinics by Prisma, or after the clinics of a
+      // level read another way (a breakdown's groups), for all of them at once.
+      databaseCost: { readsDatabase: true, units: 1 },
       complexity: costByLimit,
       type: [Campaign],
       nullable: true,
@@ -59,6 +62,8 @@ export const Clinic = builder.prismaObject('Clinic', {
       },
     }),
     interactions: t.field({
+      // One LATERAL statement for every clinic of the level with these arguments (nested-interactions.ts).
+      databaseCost: { readsDatabase: true, units: 1 },
       complexity: costByLimit,
       type: [Interaction],
       nullable: true,
@@ -88,13 +93,14 @@ const ClinicPage = builder.objectRef<ClinicPageShape>('ClinicPage').implement({
   description: 'A page of clinics, by name (then id).',
   fields: (t) => ({
     nodes: t.prismaField({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       complexity: COST_COUNTED_BY_PARENT,
       type: ['Clinic'],
       description: 'The clinics on this page.',
       resolve: (query, page, _args, { db }) =>
         db.clinic.findMany({ ...query, where: page.where, orderBy: [{ name: 'asc' }, { id: 'asc' }], skip: page.skip, take: page.take }),
     }),
-    pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (page) => page.pageInfo }),
+    pageInfo: t.field({ databaseCost: { readsDatabase: false }, type: PageInfo, description: 'Paging information.', resolve: (page) => page.pageInfo }),
   }),
 });
 

@@ -27,11 +27,17 @@ const DeletedInteractionConnection = builder.objectRef<TombstonePage>('DeletedIn
   description: 'A page of tombstones read after a cursor.',
   fields: (t) => ({
     nodes: t.field({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       type: [DeletedInteraction],
       description: 'The tombstones of this page, by `deletedAt`, then `id`.',
       resolve: (page) => page.nodes(),
     }),
-    pageInfo: t.field({ type: CursorPageInfo, description: 'The next cursor and whether more follow.', resolve: (page) => page }),
+    pageInfo: t.field({
+      databaseCost: { readsDatabase: false },
+      type: CursorPageInfo,
+      description: 'The next cursor and whether more follow.',
+      resolve: (page) => page,
+    }),
   }),
 });
 

@@ -70,6 +70,7 @@ const description = (noun: string) =>
 
 builder.objectField(Clinic, 'metrics', (t) =>
   t.field({
+    databaseCost: { readsDatabase: true, units: 1 },
     complexity: ENTITY_METRICS_COST,
     type: MetricsSummary,
     nullable: true,
@@ -82,6 +83,7 @@ builder.objectField(Clinic, 'metrics', (t) =>
 
 builder.objectField(Campaign, 'metrics', (t) =>
   t.field({
+    databaseCost: { readsDatabase: true, units: 1 },
     complexity: ENTITY_METRICS_COST,
     type: MetricsSummary,
     nullable: true,

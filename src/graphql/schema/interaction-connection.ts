@@ -23,12 +23,18 @@ export const CursorPageInfo = builder.objectRef<CursorPosition>('CursorPageInfo'
   fields: (t) => ({
     limit: t.exposeInt('limit', { description: 'Items per page in use.' }),
     total: t.int({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       nullable: true,
       description: 'Total items matching the filters (the whole list, not what is left); null when `includeTotal` is false.',
       resolve: (page) => page.total(),
     }),
-    hasMore: t.boolean({ description: 'True when more items follow this page (exact, never counted).', resolve: (page) => page.hasMore() }),
+    hasMore: t.boolean({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
+      description: 'True when more items follow this page (exact, never counted).',
+      resolve: (page) => page.hasMore(),
+    }),
     nextCursor: t.string({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       nullable: true,
       description: "Pass as `after` to read the next page; null on the last page. Opaque; valid only with this list's filters and order.",
       resolve: (page) => page.nextCursor(),
@@ -40,12 +46,18 @@ const InteractionConnection = builder.objectRef<CursorPage>('InteractionConnecti
   description: 'A page of interactions read after a cursor.',
   fields: (t) => ({
     nodes: t.prismaField({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       complexity: COST_COUNTED_BY_PARENT,
       type: ['Interaction'],
       description: 'The interactions of this page, in the list order.',
       resolve: (query, page) => searchedRows(page.rows(query), page.text),
     }),
-    pageInfo: t.field({ type: CursorPageInfo, description: 'The next cursor and whether more follow.', resolve: (page) => page }),
+    pageInfo: t.field({
+      databaseCost: { readsDatabase: false },
+      type: CursorPageInfo,
+      description: 'The next cursor and whether more follow.',
+      resolve: (page) => page,
+    }),
   }),
 });
 

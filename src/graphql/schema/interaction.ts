@@ -71,6 +71,8 @@ export const Interaction = builder.prismaObject('Interaction', {
         'When the interaction was stored or last changed by an import (its transcript included); an import that changes nothing leaves it alone. The order of the change feed (`interactionsConnection(updatedSince:)`).',
     }),
     transcript: t.field({
+      // Read with the page's rows, or by id for the rows of a nested list (one statement for all).
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       complexity: TRANSCRIPT_COST,
       type: [TranscriptEntry],
       nullable: true,
@@ -82,12 +84,16 @@ export const Interaction = builder.prismaObject('Interaction', {
         return entries === null || readsPhi(context.key) ? entries : redactTranscript(entries);
       },
     }),
+    // The clinic and the campaign: read by id for the whole page (with a root page's rows, read-page.ts
+    // withRelations; by Pothos for the rows of a nested list), one statement each.
     clinic: t.relation('clinic', {
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       nullable: true,
       description: 'The clinic (needs scope `clinics:read`).',
       authScopes: { 'clinics:read': true },
     }),
     campaign: t.relation('campaign', {
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       nullable: true,
       description: 'The campaign, if any (needs scope `campaigns:read`).',
       authScopes: { 'campaigns:read': true },
@@ -120,12 +126,13 @@ export const InteractionPage = builder.objectRef<InteractionList>('InteractionPa
   description: 'A page of interactions, newest first (`startedAt` descending, then `id` descending).',
   fields: (t) => ({
     nodes: t.prismaField({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       complexity: COST_COUNTED_BY_PARENT,
       type: ['Interaction'],
       description: 'The interactions on this page.',
       resolve: (query, list) => searchedRows(list.rows(query), list.text),
     }),
-    pageInfo: t.field({ type: PageInfo, description: 'Paging information.', resolve: (list) => list }),
+    pageInfo: t.field({ databaseCost: { readsDatabase: false }, type: PageInfo, description: 'Paging information.', resolve: (list) => list }),
   }),
 });
 

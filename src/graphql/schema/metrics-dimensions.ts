@@ -47,12 +47,15 @@ const MetricsGroup = builder.objectRef<GroupShape>('MetricsGroup').implement({
   description: 'One group of a breakdown: its keys (those of the dimensions grouped by; the others are null) and the summary of its interactions.',
   fields: (t) => ({
     clinicId: t.id({ nullable: true, description: 'The clinic (UUID); null unless grouped by clinic.', resolve: (g) => g.clinicId ?? null }),
+    // The groups' keys, read by id for the whole page (context.entities): inside the breakdown's unit.
     clinicName: t.string({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       nullable: true,
       description: "The clinic's name; null unless grouped by clinic.",
       resolve: async (g, _args, context) => (g.clinicId ? ((await context.entities.clinic.load(g.clinicId))?.name ?? null) : null),
     }),
     clinic: t.field({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       type: Clinic,
       nullable: true,
       description: 'The clinic, as an object (needs scope `clinics:read`); null unless grouped by clinic.',
@@ -65,11 +68,13 @@ const MetricsGroup = builder.objectRef<GroupShape>('MetricsGroup').implement({
       resolve: (g) => g.campaignId ?? null,
     }),
     campaignName: t.string({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       nullable: true,
       description: "The campaign's name; null unless grouped by campaign, and for the group of interactions without a campaign.",
       resolve: async (g, _args, context) => (g.campaignId ? ((await context.entities.campaign.load(g.campaignId))?.name ?? null) : null),
     }),
     campaign: t.field({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       type: Campaign,
       nullable: true,
       description: 'The campaign, as an object (needs scope `campaigns:read`); null unless grouped by campaign, and for interactions without one.',

@@ -19,9 +19,15 @@ export const PageInfo = builder.objectRef<PageInfoShape>('PageInfo').implement({
   fields: (t) => ({
     page: t.exposeInt('page', { description: 'Current page, 1-indexed.' }),
     limit: t.exposeInt('limit', { description: 'Items per page in use.' }),
-    total: t.int({ description: 'Total items matching the filters.', resolve: (p) => p.total() }),
-    totalPages: t.int({ description: 'Number of pages (0 when nothing matches).', resolve: async (p) => Math.ceil((await p.total()) / p.limit) }),
+    // The lists' totals are counted when asked for, in the unit the list declared.
+    total: t.int({ databaseCost: { readsDatabase: true, countedBy: 'parent' }, description: 'Total items matching the filters.', resolve: (p) => p.total() }),
+    totalPages: t.int({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
+      description: 'Number of pages (0 when nothing matches).',
+      resolve: async (p) => Math.ceil((await p.total()) / p.limit),
+    }),
     hasMore: t.boolean({
+      databaseCost: { readsDatabase: true, countedBy: 'parent' },
       description: 'True when a further page exists.',
       resolve: async (p) => (p.hasMore ? p.hasMore() : p.page < Math.ceil((await p.total()) / p.limit)),
     }),

@@ -31,6 +31,8 @@ function highlightLoader(context: GraphQLContext, text: string): DataLoader<stri
 
 builder.objectField(Interaction, 'highlights', (t) =>
   t.field({
+    // ts_headline over the page's summaries and transcripts: work of its own, after the rows.
+    databaseCost: { readsDatabase: true, units: 1 },
     type: ['String'],
     nullable: true,
     description:
