@@ -54,6 +54,15 @@ describe('Query fields and their declared database cost', () => {
     );
   });
 
+  it("docs/graphql.md's table of nested fields says what each one that reads declares", () => {
+    const docs = fs.readFileSync(`${projectRoot}/docs/graphql.md`, 'utf8');
+    const rows = [...docs.matchAll(/^\| `(\w+\.\w+)` \| (\d+|with its parent) \|$/gm)].map(([, name, units]) => `${name}: ${units}`);
+    const declared = [...nestedDatabaseCosts(schema)].flatMap(([name, cost]) =>
+      cost.readsDatabase ? [`${name}: ${'units' in cost ? cost.units : 'with its parent'}`] : [],
+    );
+    expect(rows.toSorted()).toEqual(declared.toSorted());
+  });
+
   it('a field declared to read nothing sends no statement', async () => {
     const statements: string[] = [];
     const db = createPrismaClient(databaseUrl, 2, { onStatement: (text) => statements.push(text) });
