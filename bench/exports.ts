@@ -1,4 +1,4 @@
-// The export scenarios of `npm run bench` (src/exports): an export of ~1,000,000 interactions (the
+// The export scenarios of `npm run bench` (src/rest/exports): an export of ~1,000,000 interactions (the
 // whole table at 100k and 1m, the last 73 days at 10m) as CSV and as NDJSON, and two metrics
 // exports. Unlike the request scenarios they are measured by what they stream, not by requests per
 // second: rows/s and MB/s of whole exports run one after another for `--duration` seconds (at

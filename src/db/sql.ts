@@ -21,7 +21,7 @@ export interface SqlPool {
   statementName(text: string): string | undefined;
   /**
    * A connection of the pool for the caller alone, for work that spans statements or streams (an
-   * export: src/exports). Release it when done; released with an error, it is closed, not reused.
+   * export: src/rest/exports). Release it when done; released with an error, it is closed, not reused.
    */
   connect(): Promise<pg.PoolClient>;
   /** The pool's live counts (for the pool metrics). */

@@ -1,7 +1,8 @@
 // The REST facade's fixed GraphQL documents that take interaction filters, written to
 // schema/rest/*.graphql by `npm run generate` (write-rest-documents.ts) for codegen to type. Their
-// filters' variables and arguments are spelt from the filters' declarations (interactions/filters.ts),
-// so a filter declared for a read reaches its REST documents without an edit here.
+// filters' variables and arguments are spelt from the filters' declarations
+// (filters/interaction-filters.ts), so a filter declared for a read reaches its REST documents
+// without an edit here.
 import { type FilterReader, filtersOf, INTERACTION_FILTERS } from '../filters/interaction-filters.js';
 
 /** A filter's GraphQL type as a variable declares it. */

@@ -20,7 +20,7 @@ export interface CallerParameters {
   unconverted: Readonly<Record<string, string | readonly string[] | number>>;
   /** The caller already has problems of its own: check every argument, read nothing, and report. */
   checkOnly: boolean;
-  /** An export (src/exports): a paged result has every row, not a page (breakdowns: every group). */
+  /** An export (src/rest/exports): a paged result has every row, not a page (breakdowns: every group). */
   everyRow?: boolean;
 }
 

@@ -50,7 +50,7 @@ export interface RestOptions {
   now: () => Date;
   /** Where an unexpected failure of the facade itself is reported (the client gets a generic 500). */
   onError: (error: unknown, request: Request) => void;
-  /** CSV and NDJSON exports (src/exports), asked once a request is admitted and has the route's scope. */
+  /** CSV and NDJSON exports (src/rest/exports), asked once a request is admitted and has the route's scope. */
   exports?: Exports;
   /** Serves heavy routes (a year of hourly buckets) in a worker thread; unset: here, in time slices. */
   heavyLane?: HeavyWork;

@@ -1,4 +1,4 @@
-// Exports (src/exports): Accept text/csv or application/x-ndjson on /interactions and the daily,
+// Exports (src/rest/exports): Accept text/csv or application/x-ndjson on /interactions and the daily,
 // series and breakdown metrics, over real HTTP. The files equal the JSON answers row for row; the
 // parameters are checked as the JSON path checks them; an Accept that asks for no export and takes
 // JSON keeps today's JSON, one that takes neither is a 406; the key's clinics, scope and quota apply.
