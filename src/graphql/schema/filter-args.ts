@@ -1,5 +1,5 @@
 // The GraphQL arguments of the interaction filters, derived from their declarations
-// (interactions/filters.ts): each read spreads the arguments of the filters it takes.
+// (filters/interaction-filters.ts): each read spreads the arguments of the filters it takes.
 import type { ArgumentRef } from '@pothos/core';
 import {
   FILTER_KEYS,
