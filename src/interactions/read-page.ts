@@ -23,9 +23,8 @@ import { interactionConditions, interactionWhere, restrictsBeyondClinic } from '
 import { countInteractions, countQuery, textPlanOf } from './count.js';
 import { deepPageIds } from './deep-page.js';
 import { isShortSearch, phoneSearchPaging } from './phone-search.js';
-import type { MatchesPage } from './rows.js';
-import { type InteractionRow, inIdOrder, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
-import { foundRows, matchesPage } from './search-page.js';
+import { foundRows, type InteractionRow, inIdOrder, type MatchesPage, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
+import { matchesPage } from './search-page.js';
 import { textPageIds } from './text-search.js';
 
 /** From this offset on, a page's ids are found first and its rows read by id. */

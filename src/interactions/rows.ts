@@ -279,3 +279,13 @@ export interface MatchesPage {
   /** The page's rows with their transcripts, newest first, when the statement that found them read them too. */
   rows?: InteractionRow[];
 }
+
+/**
+ * The page's rows as the statement that found them read them, for a page that selects only the
+ * interaction's own fields and (`transcript`) its transcript; undefined when they were not read
+ * (no search found the page, or its statement read only ids).
+ */
+export function foundRows(found: MatchesPage | null | undefined, transcript: boolean): InteractionRow[] | undefined {
+  if (!found?.rows) return undefined;
+  return transcript ? found.rows : found.rows.map(({ transcript: _transcript, ...row }) => row);
+}

@@ -11,16 +11,7 @@ import type { Filters } from '../filters/interaction-filters.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { interactionConditions } from './conditions.js';
 import { countsByPhone } from './phone-search.js';
-import { INTERACTION_COLUMNS, type InteractionRow, type MatchesPage, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
-
-/**
- * The page's rows as the statement that found them read them, for a page that selects only the
- * interaction's own fields and (`transcript`) its transcript; undefined when they were not read.
- */
-export function foundRows(found: MatchesPage | null | undefined, transcript: boolean): InteractionRow[] | undefined {
-  if (!found?.rows) return undefined;
-  return transcript ? found.rows : found.rows.map(({ transcript: _transcript, ...row }) => row);
-}
+import { INTERACTION_COLUMNS, type MatchesPage, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
 
 /** A row of the statement: the count, and the page's columns (null when the page is empty). */
 type MatchRow = RawRow & { matched: bigint };
