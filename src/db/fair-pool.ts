@@ -13,7 +13,7 @@
 // requests (sixty at the top of a minute) must not queue every other key's first statement behind
 // its own sixty.
 import type pg from 'pg';
-import { currentRequest } from '../request/current.js';
+import { currentRequest } from '../request/state.js';
 
 export interface FairShare {
   /** Connections handed out at once: the pool's size. */

@@ -31,7 +31,7 @@ import { bindLane } from '../db/fair-pool.js';
 import { codedError, httpOf } from '../domain/coded-error.js';
 import { ERRORS } from '../domain/error-catalogue.js';
 import { CONCURRENCY_RETRY_AFTER_SECONDS, type ConcurrencyDecision, type ConcurrencyLimits, KeyConcurrency } from '../limits/concurrency.js';
-import { currentRequest } from '../request/current.js';
+import { currentRequest } from '../request/state.js';
 import type { DatabaseCost, NestedDatabaseCost } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { type FieldLimitStore, ReservingMemoryStore, ReservingRedisStore } from './field-limit-store.js';

@@ -3,7 +3,7 @@
 // clear 4xx in the API's envelope, never a bare socket reset or Node's own empty-bodied answer.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { requestIdFrom } from '../request/id.js';
+import { requestIdFrom } from '../request/state.js';
 import { isGraphQLTarget } from './app-routes.js';
 import { type EdgeError, rawEnvelope, rawGraphQLError, writeEnvelope } from './raw-envelope.js';
 

@@ -8,7 +8,7 @@ import { sendNodeResponse } from '@whatwg-node/server';
 import { ERRORS } from '../domain/error-catalogue.js';
 import { answerMediaType } from '../graphql/graphql-http.js';
 import type { Logger } from '../logging/logger.js';
-import { requestIdFrom } from '../request/id.js';
+import { requestIdFrom } from '../request/state.js';
 import { isGraphQLTarget } from './app-routes.js';
 import { clientAddressOf, proxyMatcher, type TrustProxySetting } from './client-ip.js';
 import { negotiateCompression, sendCompressed } from './compression.js';

@@ -2,7 +2,7 @@
 // socket): requests refused before they reach the app, and failures of the adapter itself.
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import { ERRORS, type ErrorCode } from '../domain/error-catalogue.js';
-import { newRequestId } from '../request/id.js';
+import { newRequestId } from '../request/state.js';
 
 /** An answer below the app: its code, and what it says beyond the catalogue's defaults. */
 export interface EdgeError {

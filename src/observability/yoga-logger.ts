@@ -6,8 +6,7 @@ import { GraphQLError } from 'graphql';
 import { routeOf } from '../http/app-routes.js';
 import type { Logger } from '../logging/logger.js';
 import { rootError } from '../logging/logger.js';
-import { currentRequest } from '../request/current.js';
-import { stateOf } from '../request/state.js';
+import { currentRequest, stateOf } from '../request/state.js';
 import { classifyUnexpectedError, type Metrics } from './prometheus.js';
 
 type LogFn = (...args: unknown[]) => void;

@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/observability/prometheus.js';
 import { createYogaLogger } from '../../src/observability/yoga-logger.js';
-import { runWithRequest } from '../../src/request/current.js';
+import { runWithRequest } from '../../src/request/state.js';
 import { captureLog } from './support.js';
 
 const request = (id: string) => new Request('http://localhost/graphql', { method: 'POST', headers: { 'x-request-id': id } });
