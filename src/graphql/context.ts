@@ -4,7 +4,7 @@ import { visibleClinicsOf } from '../auth/clinic-environments.js';
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { GRAPHQL_NAMES, type ParameterNames } from '../filters/interaction-filters.js';
-import { createLoaders, type Loaders } from '../interactions/nested-pages.js';
+import type { NestedLists } from '../interactions/nested-pages.js';
 import type { QuotaDecision } from '../limits/windows.js';
 import { createEntityLoaders, type EntityLoaders } from './entity-loaders.js';
 
@@ -42,7 +42,8 @@ export interface GraphQLContext {
    * (auth/clinic-environments.ts); applied in every query's WHERE.
    */
   visibleClinics: VisibleClinics;
-  loaders: Loaders;
+  /** The batched interaction lists under clinics and campaigns, made when a nested list first asks (interactions/nested-pages.ts). */
+  nestedLists: NestedLists;
   /** Clinics and campaigns by id, in batches (breakdown groups, metrics of clinics and campaigns). */
   entities: EntityLoaders;
   /** Batches of per-clinic and per-campaign metrics, one per distinct set of arguments (entity-metrics.ts). */
@@ -70,7 +71,7 @@ export async function createGraphQLContext(
     db,
     key,
     visibleClinics,
-    loaders: createLoaders(db, visibleClinics),
+    nestedLists: new Map(),
     entities: createEntityLoaders(db, visibleClinics),
     metricsBatches: new Map(),
     now,

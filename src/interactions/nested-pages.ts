@@ -20,10 +20,11 @@ export interface ChildPage {
   limit: number;
 }
 
-export interface Loaders {
-  interactionsOfClinic(page: ChildPage): DataLoader<string, Interaction[]>;
-  interactionsOfCampaign(page: ChildPage): DataLoader<string, Interaction[]>;
-}
+/**
+ * One request's loaders of nested lists, by parent kind and arguments: one per distinct argument
+ * set, so sibling fields with the same arguments share a batch. Empty until a nested list asks.
+ */
+export type NestedLists = Map<string, DataLoader<string, Interaction[]>>;
 
 function childLoader(db: Db, visible: VisibleClinics, parentColumn: 'clinic_id' | 'campaign_id', { filters, page, limit }: ChildPage) {
   return new DataLoader<string, Interaction[]>(async (parentIds) => {
@@ -58,20 +59,21 @@ function childLoader(db: Db, visible: VisibleClinics, parentColumn: 'clinic_id' 
   });
 }
 
-export function createLoaders(db: Db, visible: VisibleClinics): Loaders {
-  // One loader per distinct argument set, so sibling fields with the same arguments share a batch.
-  const cache = new Map<string, DataLoader<string, Interaction[]>>();
-  const cached = (kind: 'clinic_id' | 'campaign_id', page: ChildPage) => {
-    const key = `${kind}:${JSON.stringify(page)}`;
-    let loader = cache.get(key);
-    if (!loader) {
-      loader = childLoader(db, visible, kind, page);
-      cache.set(key, loader);
-    }
-    return loader;
-  };
-  return {
-    interactionsOfClinic: (page) => cached('clinic_id', page),
-    interactionsOfCampaign: (page) => cached('campaign_id', page),
-  };
+/**
+ * The loader of the interactions under clinics (or campaigns) with these arguments, for one request:
+ * made when a nested list first asks for it, and kept in the request's `nestedLists`.
+ */
+export function nestedListLoader(
+  request: { db: Db; visibleClinics: VisibleClinics; nestedLists: NestedLists },
+  parent: 'clinic' | 'campaign',
+  page: ChildPage,
+): DataLoader<string, Interaction[]> {
+  const kind = parent === 'clinic' ? 'clinic_id' : 'campaign_id';
+  const key = `${kind}:${JSON.stringify(page)}`;
+  let loader = request.nestedLists.get(key);
+  if (!loader) {
+    loader = childLoader(request.db, request.visibleClinics, kind, page);
+    request.nestedLists.set(key, loader);
+  }
+  return loader;
 }

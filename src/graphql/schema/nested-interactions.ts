@@ -1,5 +1,6 @@
 // The `interactions` field of clinics and campaigns: a bounded, batched list per parent.
 import type { Interaction as InteractionRow } from '../../generated/prisma/client.js';
+import { nestedListLoader } from '../../interactions/nested-pages.js';
 import type { GraphQLContext } from '../context.js';
 import { searchedRows } from '../searched-rows.js';
 import { checkedList, type ListArgs } from './interaction.js';
@@ -11,6 +12,5 @@ export function interactionsOf(
   context: GraphQLContext,
 ): Promise<InteractionRow[]> {
   const page = checkedList(args, context);
-  const loader = kind === 'clinic' ? context.loaders.interactionsOfClinic(page) : context.loaders.interactionsOfCampaign(page);
-  return searchedRows(loader.load(parentId), page.filters.text);
+  return searchedRows(nestedListLoader(context, kind, page).load(parentId), page.filters.text);
 }
