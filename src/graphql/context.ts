@@ -1,12 +1,16 @@
-// What every resolver receives. Built once per request, after authentication.
+// What every resolver receives. Built once per request, after authentication: the key, the clinics
+// it may see, the caller's parameters, and the loaders that batch the request's reads (each made
+// when first asked for).
+import DataLoader from 'dataloader';
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
 import { visibleClinicsOf } from '../auth/clinic-environments.js';
 import type { VisibleClinics } from '../auth/clinic-scope.js';
 import type { Db } from '../db/client.js';
 import { GRAPHQL_NAMES, type ParameterNames } from '../filters/interaction-filters.js';
+import type { Campaign, Clinic } from '../generated/prisma/client.js';
 import type { NestedLists } from '../interactions/nested-pages.js';
+import { campaignsById, clinicsById } from '../interactions/rows.js';
 import type { QuotaDecision } from '../limits/windows.js';
-import { createEntityLoaders, type EntityLoaders } from './entity-loaders.js';
 
 /**
  * How the caller names and sends the arguments the resolvers check (graphql/errors.ts `checked`):
@@ -72,10 +76,48 @@ export async function createGraphQLContext(
     key,
     visibleClinics,
     nestedLists: new Map(),
-    entities: createEntityLoaders(db, visibleClinics),
+    entities: entityLoaders(db, visibleClinics),
     metricsBatches: new Map(),
     now,
     parameters,
     quota,
+  };
+}
+
+// Clinics and campaigns by id, loaded in batches: the group keys of a breakdown name their clinic
+// and campaign, and a page of groups must cost one statement per kind, not one per group. Read by
+// hand-written SQL in the model's shape (interactions/rows.ts), as the relations of a page are:
+// Prisma's client was a tenth of a breakdown's CPU in the service.
+
+export interface EntityLoaders {
+  readonly clinic: DataLoader<string, Clinic | null>;
+  readonly campaign: DataLoader<string, Campaign | null>;
+}
+
+/**
+ * Loaders that never return a clinic the key may not see, nor a campaign of one; each is made when
+ * first asked for (most requests read neither).
+ */
+function entityLoaders(db: Db, visible: VisibleClinics): EntityLoaders {
+  const seen = (clinicId: string) => visible === null || visible.includes(clinicId);
+  let clinic: EntityLoaders['clinic'] | undefined;
+  let campaign: EntityLoaders['campaign'] | undefined;
+  return {
+    get clinic() {
+      clinic ??= new DataLoader(async (ids) => {
+        const rows = await clinicsById(db, [...ids]);
+        const byId = new Map(rows.filter((row) => seen(row.id)).map((row) => [row.id, row]));
+        return ids.map((id) => byId.get(id) ?? null);
+      });
+      return clinic;
+    },
+    get campaign() {
+      campaign ??= new DataLoader(async (ids) => {
+        const rows = await campaignsById(db, [...ids]);
+        const byId = new Map(rows.filter((row) => seen(row.clinicId)).map((row) => [row.id, row]));
+        return ids.map((id) => byId.get(id) ?? null);
+      });
+      return campaign;
+    },
   };
 }

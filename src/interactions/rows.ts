@@ -120,7 +120,7 @@ const CLINICS_BY_ID = (ids: string[]) =>
 const CAMPAIGNS_BY_ID = (ids: string[]) =>
   prepared('campaigns_by_id', Prisma.sql`SELECT ${selectList(CAMPAIGN_COLUMN_OF)} FROM campaigns WHERE id = ANY(${ids}::text[])`);
 
-/** Clinics by id as whole rows, shaped as Prisma's model (also the group keys of breakdowns: graphql/entity-loaders.ts). */
+/** Clinics by id as whole rows, shaped as Prisma's model (also the group keys of breakdowns: graphql/context.ts's entity loaders). */
 export function clinicsById(db: Db, ids: string[]): Promise<Clinic[]> {
   return queryRows<Clinic>(db, CLINICS_BY_ID(ids));
 }
