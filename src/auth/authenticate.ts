@@ -1,5 +1,7 @@
 // From an `Authorization` header to an API key, or to the error the spec prescribes
-// (decisions section 1). Shared by the GraphQL endpoint and the REST facade.
+// (decisions section 1), once per HTTP request however many layers ask (REST facade, GraphQL
+// context, admission): the result is kept in the request state (request/state.ts).
+import { stateOf } from '../request/state.js';
 import type { ApiKeyPrincipal } from './api-keys.js';
 import type { ApiKeyResolver } from './key-resolver.js';
 
@@ -13,6 +15,13 @@ export interface AuthFailure {
 }
 
 export type AuthResult = { ok: true; key: ApiKeyPrincipal } | { ok: false; failure: AuthFailure };
+
+declare module '../request/state.js' {
+  interface RequestState {
+    /** The authentication of the Authorization header, shared by every layer that asks. */
+    auth?: Promise<AuthResult>;
+  }
+}
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
@@ -38,4 +47,15 @@ export async function authenticate(header: string | null | undefined, resolver: 
     };
   }
   return { ok: false, failure: { code: 'INVALID_API_KEY', message: 'Invalid API key', challenge: 'Bearer realm="api", error="invalid_token"' } };
+}
+
+/** The request's authentication: the first call authenticates, every later one shares its result. */
+export type RequestAuthenticator = (request: Request) => Promise<AuthResult>;
+
+export function createRequestAuthenticator(resolver: ApiKeyResolver): RequestAuthenticator {
+  return (request) => {
+    const state = stateOf(request);
+    state.auth ??= authenticate(request.headers.get('authorization'), resolver);
+    return state.auth;
+  };
 }

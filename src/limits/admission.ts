@@ -3,8 +3,7 @@
 // asks first (REST facade or GraphQL endpoint), so one request counts once; the decision is kept
 // in the request state (request/state.ts) for response headers, logs and metrics.
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
-import type { AuthFailure } from '../auth/authenticate.js';
-import type { RequestAuthenticator } from '../auth/request-auth.js';
+import type { AuthFailure, RequestAuthenticator } from '../auth/authenticate.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { bindKey } from '../db/fair-pool.js';
 import { ERRORS, type ErrorCode } from '../domain/error-catalogue.js';

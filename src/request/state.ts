@@ -6,7 +6,7 @@
 // facade's in-process execution included), so the Request is the key; envelop's `withState` keeps
 // one state per plugin, which is what this replaces, and Yoga's server context is not the same
 // object in every hook. This module is below everything that keeps a fact here: the layers above
-// declare their own members of RequestState (declaration merging: auth/request-auth.ts,
+// declare their own members of RequestState (declaration merging: auth/authenticate.ts,
 // limits/admission.ts, http/app-routes.ts), so nothing here imports from them.
 //
 // The current request is for code that has none at hand: the database pool's fair share
