@@ -9,10 +9,9 @@ import { type CursorPage, listInteractionsAfter } from '../../interactions/curso
 import { requirePhiScope } from '../../phi/scope.js';
 import { builder } from '../builder.js';
 import { checked, rejected } from '../errors.js';
-import { searchedRows } from '../searched-rows.js';
 import { SortOrderEnum } from './enums.js';
 import { sentFilters } from './filter-args.js';
-import { rootListArgs } from './interaction.js';
+import { rootListArgs, searchedRows } from './interaction.js';
 import { COST_COUNTED_BY_PARENT } from './paging.js';
 
 /** What a cursor page's position needs (the tombstones' pages have it too: deleted-interactions.ts). */

@@ -1,4 +1,5 @@
-// Interactions: calls and WhatsApp conversations, their root fields and filters.
+// Interactions: calls and WhatsApp conversations, their root fields and filters, and the mark a
+// full-text search leaves on the rows it listed (for their highlights).
 import { clinicCondition } from '../../auth/clinic-scope.js';
 import { hasControlCharacter } from '../../domain/parameters.js';
 import { checkList, checkPageList } from '../../filters/interaction-filters.js';
@@ -8,7 +9,6 @@ import { requirePhiScope } from '../../phi/scope.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { checked } from '../errors.js';
-import { searchedRows } from '../searched-rows.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum, SortOrderEnum } from './enums.js';
 import { type FilterArgValues, filterArgs, sentFilters } from './filter-args.js';
 import { COST_COUNTED_BY_PARENT, costByLimit, PageInfo, pagingArgs } from './paging.js';
@@ -115,6 +115,20 @@ export const rootListArgs = { ...listWindowArgs, ...filterArgs('lists') };
 
 /** An interaction list's arguments as Pothos gives them (enum arguments as their internal values). */
 export type ListArgs = { page?: number | null; limit?: number | null; dateFrom?: string | null; dateTo?: string | null } & FilterArgValues;
+
+// Which full-text search listed a row: lists searched by `text` (this page, the cursor pages, the
+// nested lists) mark their rows, and `Interaction.highlights` (text-highlights.ts) reads the mark.
+// Rows are objects of one request, so the map holds them weakly.
+
+/** Row -> the text of the search that listed it. */
+export const searchedBy = new WeakMap<object, string>();
+
+/** The rows, marked as found by `text` (nothing to mark without a search). */
+export async function searchedRows<T extends object>(rows: Promise<T[]>, text: string | undefined): Promise<T[]> {
+  const found = await rows;
+  if (text !== undefined) for (const row of found) searchedBy.set(row, text);
+  return found;
+}
 
 /** The list's page and filters, checked (graphql/errors.ts) as the caller named them. */
 export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'parameters' | 'key'>) {

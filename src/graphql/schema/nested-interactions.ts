@@ -2,8 +2,7 @@
 import type { Interaction as InteractionRow } from '../../generated/prisma/client.js';
 import { nestedListLoader } from '../../interactions/nested-pages.js';
 import type { GraphQLContext } from '../context.js';
-import { searchedRows } from '../searched-rows.js';
-import { checkedList, type ListArgs } from './interaction.js';
+import { checkedList, type ListArgs, searchedRows } from './interaction.js';
 
 export function interactionsOf(
   kind: 'clinic' | 'campaign',

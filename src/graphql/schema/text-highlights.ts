@@ -1,13 +1,12 @@
 // `Interaction.highlights`: where the words of a full-text search (`text`) were found. The list
-// that searched hands its text to its rows (searchedRows); the field reads the fragments of a
-// page's rows in one statement per distinct text (ts_headline, text-search.ts).
+// that searched marks its rows with its text (interaction.ts, searchedRows); the field reads the
+// fragments of a page's rows in one statement per distinct text (ts_headline, text-search.ts).
 import DataLoader from 'dataloader';
 import { highlightsOf } from '../../interactions/text-search.js';
 import { readsPhi } from '../../phi/masking.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
-import { searchedBy } from '../searched-rows.js';
-import { Interaction } from './interaction.js';
+import { Interaction, searchedBy } from './interaction.js';
 
 /** Context -> text -> loader of the fragments by interaction id. */
 const loadersOf = new WeakMap<GraphQLContext, Map<string, DataLoader<string, string[]>>>();
