@@ -1,6 +1,6 @@
 // The window and filters of a metrics request, defaults resolved (decisions section 4).
 import type { MetricsFilter } from '../analytics/filter.js';
-import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-visibility.js';
 import { daysInWindow, defaultMetricsWindow, type Problems } from '../domain/parameters.js';
 import { checkFilters, type FilterNames, type RawFilters } from '../filters/interaction-filters.js';
 import { dimensionsOf } from '../interactions/conditions.js';

@@ -10,7 +10,7 @@ import {
   listApiKeys,
   revokeApiKey,
 } from '../auth/api-keys.js';
-import { CLINIC_ENVIRONMENT_OF_KEY, CLINIC_ENVIRONMENTS, type ClinicEnvironmentValue } from '../auth/clinic-environments.js';
+import { CLINIC_ENVIRONMENT_OF_KEY, CLINIC_ENVIRONMENTS, type ClinicEnvironmentValue } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { isUuid } from '../domain/parameters.js';
 import { KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';

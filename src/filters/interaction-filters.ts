@@ -6,7 +6,7 @@
 // rollup levels (interactions/conditions.ts, rollups/counted.ts), cursor digests
 // (interactions/cursor.ts), exports and OpenAPI. Adding a filter means adding one declaration
 // (docs/development.md). Below the rollups and the reads of interactions, which all compile it.
-import { campaignVisible } from '../auth/clinic-scope.js';
+import { campaignVisible } from '../auth/clinic-visibility.js';
 import { checkPaging, hasControlCharacter, isUuid, type Paging, type Problems, parseDateBound } from '../domain/parameters.js';
 import {
   CHANNELS,

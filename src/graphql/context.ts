@@ -3,8 +3,7 @@
 // when first asked for).
 import DataLoader from 'dataloader';
 import type { ApiKeyPrincipal } from '../auth/api-keys.js';
-import { visibleClinicsOf } from '../auth/clinic-environments.js';
-import type { VisibleClinics } from '../auth/clinic-scope.js';
+import { type VisibleClinics, visibleClinicsOf } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { GRAPHQL_NAMES, type ParameterNames } from '../filters/interaction-filters.js';
 import type { Campaign, Clinic } from '../generated/prisma/client.js';
@@ -14,7 +13,7 @@ import type { QuotaDecision } from '../limits/windows.js';
 
 /**
  * How the caller names and sends the arguments the resolvers check (graphql/errors.ts `checked`):
- * GraphQL clients by the schema's names; the REST facade (rest/variables.ts) by its parameter names,
+ * GraphQL clients by the schema's names; the REST facade (rest/query-params.ts) by its parameter names,
  * with the texts that no GraphQL variable could carry (an unknown enum value) handed over as they
  * were sent, so that the same rules judge them and name them as the client did.
  */
@@ -43,7 +42,7 @@ export interface GraphQLContext {
   key: ApiKeyPrincipal;
   /**
    * The clinics this key may see (`null`: all): its clinic list, within its environment's clinics
-   * (auth/clinic-environments.ts); applied in every query's WHERE.
+   * (auth/clinic-visibility.ts); applied in every query's WHERE.
    */
   visibleClinics: VisibleClinics;
   /** The batched interaction lists under clinics and campaigns, made when a nested list first asks (interactions/nested-pages.ts). */

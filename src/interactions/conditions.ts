@@ -5,7 +5,7 @@
 // columns of the rollup levels are compiled by the rollups' own `dimensionConditions` from the
 // same declarations, so a count from the rollups and a page from the raw table cannot disagree on
 // what they select.
-import { clinicCondition, clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
+import { clinicCondition, clinicScope, type VisibleClinics } from '../auth/clinic-visibility.js';
 import { columnOf } from '../db/sql.js';
 import { declarationOf, FILTER_KEYS, type Filters, ROLLUP_FILTER_KEYS } from '../filters/interaction-filters.js';
 import type { Prisma } from '../generated/prisma/client.js';

@@ -6,7 +6,7 @@
 // list sums the monthly level: a few hundred rows at any table size. A `search` (a substring of the
 // phone number) restricted by clinics alone is summed from interaction_phones (phone-search.ts).
 // Any other filter is not in the rollups: then the raw table is counted, as the list itself reads it.
-import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { num, prepared, queryRows } from '../db/sql.js';
 import { declarationOf, FILTER_KEYS, type Filters } from '../filters/interaction-filters.js';

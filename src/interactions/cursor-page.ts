@@ -10,7 +10,7 @@
 // few, they are found through the index and sorted; many, the list order is walked (the documents'
 // own index; for the change feed, the interactions' (updated_at, id) index), which stops after the
 // page. Walking when few or none match would read every row after the position.
-import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { and, instant, queryRows } from '../db/sql.js';
 import { lazy } from '../domain/lazy.js';

@@ -11,7 +11,7 @@
 // Reading the day counts costs about as much as skipping ten to twenty thousand index entries (a
 // year of daily rollup rows is a few thousand rows), so shallower pages keep the plain offset
 // (read-page.ts has the threshold; figures: bench/results/2026-11-23-design-measurements.md).
-import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
 import type { Filters } from '../filters/interaction-filters.js';

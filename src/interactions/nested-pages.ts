@@ -3,7 +3,7 @@
 // that matters; one LATERAL query per batch of parents reads at most `limit` rows per parent
 // from the (clinic_id|campaign_id, started_at DESC, id DESC) indexes.
 import DataLoader from 'dataloader';
-import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { queryRows } from '../db/sql.js';
 import type { Filters } from '../filters/interaction-filters.js';

@@ -16,7 +16,7 @@
 // channel, type or outcome the total is not a sum of this table: those searches go the old way
 // (matches-page.ts, then a count of the matching rows).
 
-import { clinicScope, type VisibleClinics } from '../auth/clinic-scope.js';
+import { clinicScope, type VisibleClinics } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { and, num, prepared, queryRows } from '../db/sql.js';
 import type { Filters } from '../filters/interaction-filters.js';

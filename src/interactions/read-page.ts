@@ -13,7 +13,7 @@
 // and rows with relations (clinic, campaign) are the same rows with their relations read by id in
 // one statement each (rows.ts). Oldest-first pages (`order=asc`) take the plain path
 // (`oldestFirst`), and cursor pages are read by cursor-page.ts. Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
-import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { and, queryRows } from '../db/sql.js';
 import { lazy } from '../domain/lazy.js';
@@ -112,7 +112,7 @@ function readList(db: Db, request: ListRequest): InteractionList {
     // a rollup dimension (channel, type, outcome, ...) has no index in (started_at, id) order, so a combination that
     // nothing matches would be walked through the whole table; past page 1, a page after the last
     // would be walked through every match to find none left. A campaign too: one the key may not
-    // see counts 0 (its lookup gates the count: clinic-scope.ts, campaignVisible), so no row is
+    // see counts 0 (its lookup gates the count: clinic-visibility.ts, campaignVisible), so no row is
     // read whichever way the page would be (Prisma's queries carry no such gate).
     const costlyIfEmpty = restrictsBeyondClinic(filters) || skip > 0;
     known = costlyIfEmpty

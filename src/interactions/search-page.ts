@@ -4,7 +4,7 @@
 // Asked separately (Prisma's findMany and count), PostgreSQL searches it twice per request; here
 // once. The matches are materialized (id and started_at only), so the statement is bounded: past
 // a maximum of matches (read-page.ts) it gives up and the caller pages and counts the usual way.
-import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { and, num, prepared, queryRows } from '../db/sql.js';
 import type { Filters } from '../filters/interaction-filters.js';

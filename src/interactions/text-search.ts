@@ -14,8 +14,8 @@
 // Which is cheaper is decided from the total (count.ts, textPlanOf), for every list that searches
 // text: numbered pages, cursors and the change feed, and the lists under a clinic or campaign. A
 // walk where few or none match would read every document of the window.
-import type { VisibleClinics } from '../auth/clinic-scope.js';
-import { clinicScope } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-visibility.js';
+import { clinicScope } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { and, columnOf, instant, num, prepared, queryRows } from '../db/sql.js';
 import { documentMatches } from '../filters/text-filter.js';

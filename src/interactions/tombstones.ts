@@ -12,7 +12,7 @@
 // (change-feed.ts): a purge batch takes its transaction id before it deletes, so its tombstones,
 // stamped later, stay behind the horizon until it commits, and a client resuming from the largest
 // deleted_at it saw never steps past a batch that commits late.
-import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { and, instant, num, queryRows } from '../db/sql.js';
 import { lazy } from '../domain/lazy.js';

@@ -18,7 +18,7 @@
 // clock as well, since a new day changes them.
 import { createHash, type Hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { VisibleClinics } from '../auth/clinic-scope.js';
+import type { VisibleClinics } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { queryRows } from '../db/sql.js';
 import { Prisma } from '../generated/prisma/client.js';

@@ -10,7 +10,7 @@ import { metricsDaily } from '../../src/analytics/daily.js';
 import type { MetricsFilter } from '../../src/analytics/filter.js';
 import { metricsOutcomes } from '../../src/analytics/outcomes.js';
 import { metricsSummary } from '../../src/analytics/summary.js';
-import type { VisibleClinics } from '../../src/auth/clinic-scope.js';
+import type { VisibleClinics } from '../../src/auth/clinic-visibility.js';
 import {
   CHANNELS,
   type ChannelValue,

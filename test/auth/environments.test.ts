@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { visibleClinicsOf } from '../../src/auth/clinic-environments.js';
+import { visibleClinicsOf } from '../../src/auth/clinic-visibility.js';
 import { createPrismaClient, type Db } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';

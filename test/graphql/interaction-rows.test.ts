@@ -2,7 +2,7 @@
 // Prisma's findMany gives for the same filters, page and selection: same rows, same order, same
 // values (Dates, nulls, transcripts), so that the fields beneath resolve the same either way.
 import { describe, expect, it } from 'vitest';
-import type { VisibleClinics } from '../../src/auth/clinic-scope.js';
+import type { VisibleClinics } from '../../src/auth/clinic-visibility.js';
 import { queryRows } from '../../src/db/sql.js';
 import type { Filters } from '../../src/filters/interaction-filters.js';
 import { Prisma } from '../../src/generated/prisma/client.js';

@@ -1,5 +1,5 @@
 // Campaigns and their root fields.
-import { campaignWhere, clinicCondition } from '../../auth/clinic-scope.js';
+import { campaignWhere, clinicCondition } from '../../auth/clinic-visibility.js';
 import { lazy } from '../../domain/lazy.js';
 import { checkPaging, hasControlCharacter, isUuid } from '../../domain/parameters.js';
 import { CAMPAIGN_STATUSES } from '../../domain/values.js';

@@ -1,5 +1,5 @@
 // Clinics and their root fields.
-import { clinicWhere } from '../../auth/clinic-scope.js';
+import { clinicWhere } from '../../auth/clinic-visibility.js';
 import { lazy } from '../../domain/lazy.js';
 import { checkPaging, isUuid } from '../../domain/parameters.js';
 import { builder } from '../builder.js';

@@ -1,6 +1,6 @@
 // Interactions: calls and WhatsApp conversations, their root fields and filters, and the mark a
 // full-text search leaves on the rows it listed (for their highlights).
-import { clinicCondition } from '../../auth/clinic-scope.js';
+import { clinicCondition } from '../../auth/clinic-visibility.js';
 import { hasControlCharacter } from '../../domain/parameters.js';
 import { checkList, checkPageList } from '../../filters/interaction-filters.js';
 import { type InteractionList, listInteractions } from '../../interactions/read-page.js';

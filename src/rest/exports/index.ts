@@ -15,7 +15,7 @@
 // requests keep their connections and one key cannot take every export slot.
 import type pg from 'pg';
 import type { ApiKeyPrincipal } from '../../auth/api-keys.js';
-import { visibleClinicsOf } from '../../auth/clinic-environments.js';
+import { visibleClinicsOf } from '../../auth/clinic-visibility.js';
 import type { Db } from '../../db/client.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { SQL_POOL } from '../../db/sql.js';

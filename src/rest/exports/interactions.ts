@@ -2,7 +2,7 @@
 // the COPY statement that reads the rows, in binary; rows.ts writes them as CSV or NDJSON
 // (copy-out.ts says why the service rather than PostgreSQL writes the text).
 import { escapeLiteral } from 'pg';
-import type { VisibleClinics } from '../../auth/clinic-scope.js';
+import type { VisibleClinics } from '../../auth/clinic-visibility.js';
 import type { Problems } from '../../domain/parameters.js';
 import { checkCursorList, type Filters, REST_NAMES, restFilters } from '../../filters/interaction-filters.js';
 import { Prisma } from '../../generated/prisma/client.js';
