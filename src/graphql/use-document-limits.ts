@@ -30,7 +30,7 @@ import type { Plugin } from 'graphql-yoga';
 import { codedError, httpOf } from '../domain/coded-error.js';
 import { COMPLEXITY_CODES, complexityError, QUERY_LIMITS } from './builder.js';
 import { introspectionCost } from './introspection-cost.js';
-import { isRestExecution } from './use-query-limits.js';
+import { forFreeFormDocuments } from './use-query-limits.js';
 
 /** Aliases in one operation, `__typename` ones included. */
 export const MAX_ALIASES = 15;
@@ -183,11 +183,11 @@ function reservedResponseNames(context: ValidationContext): ASTVisitor {
  */
 function useOperationCost(): Plugin {
   return {
-    onExecute({ args, setResultAndStopExecution }) {
-      if (isRestExecution(args.contextValue)) return;
+    // Not called for the REST facade's executions: its fixed documents are exempt (the header says why).
+    onExecute: forFreeFormDocuments(({ args, setResultAndStopExecution }) => {
       const error = operationCostError(args.schema, args.document, args.operationName ?? undefined, args.variableValues ?? {}, args.contextValue);
       if (error) setResultAndStopExecution({ errors: [error] });
-    },
+    }),
   };
 }
 

@@ -5,7 +5,7 @@
 import { type DocumentNode, type GraphQLError, type GraphQLSchema, getOperationAST, OperationTypeNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { codedError } from '../domain/coded-error.js';
-import { isRestExecution } from './use-query-limits.js';
+import { forFreeFormDocuments } from './use-query-limits.js';
 
 const REQUEST_ERROR = { status: 400, spec: true };
 
@@ -27,10 +27,13 @@ export function operationErrors({ schema, document, operationName }: Execution):
 }
 
 export function useOperationErrors(): Plugin {
-  const check = ({ args, setResultAndStopExecution }: { args: Execution; setResultAndStopExecution: (result: { errors: GraphQLError[] }) => void }) => {
-    if (isRestExecution(args.contextValue)) return;
-    const errors = operationErrors(args);
-    if (errors.length > 0) setResultAndStopExecution({ errors });
-  };
+  // Not called for the REST facade's executions: every REST document is a query (rest/use-rest.ts
+  // checks each with operationErrors when the app starts), so this would find nothing in one.
+  const check = forFreeFormDocuments(
+    ({ args, setResultAndStopExecution }: { args: Execution; setResultAndStopExecution: (result: { errors: GraphQLError[] }) => void }) => {
+      const errors = operationErrors(args);
+      if (errors.length > 0) setResultAndStopExecution({ errors });
+    },
+  );
   return { onExecute: check, onSubscribe: check };
 }

@@ -382,6 +382,17 @@ export function isRestExecution(context: unknown): boolean {
 }
 
 /**
+ * An onExecute (or onSubscribe) hook that judges free-form documents only: a REST facade
+ * execution passes without calling it. For the checks whose every REST document is exempt or
+ * found already to pass, each saying why where it is written.
+ */
+export function forFreeFormDocuments<Payload extends { args: { contextValue: unknown } }, Result>(
+  hook: (payload: Payload) => Result,
+): (payload: Payload) => Result | undefined {
+  return (payload) => (isRestExecution(payload.args.contextValue) ? undefined : hook(payload));
+}
+
+/**
  * The field nodes the limiter refused in an execution, by its context (one per execution; the
  * parsed document may be shared by concurrent requests, so the nodes alone cannot say), with the
  * error each of their fields answers.

@@ -22,6 +22,7 @@ import { isDatabaseUnavailable } from '../db/errors.js';
 import type { ErrorCode } from '../domain/error-catalogue.js';
 import type { Problems } from '../domain/parameters.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
+import { operationErrors } from '../graphql/use-operation-errors.js';
 import { concurrencyRefusal, databaseCosts, isRestExecution, operationUnits, REST_EXECUTION } from '../graphql/use-query-limits.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
 import type { KeyConcurrency } from '../limits/concurrency.js';
@@ -86,7 +87,9 @@ export function useRest(options: RestOptions): Plugin {
       yoga = instance as unknown as YogaServerInstance<Record<string, never>, GraphQLContext>;
       for (const route of routes) {
         for (const document of [route.document, ...(route.alternative ? [route.alternative.document] : [])]) {
-          const errors = validate(schema, document);
+          // Valid, and a query: use-operation-errors.ts, which refuses the other operations, is
+          // not called for the facade's executions.
+          const errors = [...validate(schema, document), ...operationErrors({ schema, document, contextValue: undefined })];
           if (errors.length) throw new Error(`REST document for ${route.path} is invalid: ${errors.map((e) => e.message).join('; ')}`);
         }
       }
