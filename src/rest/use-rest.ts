@@ -32,11 +32,10 @@ import type { QuotaDecision } from '../limits/windows.js';
 import { readsPhi } from '../phi/masking.js';
 import { stateOf } from '../request/state.js';
 import { conditionalOf, EtagMemory, etagOfParts, ifNoneMatchNames } from './conditional.js';
-import { type CursorMeta, failure, insufficientScope, notModified, type PaginationMeta, successFromPayload, successPayloadParts } from './envelope.js';
+import { failure, insufficientScope, listLinks, notModified, successFromPayload, successPayloadParts } from './envelope.js';
 import type { Exports } from './exports/index.js';
 import { FORMAT_PARAM, negotiate, withFormat } from './exports/negotiate.js';
 import { exportFormatsOf } from './exports/routes.js';
-import { cursorLinks, pageLinks } from './link-header.js';
 import { readQuery, report } from './query-params.js';
 import { type MatchedRoute, REST_NAMES, type Route, routes } from './routes.js';
 import { restVariables } from './variables.js';
@@ -237,7 +236,7 @@ export function useRest(options: RestOptions): Plugin {
     const etag = await etagOfParts(conditional.identity, parts, slice);
     if (version !== undefined) etags.remember(conditional, version, etag);
     const headers: Record<string, string> = { ETag: etag, ...CACHING_HEADERS };
-    const links = shaped.meta && linksOf(url, shaped.meta);
+    const links = shaped.meta && listLinks(url, shaped.meta);
     if (links) headers.Link = links;
     if (ifNoneMatchNames(ifNoneMatch, etag)) return notModified(request, headers);
     return successFromPayload(request, parts, headers);
@@ -265,7 +264,3 @@ const FAST_LEAVES = {
  * reusing it; the answer differs by key, by export format and by encoding.
  */
 const CACHING_HEADERS = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization, Accept, Accept-Encoding' } as const;
-
-function linksOf(url: URL, meta: PaginationMeta | CursorMeta): string | undefined {
-  return 'page' in meta ? pageLinks(url, meta) : cursorLinks(url, meta);
-}
