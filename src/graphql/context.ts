@@ -13,9 +13,9 @@ import type { QuotaDecision } from '../limits/windows.js';
 
 /**
  * How the caller names and sends the arguments the resolvers check (graphql/errors.ts `checked`):
- * GraphQL clients by the schema's names; the REST facade (rest/query-params.ts) by its parameter names,
- * with the texts that no GraphQL variable could carry (an unknown enum value) handed over as they
- * were sent, so that the same rules judge them and name them as the client did.
+ * GraphQL clients by the schema's names; the REST facade (rest/query-params.ts) by its parameter
+ * names, with the texts that no GraphQL variable could carry (an unknown enum value) handed over as
+ * they were sent, so that the same rules judge them and name them as the client did.
  */
 export interface CallerParameters {
   names: ParameterNames;

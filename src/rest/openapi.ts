@@ -55,7 +55,7 @@ import {
   EXAMPLE_VOICE_CALL,
   withTranscriptOf,
 } from './openapi-examples.js';
-import { readQuery } from './query-params.js';
+import { readQuery, restVariables } from './query-params.js';
 import {
   BREAKDOWN_GROUP_KEYS,
   CAMPAIGN,
@@ -85,7 +85,6 @@ import {
   VIEWER_QUOTA,
 } from './representation.js';
 import { API_INDEX_PATH, READ_METHODS, REST_NAMES, type Route, routes } from './routes.js';
-import { restVariables } from './variables.js';
 
 type Json = Record<string, unknown>;
 
@@ -774,7 +773,7 @@ const BAD_VALUES: ReadonlyArray<[string, string]> = [
 
 /**
  * The details of the 400 a request gets, found as the facade finds them: the query string read and
- * mapped to variables (variables.ts), then the route's document executed with the resolvers only
+ * mapped to variables (query-params.ts), then the route's document executed with the resolvers only
  * checking (graphql/errors.ts), by a key with every scope. Synchronous: a checking resolver throws
  * before it reads anything.
  */

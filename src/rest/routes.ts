@@ -1,7 +1,7 @@
 // The REST route table: each GET endpoint of the spec maps to a fixed GraphQL document
 // (schema/rest/*.graphql, typed by codegen), its query parameters and scope, and the shaping of
 // the result into the spec's representation. The parameters are the document's variables under
-// their REST names (variables.ts); their rules are the resolvers'. The OpenAPI document is
+// their REST names (query-params.ts); their rules are the resolvers'. The OpenAPI document is
 // generated from this table.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { MAX_DAILY_DAYS } from '../analytics/window-filter.js';
@@ -73,7 +73,7 @@ export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
   /** Query parameters of the endpoint, in the spec's order. */
   params: readonly string[];
   document: TypedDocumentNode<TData, TVariables>;
-  /** The document's variables are the parameters under their GraphQL names (variables.ts maps them). */
+  /** The document's variables are the parameters under their GraphQL names (query-params.ts maps them). */
   readonly variables?: TVariables;
   /** The envelope's `data` (and `meta`), or null for 404; long lists reshaped in `slice`'s turns. */
   shape(data: TData, query: QueryValues, slice: TimeSlice): RouteResult | null | Promise<RouteResult | null>;

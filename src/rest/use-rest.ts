@@ -36,9 +36,8 @@ import { failure, insufficientScope, listLinks, notModified, successFromPayload,
 import type { Exports } from './exports/index.js';
 import { FORMAT_PARAM, negotiate, withFormat } from './exports/negotiate.js';
 import { exportFormatsOf } from './exports/routes.js';
-import { readQuery, report } from './query-params.js';
+import { readQuery, report, restVariables } from './query-params.js';
 import { type MatchedRoute, REST_NAMES, type Route, routes } from './routes.js';
-import { restVariables } from './variables.js';
 
 export interface RestOptions {
   /**

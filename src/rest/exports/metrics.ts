@@ -12,10 +12,9 @@ import type { Problems } from '../../domain/parameters.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../../graphql/context.js';
 import { REST_EXECUTION } from '../../graphql/use-query-limits.js';
 import { TimeSlice } from '../../limits/time-slices.js';
-import { emptyRecord, type QueryValues, readQuery } from '../query-params.js';
+import { emptyRecord, type QueryValues, readQuery, restVariables } from '../query-params.js';
 import { BREAKDOWN_GROUP_KEYS, DAILY_METRIC, fieldsOf, SERIES_BUCKET, SUMMARY_METRICS } from '../representation.js';
 import { REST_NAMES, type Route } from '../routes.js';
-import { restVariables } from '../variables.js';
 import { NOT_FOR_EXPORTS } from './interactions.js';
 import { FORMAT_PARAM } from './negotiate.js';
 
