@@ -5,8 +5,6 @@
 
 import { stateOf } from '../request/state.js';
 import { API_INDEX_PATH, matchRoute, type Route } from '../rest/routes.js';
-import { DOCS_FILES, DOCS_PATH, type DocsFile } from './use-docs.js';
-import { GRAPHIQL_ASSETS_PATH, GRAPHIQL_FILES, type GraphiQLFile } from './use-graphiql.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -19,6 +17,27 @@ export const METRICS_PATH = '/metrics';
 export const HOME_PATH = '/';
 /** The REST API's index (front-door.ts), declared with the REST routes that the OpenAPI document lists it with. */
 export { API_INDEX_PATH } from '../rest/routes.js';
+
+/** The OpenAPI document and the reference (Swagger UI) over it (use-docs.ts). */
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+export const DOCS_PATH = '/docs';
+/** Every file use-docs.ts serves (`/docs/` is `/docs`); other paths under /docs/ are 404s (use-routes.ts). */
+export const DOCS_FILES = [OPENAPI_PATH, DOCS_PATH, '/docs/docs.js', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/favicon-32x32.png'] as const;
+export type DocsFile = (typeof DOCS_FILES)[number];
+
+/** GraphiQL's files (use-graphiql.ts); its page is Yoga's answer at /graphql. */
+export const GRAPHIQL_ASSETS_PATH = '/graphiql';
+/** Every file served under /graphiql/; other paths there are 404s (use-routes.ts). */
+export const GRAPHIQL_FILES = [
+  '/graphiql/graphiql.js',
+  '/graphiql/graphiql.css',
+  '/graphiql/start.js',
+  '/graphiql/editor.worker.js',
+  '/graphiql/json.worker.js',
+  '/graphiql/graphql.worker.js',
+  '/graphiql/favicon.ico',
+] as const;
+export type GraphiQLFile = (typeof GRAPHIQL_FILES)[number];
 
 const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready']);
 const DOCS: ReadonlySet<string> = new Set(DOCS_FILES);

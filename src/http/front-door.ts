@@ -18,8 +18,7 @@ import { notModified, successFromPayload, successPayload } from '../rest/envelop
 import { mediaRanges } from '../rest/exports/negotiate.js';
 import { API_TITLE, API_VERSION, operationIdOf, tagOf } from '../rest/openapi.js';
 import { routes } from '../rest/routes.js';
-import { API_INDEX_PATH, GRAPHQL_PATH, HOME_PATH } from './app-routes.js';
-import { DOCS_PATH, OPENAPI_PATH } from './use-docs.js';
+import { API_INDEX_PATH, DOCS_PATH, GRAPHQL_PATH, HOME_PATH, OPENAPI_PATH } from './app-routes.js';
 
 const READY_PATH = '/health/ready';
 

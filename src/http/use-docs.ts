@@ -9,13 +9,8 @@ import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
 import { stateOf } from '../request/state.js';
 import { BEARER_SCHEME, buildOpenApiDocument } from '../rest/openapi.js';
+import { DOCS_PATH, type DocsFile, OPENAPI_PATH } from './app-routes.js';
 import { type StaticBody, staticAnswer, staticBody } from './static-file.js';
-
-export const OPENAPI_PATH = '/api/v1/openapi.json';
-export const DOCS_PATH = '/docs';
-/** Every file served here (`/docs/` is `/docs`); other paths under /docs/ are 404s (http/use-routes.ts). */
-export const DOCS_FILES = [OPENAPI_PATH, DOCS_PATH, '/docs/docs.js', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/favicon-32x32.png'] as const;
-export type DocsFile = (typeof DOCS_FILES)[number];
 
 interface Asset {
   type: string;
@@ -125,8 +120,7 @@ export function useDocs(options: DocsOptions = {}): Plugin {
 
   return {
     // The path was matched (and unknown files and methods other than GET and HEAD refused) by
-    // http/use-routes.ts, which runs first; reading the match, rather than importing the table
-    // that lists these files, keeps the two modules out of an import cycle.
+    // http/use-routes.ts, which runs first.
     onRequest({ request, endResponse, fetchAPI }) {
       const route = stateOf(request).route;
       if (route?.area !== 'docs') return;

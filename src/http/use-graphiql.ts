@@ -9,20 +9,8 @@
 // 'unsafe-inline' scripts.
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { stateOf } from '../request/state.js';
+import type { GraphiQLFile } from './app-routes.js';
 import { type StaticBody, staticAnswer, staticBody } from './static-file.js';
-
-export const GRAPHIQL_ASSETS_PATH = '/graphiql';
-/** Every file served under /graphiql/; other paths there are 404s (http/use-routes.ts). */
-export const GRAPHIQL_FILES = [
-  '/graphiql/graphiql.js',
-  '/graphiql/graphiql.css',
-  '/graphiql/start.js',
-  '/graphiql/editor.worker.js',
-  '/graphiql/json.worker.js',
-  '/graphiql/graphql.worker.js',
-  '/graphiql/favicon.ico',
-] as const;
-export type GraphiQLFile = (typeof GRAPHIQL_FILES)[number];
 
 type Bundle = typeof import('@graphql-yoga/render-graphiql/graphiql');
 

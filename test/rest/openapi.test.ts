@@ -11,7 +11,7 @@ import { ERRORS, type ErrorCode } from '../../src/domain/error-catalogue.js';
 import { MAX_PAGE } from '../../src/domain/parameters.js';
 import { SCOPES, type Scope } from '../../src/domain/values.js';
 import { schema as graphqlSchema } from '../../src/graphql/index.js';
-import { DOCS_PATH, OPENAPI_PATH } from '../../src/http/use-docs.js';
+import { DOCS_PATH, OPENAPI_PATH } from '../../src/http/app-routes.js';
 import { buildOpenApiDocument } from '../../src/rest/openapi.js';
 import { fieldsOf, INTERACTION } from '../../src/rest/representation.js';
 import { API_INDEX_PATH, REST_NAMES, routes } from '../../src/rest/routes.js';
