@@ -20,11 +20,12 @@ import { useOperationErrors } from './graphql/use-operation-errors.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
 import { GRAPHQL_PATH, routeOf } from './http/app-routes.js';
 import type { TrustProxySetting } from './http/client-ip.js';
-import { useFrontDoor } from './http/front-door.js';
+import { frontDoorPage } from './http/front-door.js';
 import type { Lifecycle } from './http/lifecycle.js';
-import { useDocs } from './http/use-docs.js';
-import { renderGraphiQL, useGraphiQLAssets } from './http/use-graphiql.js';
-import { useHealth } from './http/use-health.js';
+import { docsPage } from './http/use-docs.js';
+import { graphiqlFiles, graphiqlPageHeaders, renderGraphiQL } from './http/use-graphiql.js';
+import { healthPage } from './http/use-health.js';
+import { rendersGraphiQL, usePages } from './http/use-pages.js';
 import { usePrivateAnswers } from './http/use-private-answers.js';
 import { useRequestState } from './http/use-request-state.js';
 import { useRoutes } from './http/use-routes.js';
@@ -36,7 +37,7 @@ import type { PerWindow, QuotaStore } from './limits/windows.js';
 import { defaultLogger, type Logger } from './logging/logger.js';
 import { classifyUnexpectedError, createMetrics, type PoolStats } from './observability/prometheus.js';
 import type { Tracing } from './observability/tracing.js';
-import { useMetrics } from './observability/use-prometheus.js';
+import { metricsPage, useMetrics } from './observability/use-prometheus.js';
 import { useRequestLog } from './observability/use-request-log.js';
 import { createYogaLogger } from './observability/yoga-logger.js';
 import { stateOf } from './request/state.js';
@@ -125,15 +126,21 @@ export function createApp(options: AppOptions): App {
     useRoutes({ metrics: Boolean(options.metricsToken) }),
     // Whatever answers below, an answer that depends on the key is never kept by a shared cache.
     usePrivateAnswers(),
-    // The paths that need no API key, answered before admission so that they are never counted.
-    useMetrics({ metrics, token: options.metricsToken }),
-    // Not Yoga's useReadinessCheck: like its health check (below), it also answers every URL that
-    // ends with its endpoint, and it has no body for the checks' details.
-    useHealth(db, options.lifecycle),
-    useDocs({ demoKey: options.demoKey }),
-    // `/` (what the service is, its links) and `/api/v1` (the REST index): no key, never counted.
-    useFrontDoor(),
-    useGraphiQLAssets(),
+    // Every answer's status and duration, and its admission, into the metrics.
+    useMetrics({ metrics }),
+    // The paths that need no API key, answered before admission so that they are never counted:
+    // the page the route's area names is called, and a REST or GraphQL request runs none of them.
+    usePages({
+      // Not Yoga's useReadinessCheck: like its health check (below), it also answers every URL
+      // that ends with its endpoint, and it has no body for the checks' details.
+      health: healthPage(db, options.lifecycle),
+      ...(options.metricsToken ? { metrics: metricsPage(metrics, options.metricsToken) } : {}),
+      docs: docsPage({ demoKey: options.demoKey }),
+      graphiql: graphiqlFiles(),
+      graphiqlPage: graphiqlPageHeaders,
+      // `/` (what the service is, its links) and `/api/v1` (the REST index).
+      'front-door': frontDoorPage(),
+    }),
     // GraphQL requests are admitted here, before their body is parsed; REST requests inside
     // useRest, once their route is known (decisions section 1: route, then authentication).
     useAdmission(admitter, GRAPHQL_PATH, reportError),
@@ -175,8 +182,8 @@ export function createApp(options: AppOptions): App {
     cors: false,
     plugins,
     // Yoga renders GraphiQL for any URL that ends with /graphql; only the path itself has it, and
-    // the others are left to use-routes.ts (404).
-    graphiql: (request) => routeOf(request).area === 'graphql' && graphiql,
+    // the others are left to use-routes.ts (404). Its answer gets the page's headers (use-pages.ts).
+    graphiql: (request) => routeOf(request).area === 'graphql' && rendersGraphiQL(request, graphiql),
     renderGraphiQL,
     maskedErrors: {
       maskError: (error, message) => {

@@ -3,22 +3,21 @@
 // for any other client; `GET /api/v1` is the REST API's index, every endpoint with its method,
 // summary and required scope, taken from the route table (and the operation ids from the OpenAPI
 // document's own functions), so it cannot drift from what is served. Neither needs a key, and
-// neither is counted: this plugin runs before admission. Unknown methods were refused (405) by
-// use-routes.ts, which also matched the path.
+// neither is counted: use-pages.ts calls this page before admission. Unknown methods were refused
+// (405) by use-routes.ts, which also matched the path.
 //
 // The JSON is the API's success envelope (`{ success, data, request_id, timestamp }`): decisions
 // section 1 makes every answer on an API path the envelope, `/api/v1` is one, and a client that
 // follows the links from `/` then reads everything one way. The page for a browser is the one
 // answer that is not JSON, like /docs.
 import { createHash } from 'node:crypto';
-import type { Plugin } from 'graphql-yoga';
-import { stateOf } from '../request/state.js';
 import { etagOf, ifNoneMatchNames } from '../rest/conditional.js';
 import { notModified, successFromPayload, successPayload } from '../rest/envelope.js';
 import { mediaRanges } from '../rest/exports/negotiate.js';
 import { API_TITLE, API_VERSION, operationIdOf, tagOf } from '../rest/openapi.js';
 import { routes } from '../rest/routes.js';
 import { API_INDEX_PATH, DOCS_PATH, GRAPHQL_PATH, HOME_PATH, OPENAPI_PATH } from './app-routes.js';
+import type { Page } from './use-pages.js';
 
 const READY_PATH = '/health/ready';
 
@@ -145,31 +144,26 @@ function answerOf(path: string, data: unknown): Answer {
   return { payload, etag: etagOf(path, payload) };
 }
 
-export function useFrontDoor(): Plugin {
+export function frontDoorPage(): Page<'front-door'> {
   const home = answerOf(HOME_PATH, homeData());
   const index = answerOf(API_INDEX_PATH, indexData());
   const page = { body: PAGE, etag: `"${createHash('sha256').update(PAGE).digest('base64url').slice(0, 27)}"` };
 
-  return {
-    onRequest({ request, endResponse, fetchAPI }) {
-      const route = stateOf(request).route;
-      if (route?.area !== 'front-door') return;
-      const ifNoneMatch = request.headers.get('if-none-match');
-      // Public and unchanging while the process runs; revalidated (ETag) so a new release shows.
-      const caching: Record<string, string> = { 'Cache-Control': 'no-cache', Link: LINK_HEADER };
-      if (route.label === HOME_PATH) {
-        // `/` answers by Accept: caches must keep the page and the JSON apart.
-        caching.Vary = 'Accept';
-        if (prefersHtml(request.headers.get('accept'))) {
-          const headers = { 'Content-Type': 'text/html; charset=utf-8', ETag: page.etag, ...caching, ...PAGE_SECURITY_HEADERS };
-          const status = ifNoneMatchNames(ifNoneMatch, page.etag) ? 304 : 200;
-          endResponse(new fetchAPI.Response(status === 304 || request.method === 'HEAD' ? null : page.body, { status, headers }));
-          return;
-        }
+  return (request, route, fetchAPI) => {
+    const ifNoneMatch = request.headers.get('if-none-match');
+    // Public and unchanging while the process runs; revalidated (ETag) so a new release shows.
+    const caching: Record<string, string> = { 'Cache-Control': 'no-cache', Link: LINK_HEADER };
+    if (route.label === HOME_PATH) {
+      // `/` answers by Accept: caches must keep the page and the JSON apart.
+      caching.Vary = 'Accept';
+      if (prefersHtml(request.headers.get('accept'))) {
+        const headers = { 'Content-Type': 'text/html; charset=utf-8', ETag: page.etag, ...caching, ...PAGE_SECURITY_HEADERS };
+        const status = ifNoneMatchNames(ifNoneMatch, page.etag) ? 304 : 200;
+        return new fetchAPI.Response(status === 304 || request.method === 'HEAD' ? null : page.body, { status, headers });
       }
-      const { payload, etag } = route.label === HOME_PATH ? home : index;
-      const headers = { ETag: etag, ...caching };
-      endResponse(ifNoneMatchNames(ifNoneMatch, etag) ? notModified(request, headers) : successFromPayload(request, payload, headers));
-    },
+    }
+    const { payload, etag } = route.label === HOME_PATH ? home : index;
+    const headers = { ETag: etag, ...caching };
+    return ifNoneMatchNames(ifNoneMatch, etag) ? notModified(request, headers) : successFromPayload(request, payload, headers);
   };
 }

@@ -1,4 +1,4 @@
-// The API's own documentation, as a Yoga plugin: the OpenAPI document at GET /api/v1/openapi.json
+// The API's own documentation, a page (use-pages.ts): the OpenAPI document at GET /api/v1/openapi.json
 // (no key needed) and an interactive reference at GET /docs. The page is Swagger UI, served from
 // the installed `swagger-ui-dist` package under /docs/ (no CDN: every script, style and image is
 // same-origin); its "Authorize" button takes a Bearer key and "Try it out" sends real requests.
@@ -6,11 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Plugin } from 'graphql-yoga';
-import { stateOf } from '../request/state.js';
 import { BEARER_SCHEME, buildOpenApiDocument } from '../rest/openapi.js';
 import { DOCS_PATH, type DocsFile, OPENAPI_PATH } from './app-routes.js';
 import { type StaticBody, staticAnswer, staticBody } from './static-file.js';
+import type { Page } from './use-pages.js';
 
 interface Asset {
   type: string;
@@ -105,7 +104,11 @@ const PAGE_SECURITY_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
-export function useDocs(options: DocsOptions = {}): Plugin {
+/**
+ * The file the route names: app-routes.ts matched the path against DOCS_FILES, and use-routes.ts
+ * refused unknown files and methods other than GET and HEAD.
+ */
+export function docsPage(options: DocsOptions = {}): Page<'docs'> {
   const assets = assetsOf(options);
   const loaded = new Map<DocsFile, StaticBody>();
 
@@ -118,21 +121,15 @@ export function useDocs(options: DocsOptions = {}): Plugin {
     return entry;
   }
 
-  return {
-    // The path was matched (and unknown files and methods other than GET and HEAD refused) by
-    // http/use-routes.ts, which runs first.
-    onRequest({ request, endResponse, fetchAPI }) {
-      const route = stateOf(request).route;
-      if (route?.area !== 'docs') return;
-      const pathname = route.file;
-      const asset = assets[pathname];
-      const headers: Record<string, string> = {
-        'Content-Type': asset.type,
-        'Cache-Control': asset.cache,
-        ...(pathname === DOCS_PATH ? PAGE_SECURITY_HEADERS : { 'X-Content-Type-Options': 'nosniff' }),
-      };
-      if (pathname === OPENAPI_PATH) headers['Access-Control-Allow-Origin'] = '*';
-      endResponse(staticAnswer(request, load(pathname, asset), headers, fetchAPI));
-    },
+  return (request, route, fetchAPI) => {
+    const pathname = route.file;
+    const asset = assets[pathname];
+    const headers: Record<string, string> = {
+      'Content-Type': asset.type,
+      'Cache-Control': asset.cache,
+      ...(pathname === DOCS_PATH ? PAGE_SECURITY_HEADERS : { 'X-Content-Type-Options': 'nosniff' }),
+    };
+    if (pathname === OPENAPI_PATH) headers['Access-Control-Allow-Origin'] = '*';
+    return staticAnswer(request, load(pathname, asset), headers, fetchAPI);
   };
 }

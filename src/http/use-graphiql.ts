@@ -7,10 +7,10 @@
 // that is rebuilt on every request and needs inline scripts and blob: workers. As files, they are
 // cached by the browser (ETag), and the page can have a Content-Security-Policy without
 // 'unsafe-inline' scripts.
-import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
-import { stateOf } from '../request/state.js';
+import type { GraphiQLOptions } from 'graphql-yoga';
 import type { GraphiQLFile } from './app-routes.js';
 import { type StaticBody, staticAnswer, staticBody } from './static-file.js';
+import type { Page } from './use-pages.js';
 
 type Bundle = typeof import('@graphql-yoga/render-graphiql/graphiql');
 
@@ -106,7 +106,18 @@ const PAGE_SECURITY_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
-export function useGraphiQLAssets(): Plugin {
+/** Yoga's GraphiQL answer carries only `Content-Type: text/html`: the page's own headers (use-pages.ts adds them to it alone). */
+export function graphiqlPageHeaders(response: Response): void {
+  if (!response.headers.get('content-type')?.startsWith('text/html')) return;
+  response.headers.set('Content-Type', 'text/html; charset=utf-8');
+  for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) response.headers.set(name, value);
+}
+
+/**
+ * The files under /graphiql/. The path was matched (unknown files and methods other than GET and
+ * HEAD refused) by http/use-routes.ts; the route names the file.
+ */
+export function graphiqlFiles(): Page<'graphiql'> {
   // The bundle is 9 MB of strings: loaded on the first request for GraphiQL, not at start-up.
   let bundle: Promise<Bundle> | undefined;
   const loaded = new Map<GraphiQLFile, StaticBody>();
@@ -122,21 +133,9 @@ export function useGraphiQLAssets(): Plugin {
     return entry;
   }
 
-  return {
-    // The path was matched (unknown files and methods other than GET and HEAD refused) by
-    // http/use-routes.ts, which runs first.
-    async onRequest({ request, endResponse, fetchAPI }) {
-      const route = stateOf(request).route;
-      if (route?.area !== 'graphiql') return;
-      const asset = ASSETS[route.file];
-      const headers = { 'Content-Type': asset.type, 'Cache-Control': asset.cache, 'X-Content-Type-Options': 'nosniff' };
-      endResponse(staticAnswer(request, await load(route.file), headers, fetchAPI));
-    },
-    // Yoga's GraphiQL answer carries only `Content-Type: text/html`.
-    onResponse({ request, response }) {
-      if (stateOf(request).route?.area !== 'graphql' || !response.headers.get('content-type')?.startsWith('text/html')) return;
-      response.headers.set('Content-Type', 'text/html; charset=utf-8');
-      for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) response.headers.set(name, value);
-    },
+  return async (request, route, fetchAPI) => {
+    const asset = ASSETS[route.file];
+    const headers = { 'Content-Type': asset.type, 'Cache-Control': asset.cache, 'X-Content-Type-Options': 'nosniff' };
+    return staticAnswer(request, await load(route.file), headers, fetchAPI);
   };
 }

@@ -2,11 +2,11 @@
 // Live: the process answers. Ready: not shutting down, the database answers within the readiness
 // budget, and it has every committed migration (checked until it is true once; migrations are
 // never un-applied).
-import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../db/client.js';
 import { listMigrations } from '../db/migrate.js';
 import { SQL_POOL } from '../db/sql.js';
 import type { Lifecycle } from './lifecycle.js';
+import type { Page } from './use-pages.js';
 
 type Check = 'ok' | 'down' | 'pending' | 'draining';
 
@@ -28,7 +28,8 @@ async function within<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED
   }
 }
 
-export function useHealth(db: Db, lifecycle?: Lifecycle): Plugin {
+/** /health/live and /health/ready (use-pages.ts calls it for their paths alone). */
+export function healthPage(db: Db, lifecycle?: Lifecycle): Page<'health'> {
   const committed = listMigrations().migrationDirectories.map((d) => d.path);
   const pool = db[SQL_POOL];
   // A probe must fail fast, well before an orchestrator's probe timeout: a hung database is "not
@@ -73,21 +74,16 @@ export function useHealth(db: Db, lifecycle?: Lifecycle): Plugin {
     }
   }
 
-  return {
-    async onRequest({ url, endResponse, fetchAPI }) {
-      if (url.pathname !== '/health/live' && url.pathname !== '/health/ready') return;
-      const json = (status: number, body: Record<string, unknown>) =>
-        endResponse(
-          new fetchAPI.Response(JSON.stringify(body), {
-            status,
-            headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' },
-          }),
-        );
-      if (url.pathname === '/health/live') return json(200, { status: 'ok' });
-      if (lifecycle?.draining) return json(503, { status: 'unavailable', reason: 'shutting down' });
-      const checks = await checkDatabase();
-      const ready = checks.database === 'ok' && checks.migrations === 'ok';
-      return json(ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', ...checks });
-    },
+  return async (_request, route, fetchAPI) => {
+    const json = (status: number, body: Record<string, unknown>) =>
+      new fetchAPI.Response(JSON.stringify(body), {
+        status,
+        headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' },
+      });
+    if (route.label === '/health/live') return json(200, { status: 'ok' });
+    if (lifecycle?.draining) return json(503, { status: 'unavailable', reason: 'shutting down' });
+    const checks = await checkDatabase();
+    const ready = checks.database === 'ok' && checks.migrations === 'ok';
+    return json(ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', ...checks });
   };
 }

@@ -1,10 +1,12 @@
 // GET /metrics in Prometheus text format, for a scraper holding METRICS_TOKEN, and the recording of
 // every response into the HTTP and admission metrics. Without a configured token /metrics does not
 // exist (http/use-routes.ts answers it 404 like any unknown path), so it is never public by
-// accident. Never rate limited or counted in a key's quota: it is answered before admission.
+// accident. Never rate limited or counted in a key's quota: http/use-pages.ts answers it before
+// admission.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { routeOf } from '../http/app-routes.js';
+import type { Page } from '../http/use-pages.js';
 import { admissionOf } from '../limits/admission.js';
 import { stateOf } from '../request/state.js';
 import { failure } from '../rest/envelope.js';
@@ -13,8 +15,6 @@ import { elapsedMs, methodOf } from './request-context.js';
 
 export interface MetricsPluginOptions {
   metrics: Metrics;
-  /** The bearer token scrapers send; unset: /metrics answers 404. */
-  token?: string;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -29,8 +29,30 @@ function bearerToken(request: Request): string | undefined {
   return match?.[1];
 }
 
+/**
+ * GET /metrics, for the scraper that sends `token` (http/use-pages.ts calls it; without a token
+ * configured the app has no such page, and http/use-routes.ts answers 404, as it does to methods
+ * other than GET and HEAD).
+ */
+export function metricsPage(metrics: Metrics, token: string): Page<'metrics'> {
+  return async (request, _route, fetchAPI) => {
+    if (!tokenMatches(bearerToken(request), token)) {
+      return failure(request, 'UNAUTHORIZED', {
+        message: 'The metrics endpoint needs Authorization: Bearer <metrics token>',
+        headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+      });
+    }
+    const body = await metrics.registry.metrics();
+    return new fetchAPI.Response(request.method === 'HEAD' ? null : body, {
+      status: 200,
+      headers: { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' },
+    });
+  };
+}
+
+/** Records every response into the HTTP and admission metrics. */
 export function useMetrics(options: MetricsPluginOptions): Plugin {
-  const { metrics, token } = options;
+  const { metrics } = options;
 
   function observe(request: Request, status: number): string {
     const route = routeOf(request).label;
@@ -52,26 +74,6 @@ export function useMetrics(options: MetricsPluginOptions): Plugin {
           throw error;
         });
       },
-    },
-    // Without a token, and for methods other than GET and HEAD, http/use-routes.ts has answered.
-    async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (!token || routeOf(request, url).area !== 'metrics') return;
-      if (!tokenMatches(bearerToken(request), token)) {
-        endResponse(
-          failure(request, 'UNAUTHORIZED', {
-            message: 'The metrics endpoint needs Authorization: Bearer <metrics token>',
-            headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
-          }),
-        );
-        return;
-      }
-      const body = await metrics.registry.metrics();
-      endResponse(
-        new fetchAPI.Response(request.method === 'HEAD' ? null : body, {
-          status: 200,
-          headers: { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' },
-        }),
-      );
     },
     onResponse({ request, response }) {
       const route = observe(request, response.status);
