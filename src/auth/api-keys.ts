@@ -27,7 +27,7 @@ export interface ApiKeyPrincipal {
   createdAt: Date;
   /**
    * As stored when the key was looked up, so never this request's own use: uses are written at
-   * most once a minute per key and process (key-resolver.ts), and a cached principal can be a few
+   * most once a minute per key and process (authenticate.ts), and a cached principal can be a few
    * seconds older than the table.
    */
   lastUsedAt: Date | null;
@@ -323,7 +323,7 @@ export async function lookupApiKey(db: Db, token: string, now: Date = new Date()
 
 /**
  * Records that a key was used at `at` (never moving `last_used_at` backwards). Callers on the
- * request path throttle this and ignore its failures; see key-resolver.ts.
+ * request path throttle this and ignore its failures; see authenticate.ts.
  */
 export async function touchApiKey(db: Db, id: string, at: Date): Promise<void> {
   await db.apiKey.updateMany({

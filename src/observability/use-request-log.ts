@@ -10,8 +10,7 @@ import type { Plugin } from 'graphql-yoga';
 import { GRAPHQL_PATH, routeOf } from '../http/app-routes.js';
 import { admissionOf } from '../limits/admission.js';
 import type { Logger } from '../logging/logger.js';
-import { runWithRequest, stateOf } from '../request/state.js';
-import { elapsedMs, methodOf } from './request-context.js';
+import { elapsedMs, methodOf, runWithRequest, stateOf } from '../request/state.js';
 
 export interface RequestLogOptions {
   logger: Logger;

@@ -16,8 +16,7 @@ import { type GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { routeOf } from '../http/app-routes.js';
 import { admissionOf } from '../limits/admission.js';
-import { stateOf } from '../request/state.js';
-import { methodOf } from './request-context.js';
+import { methodOf, stateOf } from '../request/state.js';
 
 const headers: TextMapGetter<Headers> = {
   keys: (carrier) => [...carrier.keys()],

@@ -79,3 +79,15 @@ export function runWithRequest<T>(request: Request, fn: () => T): T {
 export function currentRequest(): Request | undefined {
   return current.getStore();
 }
+
+/** Milliseconds since the request's handling began (for logs, metrics and spans). */
+export function elapsedMs(request: Request): number {
+  return performance.now() - stateOf(request).startedAt;
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The method as a label for logs, metrics and spans: the standard ones, anything else `OTHER`. */
+export function methodOf(request: Request): string {
+  return METHODS.has(request.method) ? request.method : 'OTHER';
+}

@@ -3,7 +3,7 @@
 // and exactness under concurrency on one in-memory instance.
 import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
+import { createApiKeyResolver } from '../../src/auth/authenticate.js';
 import { createKey, graphql, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { expectError, get, request } from '../rest/client.js';

@@ -3,13 +3,12 @@
 // unexpected errors, health checks); never rate limited nor counted in a key's quota.
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
+import { createApiKeyResolver } from '../../src/auth/authenticate.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { SQL_POOL } from '../../src/db/sql.js';
 import { MemoryQuotaStore } from '../../src/limits/memory-store.js';
 import type { QuotaStore } from '../../src/limits/windows.js';
-import { createMetrics } from '../../src/observability/prometheus.js';
-import { tokenMatches } from '../../src/observability/use-prometheus.js';
+import { createMetrics, tokenMatches } from '../../src/observability/prometheus.js';
 import { graphql, testApp } from '../helpers/app.js';
 import { databaseUrl, failingInteractions, testDb } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
+import { createApiKeyResolver } from '../../src/auth/authenticate.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
 import { graphql, testApp } from '../helpers/app.js';
 import { failingInteractions, testDb } from '../helpers/db.js';

@@ -13,7 +13,7 @@ import { type Document, OpenAPIBackend, type Operation } from 'openapi-backend';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
+import { createApiKeyResolver } from '../../src/auth/authenticate.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { MAX_PAGE } from '../../src/domain/parameters.js';
 import { SCOPES } from '../../src/domain/values.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { createApiKey, generateApiKey, revokeApiKey } from '../../src/auth/api-keys.js';
-import { createApiKeyResolver } from '../../src/auth/key-resolver.js';
+import { createApiKeyResolver } from '../../src/auth/authenticate.js';
 import type { Db } from '../../src/db/client.js';
 import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
 import { sql, testDb } from '../helpers/db.js';
