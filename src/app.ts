@@ -17,7 +17,7 @@ import { useDocumentLimits } from './graphql/use-document-limits.js';
 import { useHeavyLane } from './graphql/use-heavy-lane.js';
 import { useOperationErrors } from './graphql/use-operation-errors.js';
 import { type FieldRateLimit, useQueryLimits } from './graphql/use-query-limits.js';
-import { GRAPHQL_PATH, routeOf } from './http/app-routes.js';
+import { GRAPHQL_PATH, routeOf, useRoutes } from './http/app-routes.js';
 import type { TrustProxySetting } from './http/client-ip.js';
 import { frontDoorPage } from './http/front-door.js';
 import type { Lifecycle } from './http/lifecycle.js';
@@ -27,7 +27,6 @@ import { healthPage } from './http/use-health.js';
 import { rendersGraphiQL, usePages } from './http/use-pages.js';
 import { usePrivateAnswers } from './http/use-private-answers.js';
 import { useRequestState } from './http/use-request-state.js';
-import { useRoutes } from './http/use-routes.js';
 import { type Admitter, createAdmission } from './limits/admission.js';
 import { type ConcurrencyLimits, KeyConcurrency } from './limits/concurrency.js';
 import type { HeavyWork } from './limits/heavy-lane.js';
@@ -180,7 +179,7 @@ export function createApp(options: AppOptions): App {
     cors: false,
     plugins,
     // Yoga renders GraphiQL for any URL that ends with /graphql; only the path itself has it, and
-    // the others are left to use-routes.ts (404). Its answer gets the page's headers (use-pages.ts).
+    // the others are left to useRoutes (app-routes.ts: 404). Its answer gets the page's headers (use-pages.ts).
     graphiql: (request) => routeOf(request).area === 'graphql' && rendersGraphiQL(request, graphiql),
     renderGraphiQL,
     maskedErrors: {

@@ -1,10 +1,20 @@
 // The app's own paths, in one table: which part of the app answers a path, and its route label for
-// logs and metrics. A request's path is matched once and kept in its request state; use-routes.ts
-// answers the paths that name nothing (404) and methods a read-only path does not take (405), so
-// every other part looks up its own match instead of matching (and refusing) paths again.
+// logs and metrics. A request's path is matched once and kept in its request state, so every other
+// part looks up its own match instead of matching (and refusing) paths again.
+//
+// useRoutes is the one place that refuses a path or a method: a path that names nothing is a 404 in
+// the envelope, a read-only path (REST, docs, GraphiQL's files, /metrics, the front door: / and
+// /api/v1) answers only GET and HEAD (405 with Allow, decisions section 1), and /graphql only GET
+// and POST (405 with Allow, as a GraphQL error: OPTIONS without a key was a 401). It runs before any
+// part that answers a path, and before authentication, so an unknown path is never counted against
+// a key.
 
+import type { Plugin } from 'graphql-yoga';
+import { codedError } from '../domain/coded-error.js';
+import { graphqlErrorResponse } from '../graphql/graphql-http.js';
 import { stateOf } from '../request/state.js';
-import { API_INDEX_PATH, matchRoute, type Route } from '../rest/routes.js';
+import { failure } from '../rest/envelope.js';
+import { API_INDEX_PATH, matchRoute, READ_METHODS, type Route } from '../rest/routes.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -21,13 +31,13 @@ export { API_INDEX_PATH } from '../rest/routes.js';
 /** The OpenAPI document and the reference (Swagger UI) over it (use-docs.ts). */
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/docs';
-/** Every file use-docs.ts serves (`/docs/` is `/docs`); other paths under /docs/ are 404s (use-routes.ts). */
+/** Every file use-docs.ts serves (`/docs/` is `/docs`); other paths under /docs/ are 404s (useRoutes). */
 export const DOCS_FILES = [OPENAPI_PATH, DOCS_PATH, '/docs/docs.js', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/favicon-32x32.png'] as const;
 export type DocsFile = (typeof DOCS_FILES)[number];
 
 /** GraphiQL's files (use-graphiql.ts); its page is Yoga's answer at /graphql. */
 export const GRAPHIQL_ASSETS_PATH = '/graphiql';
-/** Every file served under /graphiql/; other paths there are 404s (use-routes.ts). */
+/** Every file served under /graphiql/; other paths there are 404s (useRoutes). */
 export const GRAPHIQL_FILES = [
   '/graphiql/graphiql.js',
   '/graphiql/graphiql.css',
@@ -103,4 +113,42 @@ export function routeOf(request: Request, url?: URL): AppRoute {
   const state = stateOf(request);
   state.route ??= matchAppRoute((url ?? new URL(request.url)).pathname);
   return state.route;
+}
+
+export interface RoutesOptions {
+  /** Whether /metrics is served (METRICS_TOKEN set); otherwise it is a 404 like any unknown path. */
+  metrics: boolean;
+}
+
+const ALLOW = READ_METHODS.join(', ');
+const READ_ONLY: ReadonlySet<AppRoute['area']> = new Set(['rest', 'docs', 'graphiql', 'metrics', 'front-door']);
+/** What the GraphQL endpoint takes (GraphQL over HTTP); Yoga refuses the others, but only after admission. */
+const GRAPHQL_METHODS: ReadonlySet<string> = new Set(['GET', 'POST']);
+const GRAPHQL_ALLOW = [...GRAPHQL_METHODS].join(', ');
+
+/** 405 in the GraphQL endpoint's own shape (`errors[0].extensions.code`), before any key is read. */
+function graphqlMethodNotAllowed(request: Request, fetchAPI: { Response: typeof Response }): Response {
+  const error = codedError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${GRAPHQL_PATH}; use ${[...GRAPHQL_METHODS].join(' or ')}`);
+  return graphqlErrorResponse(request, fetchAPI, [error], { status: 405, headers: { Allow: GRAPHQL_ALLOW } });
+}
+
+export function useRoutes(options: RoutesOptions): Plugin {
+  return {
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      const route = routeOf(request, url);
+      if (route.area === 'none' || (route.area === 'metrics' && !options.metrics)) {
+        endResponse(failure(request, 'NOT_FOUND', { message: `No endpoint at ${url.pathname}` }));
+        return;
+      }
+      if (route.area === 'graphql' && !GRAPHQL_METHODS.has(request.method)) {
+        endResponse(graphqlMethodNotAllowed(request, fetchAPI));
+        return;
+      }
+      if (READ_ONLY.has(route.area) && !(READ_METHODS as readonly string[]).includes(request.method)) {
+        endResponse(
+          failure(request, 'METHOD_NOT_ALLOWED', { message: `${request.method} is not allowed; use ${READ_METHODS.join(' or ')}`, headers: { Allow: ALLOW } }),
+        );
+      }
+    },
+  };
 }

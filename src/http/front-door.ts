@@ -4,7 +4,7 @@
 // summary and required scope, taken from the route table (and the operation ids from the OpenAPI
 // document's own functions), so it cannot drift from what is served. Neither needs a key, and
 // neither is counted: use-pages.ts calls this page before admission. Unknown methods were refused
-// (405) by use-routes.ts, which also matched the path.
+// (405) by useRoutes (app-routes.ts), where the path was matched.
 //
 // The JSON is the API's success envelope (`{ success, data, request_id, timestamp }`): decisions
 // section 1 makes every answer on an API path the envelope, `/api/v1` is one, and a client that

@@ -105,7 +105,7 @@ const PAGE_SECURITY_HEADERS = {
 };
 
 /**
- * The file the route names: app-routes.ts matched the path against DOCS_FILES, and use-routes.ts
+ * The file the route names: app-routes.ts matched the path against DOCS_FILES, and useRoutes
  * refused unknown files and methods other than GET and HEAD.
  */
 export function docsPage(options: DocsOptions = {}): Page<'docs'> {

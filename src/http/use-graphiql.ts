@@ -115,7 +115,7 @@ export function graphiqlPageHeaders(response: Response): void {
 
 /**
  * The files under /graphiql/. The path was matched (unknown files and methods other than GET and
- * HEAD refused) by http/use-routes.ts; the route names the file.
+ * HEAD refused) by useRoutes (http/app-routes.ts); the route names the file.
  */
 export function graphiqlFiles(): Page<'graphiql'> {
   // The bundle is 9 MB of strings: loaded on the first request for GraphiQL, not at start-up.

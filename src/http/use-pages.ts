@@ -1,6 +1,6 @@
 // The app's own pages, those that need no API key: health, /metrics, the reference (/docs and the
 // OpenAPI document), GraphiQL's files, and the front door (/ and the REST index /api/v1). The
-// path was matched once (app-routes.ts), and unknown paths and methods refused (use-routes.ts);
+// path was matched once (app-routes.ts), and unknown paths and methods refused (useRoutes, there);
 // this plugin calls the page the route's area names, so a REST or GraphQL request runs no page's
 // code at all. It runs before admission: no page is authenticated or counted against a key.
 //

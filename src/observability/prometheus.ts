@@ -3,7 +3,7 @@
 // admission decisions by tier, database errors and health-check timings, optionally the
 // connection pool's counts, and prom-client's default process metrics; the plugin that records
 // every response into them; and GET /metrics in Prometheus text format, for a scraper holding
-// METRICS_TOKEN. Without a configured token /metrics does not exist (http/use-routes.ts answers it
+// METRICS_TOKEN. Without a configured token /metrics does not exist (useRoutes in http/app-routes.ts answers it
 // 404 like any unknown path), so it is never public by accident. Never rate limited or counted in a
 // key's quota: http/use-pages.ts answers it before admission.
 
@@ -179,7 +179,7 @@ function bearerToken(request: Request): string | undefined {
 
 /**
  * GET /metrics, for the scraper that sends `token` (http/use-pages.ts calls it; without a token
- * configured the app has no such page, and http/use-routes.ts answers 404, as it does to methods
+ * configured the app has no such page, and useRoutes (http/app-routes.ts) answers 404, as it does to methods
  * other than GET and HEAD).
  */
 export function metricsPage(metrics: Metrics, token: string): Page<'metrics'> {

@@ -84,7 +84,7 @@ export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
 
 /** The REST API's index (http/front-door.ts); `/api/v1/` is a 404 like every other trailing slash. */
 export const API_INDEX_PATH = '/api/v1';
-/** The methods every REST path (and the index) answers; any other is a 405 with `Allow` (http/use-routes.ts). */
+/** The methods every REST path (and the index) answers; any other is a 405 with `Allow` (useRoutes in http/app-routes.ts). */
 export const READ_METHODS = ['GET', 'HEAD'] as const;
 
 const define = <TData, TVariables>(route: Route<TData, TVariables>) => route as unknown as Route;

@@ -92,7 +92,7 @@ export function useRest(options: RestOptions): Plugin {
         }
       }
     },
-    // Unknown paths and methods other than GET and HEAD were answered by http/use-routes.ts.
+    // Unknown paths and methods other than GET and HEAD were answered by useRoutes (http/app-routes.ts).
     async onRequest({ request, url, endResponse, serverContext }) {
       const matched = options.restRouteOf(request, url);
       if (!matched) return;
