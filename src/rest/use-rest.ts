@@ -34,7 +34,7 @@ import { stateOf } from '../request/state.js';
 import { conditionalOf, EtagMemory, etagOfParts, ifNoneMatchNames } from './conditional.js';
 import { failure, insufficientScope, listLinks, notModified, successFromPayload, successPayloadParts } from './envelope.js';
 import type { Exports } from './exports/index.js';
-import { FORMAT_PARAM, negotiate, withFormat } from './exports/negotiate.js';
+import { type ExportFormat, FORMAT_PARAM, negotiate, withFormat } from './exports/negotiate.js';
 import { exportFormatsOf } from './exports/routes.js';
 import { readQuery, report, restVariables } from './query-params.js';
 import { type MatchedRoute, REST_NAMES, type Route, routes } from './routes.js';
@@ -66,6 +66,8 @@ function executionFailure(errors: readonly GraphQLError[]): Extract<ErrorCode, '
 
 export function useRest(options: RestOptions): Plugin {
   const etags = new EtagMemory();
+  // Each route's export formats, known at start-up: a request looks its route up instead of asking again.
+  const exportFormats = new Map<Route, readonly ExportFormat[]>(routes.map((route) => [route, options.exports ? exportFormatsOf(route.path) : []]));
   let yoga: YogaServerInstance<Record<string, never>, GraphQLContext> | undefined;
   // The schema does not change after start-up: read once, not through getEnveloped() per request.
   let typeSchema: GraphQLSchema | undefined;
@@ -150,7 +152,7 @@ export function useRest(options: RestOptions): Plugin {
     }
     // `format` or Accept (src/rest/exports/negotiate.ts): an export, on a route that has one, is every
     // matching row as a file, streamed; an Accept the route can meet with nothing is 406.
-    const formats = options.exports ? exportFormatsOf(route.path) : [];
+    const formats = exportFormats.get(route) ?? [];
     const negotiated = negotiate(url, request.headers.get('accept'), formats);
     if (!negotiated.acceptable) {
       return failure(request, 'NOT_ACCEPTABLE', { details: { available: negotiated.available } });
