@@ -58,7 +58,7 @@ export interface ArgumentUnits {
  * parent (a nested list, an aggregate, a search's fragments) declares `units`: its parents' work at
  * one level is batched into one statement, or a few run one after another, so `units` does not grow
  * with the number of parents. How a document's nested units add up is use-query-limits.ts
- * operationUnits'.
+ * rootFieldUnits'.
  *
  * Nested fields have no per-field rate limit (`perSecond` is the Query fields'): a nested field runs
  * once per parent, for parents that a root field produced, so it is bounded by that root field's

@@ -147,7 +147,7 @@ export function unitsTaken(context: object): readonly RootFieldUnits[] | undefin
 /**
  * The per-key concurrency limit (limits/concurrency.ts) on every execution, REST's fixed documents
  * included: the executed operation's root fields count by their declared units, or by what their
- * nested fields declare when more (operationUnits; 15 aliases of metricsSeries are 15), taken before
+ * nested fields declare when more (rootFieldUnits; 15 aliases of metricsSeries are 15), taken before
  * any resolver runs and given back when the result is ready.
  * A document costing more than the limit can never run and is refused as too complex; one that
  * does not fit beside the key's work in flight is answered 429 with Retry-After.
@@ -222,19 +222,6 @@ export interface UnitsContext {
 export interface RootFieldUnits {
   own: number;
   held: number;
-}
-
-/**
- * The units held by each database-reading root field an operation selects, in document order
- * (rootFieldUnits' `held`): what the concurrency limit takes for the operation.
- */
-export function operationUnits(
-  operation: OperationDefinitionNode,
-  document: DocumentNode,
-  costs: ReadonlyMap<string, DatabaseCost>,
-  context: UnitsContext,
-): number[] {
-  return rootFieldUnits(operation, document, costs, context).map((field) => field.held);
 }
 
 /**

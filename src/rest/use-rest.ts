@@ -23,7 +23,7 @@ import type { ErrorCode } from '../domain/error-catalogue.js';
 import type { Problems } from '../domain/parameters.js';
 import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/context.js';
 import { operationErrors } from '../graphql/use-operation-errors.js';
-import { concurrencyRefusal, databaseCosts, isRestExecution, operationUnits, REST_EXECUTION } from '../graphql/use-query-limits.js';
+import { concurrencyRefusal, databaseCosts, isRestExecution, REST_EXECUTION, type RootFieldUnits, rootFieldUnits } from '../graphql/use-query-limits.js';
 import { type Admitter, refusalAnswer } from '../limits/admission.js';
 import type { KeyConcurrency } from '../limits/concurrency.js';
 import { type HeavyWork, isHeavy } from '../limits/heavy-lane.js';
@@ -111,12 +111,12 @@ export function useRest(options: RestOptions): Plugin {
     },
   };
 
-  /** The units of database work a route's document takes with these variables (use-query-limits.ts). */
-  function unitsOf(document: DocumentNode, variables: Record<string, unknown>): number[] {
+  /** The units of database work a route's document takes with these variables, per root field (use-query-limits.ts). */
+  function unitsOf(document: DocumentNode, variables: Record<string, unknown>): RootFieldUnits[] {
     const operation = getOperationAST(document);
     if (!operation) return [];
     costs ??= databaseCosts(typeSchema!);
-    return operationUnits(operation, document, costs, { schema: typeSchema!, variables, nowMs: options.now().getTime() });
+    return rootFieldUnits(operation, document, costs, { schema: typeSchema!, variables, nowMs: options.now().getTime() });
   }
 
   /**
@@ -175,8 +175,18 @@ export function useRest(options: RestOptions): Plugin {
     const { variables, unconverted } = restVariables(typeSchema!, chosen.document, REST_NAMES, { query, pathParams }, problems);
     const caller: CallerParameters = { names: REST_NAMES, unconverted, checkOnly: Object.keys(problems).length > 0 };
     if (options.heavyLane && !caller.checkOnly) {
-      const units = unitsOf(chosen.document, variables);
-      if (isHeavy(units)) return handOver(options.heavyLane, request, auth.key, auth.quota, units);
+      // Judged by each field's own units, as GraphQL's heavy lane judges them (use-heavy-lane.ts); the
+      // limit takes what the fields hold.
+      const fields = unitsOf(chosen.document, variables);
+      if (isHeavy(fields.map((field) => field.own))) {
+        return handOver(
+          options.heavyLane,
+          request,
+          auth.key,
+          auth.quota,
+          fields.map((field) => field.held),
+        );
+      }
     }
 
     const initialContext = {

@@ -12,7 +12,7 @@ import { createApiKey } from '../../src/auth/api-keys.js';
 import { createPrismaClient, type Db } from '../../src/db/client.js';
 import { FairGate, laneBeforeAdmission } from '../../src/db/fair-pool.js';
 import { schema } from '../../src/graphql/index.js';
-import { databaseCosts, operationUnits, rootFieldUnits } from '../../src/graphql/use-query-limits.js';
+import { databaseCosts, rootFieldUnits } from '../../src/graphql/use-query-limits.js';
 import { KeyConcurrency } from '../../src/limits/concurrency.js';
 import { buildOpenApiDocument } from '../../src/rest/openapi.js';
 import { routes } from '../../src/rest/routes.js';
@@ -95,7 +95,7 @@ describe('document cost', () => {
   const NOW = Date.parse('2026-11-28T12:00:00Z');
   const units = (query: string, variables: Record<string, unknown> = {}) => {
     const document = parse(query);
-    return operationUnits(getOperationAST(document)!, document, costs, { schema, variables, nowMs: NOW });
+    return rootFieldUnits(getOperationAST(document)!, document, costs, { schema, variables, nowMs: NOW }).map((field) => field.held);
   };
   const cost = (query: string, variables?: Record<string, unknown>) => units(query, variables).reduce((a, b) => a + b, 0);
 
