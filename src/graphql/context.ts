@@ -99,23 +99,21 @@ export interface EntityLoaders {
  */
 function entityLoaders(db: Db, visible: VisibleClinics): EntityLoaders {
   const seen = (clinicId: string) => visible === null || visible.includes(clinicId);
+  /** A loader of rows by id that answers null for a row of a clinic the key may not see. */
+  const visibleById = <T extends { id: string }>(load: (db: Db, ids: string[]) => Promise<T[]>, clinicOf: (row: T) => string) =>
+    new DataLoader<string, T | null>(async (ids) => {
+      const byId = new Map((await load(db, [...ids])).filter((row) => seen(clinicOf(row))).map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
+    });
   let clinic: EntityLoaders['clinic'] | undefined;
   let campaign: EntityLoaders['campaign'] | undefined;
   return {
     get clinic() {
-      clinic ??= new DataLoader(async (ids) => {
-        const rows = await clinicsById(db, [...ids]);
-        const byId = new Map(rows.filter((row) => seen(row.id)).map((row) => [row.id, row]));
-        return ids.map((id) => byId.get(id) ?? null);
-      });
+      clinic ??= visibleById(clinicsById, (row) => row.id);
       return clinic;
     },
     get campaign() {
-      campaign ??= new DataLoader(async (ids) => {
-        const rows = await campaignsById(db, [...ids]);
-        const byId = new Map(rows.filter((row) => seen(row.clinicId)).map((row) => [row.id, row]));
-        return ids.map((id) => byId.get(id) ?? null);
-      });
+      campaign ??= visibleById(campaignsById, (row) => row.clinicId);
       return campaign;
     },
   };
