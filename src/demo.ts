@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createApiKey, lookupApiKey } from './auth/api-keys.js';
 import type { Db } from './db/client.js';
-import { queryRows } from './db/sql.js';
+import { queryRows } from './db/client.js';
 import { isUuid } from './domain/parameters.js';
 import { type KeyTierValue, TIER_LIMITS } from './domain/values.js';
 import { Prisma } from './generated/prisma/client.js';

@@ -9,7 +9,7 @@
 // key; the others the totals levels, summed over every clinic when the key sees every clinic and
 // the clinic is not a group key.
 import type { Db } from '../db/client.js';
-import { and, num, prepared, queryRows } from '../db/sql.js';
+import { and, num, prepared, queryRows } from '../db/client.js';
 import type { ChannelValue, DirectionValue, InteractionTypeValue } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import {
@@ -21,12 +21,12 @@ import {
   type RollupLevels,
   rawRangeConditions,
   rollupParts,
+  splitWindow,
   TOTALS,
   totalsColumns,
   UTC_DAY,
 } from '../rollups/counted.js';
 import { SUMS, type SumsRow } from '../rollups/sums.js';
-import { splitWindow } from '../rollups/window.js';
 import type { MetricsFilter } from './filter.js';
 import { type SummaryMetrics, summaryMetrics } from './summary.js';
 import { totalsOf } from './totals.js';

@@ -1,10 +1,9 @@
 // Daily metrics: one entry per UTC date of the window, zero-filled, ascending, in one query.
 import type { Db } from '../db/client.js';
-import { prepared, queryRows } from '../db/sql.js';
+import { prepared, queryRows } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { countedTotals, everyInteractionByDay, hasDimensions } from '../rollups/counted.js';
+import { countedTotals, everyInteractionByDay, hasDimensions, utcDayNumber, utcDays } from '../rollups/counted.js';
 import { DAY_SUMS, SUM_COLUMNS, SUMS } from '../rollups/sums.js';
-import { utcDayNumber, utcDays } from '../rollups/window.js';
 import type { MetricsFilter } from './filter.js';
 import { NO_TOTALS, type Totals, totalsAt } from './totals.js';
 

@@ -9,11 +9,10 @@
 // `precisionSeconds` says the largest width used. Calls of an hour or more share one open bucket:
 // order statistics there are read exactly from the raw table (a partial index holds those calls).
 import type { Db } from '../db/client.js';
-import { and, queryRows } from '../db/sql.js';
+import { and, queryRows } from '../db/client.js';
 import { directionOfType, type InteractionTypeValue, TYPES_BY_CHANNEL } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { dimensionConditions, dimensionsBeyond, type RollupLevels, rawRangeConditions, rollupParts, UTC_DAY } from '../rollups/counted.js';
-import { splitWindow } from '../rollups/window.js';
+import { dimensionConditions, dimensionsBeyond, type RollupLevels, rawRangeConditions, rollupParts, splitWindow, UTC_DAY } from '../rollups/counted.js';
 import type { MetricsFilter } from './filter.js';
 
 /** One bucket of the histogram: [from, to) seconds; `to` null for the open last bucket. */

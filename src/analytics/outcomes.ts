@@ -1,6 +1,6 @@
 // Outcome breakdown: one entry per non-null outcome, in one query.
 import type { Db } from '../db/client.js';
-import { num, prepared, queryRows } from '../db/sql.js';
+import { num, prepared, queryRows } from '../db/client.js';
 import { outcomeLabel } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { countedOutcomes } from '../rollups/counted.js';

@@ -1,6 +1,6 @@
 // Summary metrics of a window (docs/concepts.md, Metrics), computed in one aggregate query.
 import type { Db } from '../db/client.js';
-import { prepared, queryRows } from '../db/sql.js';
+import { prepared, queryRows } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { countedTotals } from '../rollups/counted.js';
 import { SUMS, type SumsRow } from '../rollups/sums.js';

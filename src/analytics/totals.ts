@@ -4,7 +4,7 @@
 // The rates are computed from those integers exactly (integer arithmetic in doubles while that is
 // exact, BigInt beyond), rounded half away from zero as numeric round() does (dividing in binary
 // floating point first would turn 10.005 into 10.00).
-import { num } from '../db/sql.js';
+import { num } from '../db/client.js';
 import { SUM_COLUMNS, type SumsRow } from '../rollups/sums.js';
 
 export interface Totals {

@@ -1,9 +1,9 @@
 // The window and filters of a metrics request, defaults resolved (decisions section 4).
 import type { MetricsFilter } from '../analytics/filter.js';
-import type { VisibleClinics } from '../auth/clinic-visibility.js';
+import type { VisibleClinics } from '../auth/api-keys.js';
 import { daysInWindow, defaultMetricsWindow, type Problems } from '../domain/parameters.js';
 import { checkFilters, type FilterNames, type RawFilters } from '../filters/interaction-filters.js';
-import { dimensionsOf } from '../interactions/conditions.js';
+import { dimensionsOf } from '../interactions/rows.js';
 
 /** Longest window of the daily series: about ten years of days. */
 export const MAX_DAILY_DAYS = 3_700;

@@ -4,7 +4,7 @@
 // it keeps the UTC code (summary.ts, daily.ts, outcomes.ts).
 import type { Db } from '../db/client.js';
 import { EARLIEST_INSTANT, LATEST_INSTANT } from '../domain/parameters.js';
-import { sliced, TimeSlice } from '../limits/time-slices.js';
+import { sliced, TimeSlice } from '../limits/admission.js';
 import type { Dimensions } from '../rollups/counted.js';
 import { SUM_COLUMNS } from '../rollups/sums.js';
 import { sumsBetween } from '../rollups/zoned.js';

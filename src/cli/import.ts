@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CLINIC_ENVIRONMENTS, type ClinicEnvironmentValue, isClinicEnvironment } from '../auth/clinic-visibility.js';
+import { CLINIC_ENVIRONMENTS, type ClinicEnvironmentValue, isClinicEnvironment } from '../auth/api-keys.js';
 import { checkReadable, ImportDatabaseError, ImportFileError, type ImportFiles, importFiles } from '../importer/import.js';
 import { createProgress } from '../importer/progress.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../importer/read-ndjson.js';

@@ -4,13 +4,15 @@ import type { Command } from 'commander';
 import {
   ApiKeyInputError,
   type ApiKeyRecord,
+  CLINIC_ENVIRONMENT_OF_KEY,
+  CLINIC_ENVIRONMENTS,
+  type ClinicEnvironmentValue,
   type CreateApiKeyInput,
   createApiKey,
   type KeyEnvironmentValue,
   listApiKeys,
   revokeApiKey,
 } from '../auth/api-keys.js';
-import { CLINIC_ENVIRONMENT_OF_KEY, CLINIC_ENVIRONMENTS, type ClinicEnvironmentValue } from '../auth/clinic-visibility.js';
 import type { Db } from '../db/client.js';
 import { isUuid } from '../domain/parameters.js';
 import { KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { KEY_PREFIX_OF_ENVIRONMENT } from '../auth/clinic-visibility.js';
+import { KEY_PREFIX_OF_ENVIRONMENT } from '../auth/api-keys.js';
 import { OLDER_DENSITY, RECENT_DAYS, SEED_DEFAULTS, SEED_LIMITS, SeedOptionError } from '../seed/generate.js';
 import { SeedEnvironmentError, seedDemoData } from '../seed/seed-database.js';
 import { CliError, type CommandContext, withDatabase } from './context.js';

@@ -1,13 +1,12 @@
 // The Prisma client, over node-postgres through Prisma 7's driver adapter, with its pool kept
 // beside it for the hand-written SQL of sql.ts, and the bounds on its connections.
+
+import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { currentRequest } from '../request/state.js';
 import type { DatabaseBounds } from './bounds.js';
-import { FairGate, shareFairly } from './fair-pool.js';
-import { type Db, SQL_POOL, type SqlPool, statementNames } from './sql.js';
-
-export { type Db, SQL_POOL, type SqlPool } from './sql.js';
 
 /**
  * Connections' application_name (pg_stat_activity, the server's logs): operators tell the service's
@@ -161,4 +160,338 @@ function reportStatements(connection: pg.PoolClient, onStatement: (text: string)
       return query(...args);
     },
   });
+}
+
+// Shares the connection pool fairly between API keys. Every user of the pool (Prisma's queries,
+// `queryRows`, an export's COPY) takes a connection through pool.connect, which this gate wraps:
+// - a key holds at most `perKey` connections at once, so the others always find some free (the
+//   rest of its work waits in the key's own queue);
+// - a freed connection goes to the keys that wait in turn (round robin), never to whoever asked
+//   first: one key's queue never holds another key's request;
+// - a request waits at most `queueTimeoutMs`, then fails as node-postgres's own pool timeout does
+//   (db/errors.ts: 503 with Retry-After). Its own key's work is what it waited behind, unless the
+//   whole pool is busy with many keys.
+// Work outside any request's document (start-up, the CLI, authentication) shares one lane, not
+// capped. A request's work before its document runs (the key's clinics, exports) is in a lane of its
+// key that is not capped either, but is served in turn with the others: a burst of one key's
+// requests (sixty at the top of a minute) must not queue every other key's first statement behind
+// its own sixty.
+
+export interface FairShare {
+  /** Connections handed out at once: the pool's size. */
+  capacity: number;
+  /** Connections one lane (API key) may hold at once; 0: half the capacity, at least 1. */
+  perKey: number;
+  /** Longest wait for a connection, in milliseconds; 0: no limit. */
+  queueTimeoutMs: number;
+}
+
+const lanes = new WeakMap<Request, string>();
+
+/**
+ * Puts the rest of a request's database work in its key's lane. Called once the request has been
+ * admitted to run its document (limits/concurrency.ts): what comes before (authentication, the
+ * key's clinics) is in the shared lane, so a key whose lane is full still gets its 429 at once
+ * rather than waiting behind its own work to be told.
+ */
+export function bindLane(request: Request, keyId: string): void {
+  lanes.set(request, `key:${keyId}`);
+}
+
+/**
+ * Puts a request's work in its key's uncapped lane once the key is known (limits/admission.ts),
+ * until bindLane moves it to the capped one.
+ */
+export function bindKey(request: Request, keyId: string): void {
+  if (!lanes.has(request)) lanes.set(request, laneBeforeAdmission(keyId));
+}
+
+/** The lane of a key's work before its document is admitted. */
+export function laneBeforeAdmission(keyId: string): string {
+  return `${UNCAPPED_PREFIX}${keyId}`;
+}
+
+/** Lanes of a key's work before its document is admitted: served in turn, never capped. */
+const UNCAPPED_PREFIX = 'pre:';
+
+/** The lane of the calling async context: its request's key once bound, or the shared lane. */
+export function currentLane(): string {
+  const request = currentRequest();
+  return (request && lanes.get(request)) ?? SHARED_LANE;
+}
+
+/** The lane of work done for no key. */
+export const SHARED_LANE = '';
+
+/** node-postgres's message for a pool that found no connection in time (db/errors.ts knows it). */
+const QUEUE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+
+interface Waiter {
+  grant: () => void;
+  timer?: NodeJS.Timeout;
+}
+
+/** The round-robin gate itself, independent of node-postgres (tests drive it directly). */
+export class FairGate {
+  private active = 0;
+  private readonly held = new Map<string, number>();
+  /** Lanes with waiters, in serving order: a lane served goes to the back. */
+  private readonly queues = new Map<string, Waiter[]>();
+  readonly perKey: number;
+
+  constructor(private readonly share: FairShare) {
+    this.perKey = share.perKey > 0 ? Math.min(share.perKey, share.capacity) : Math.max(1, Math.floor(share.capacity / 2));
+  }
+
+  /** Resolves with the function that gives the slot back, once the lane may hold one more. */
+  acquire(lane: string): Promise<() => void> {
+    if (!this.queues.has(lane) && this.fits(lane)) return Promise.resolve(this.take(lane));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { grant: () => resolve(this.take(lane)) };
+      if (this.share.queueTimeoutMs > 0) {
+        waiter.timer = setTimeout(() => {
+          this.remove(lane, waiter);
+          reject(new Error(QUEUE_TIMEOUT_MESSAGE));
+        }, this.share.queueTimeoutMs);
+        waiter.timer.unref?.();
+      }
+      const queue = this.queues.get(lane);
+      if (queue) queue.push(waiter);
+      else this.queues.set(lane, [waiter]);
+    });
+  }
+
+  /** Counts for tests and metrics. */
+  get stats(): { active: number; waiting: number; lanes: number } {
+    let waiting = 0;
+    for (const queue of this.queues.values()) waiting += queue.length;
+    return { active: this.active, waiting, lanes: this.queues.size };
+  }
+
+  heldBy(lane: string): number {
+    return this.held.get(lane) ?? 0;
+  }
+
+  private fits(lane: string): boolean {
+    // The shared lane (no key) is not capped: it is the CLI's and start-up's only lane; nor is a
+    // key's work before its document is admitted (the concurrency limit answers it at once).
+    return this.active < this.share.capacity && (lane === SHARED_LANE || lane.startsWith(UNCAPPED_PREFIX) || this.heldBy(lane) < this.perKey);
+  }
+
+  private take(lane: string): () => void {
+    this.active += 1;
+    this.held.set(lane, this.heldBy(lane) + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.active -= 1;
+      const left = this.heldBy(lane) - 1;
+      if (left > 0) this.held.set(lane, left);
+      else this.held.delete(lane);
+      this.serve();
+    };
+  }
+
+  /** Grants freed slots to waiting lanes in turn. */
+  private serve(): void {
+    for (let granted = true; granted && this.active < this.share.capacity; ) {
+      granted = false;
+      for (const [lane, queue] of this.queues) {
+        if (!this.fits(lane)) continue;
+        const waiter = queue.shift() as Waiter;
+        clearTimeout(waiter.timer);
+        // To the back of the line (or out of it when it has no more waiters).
+        this.queues.delete(lane);
+        if (queue.length) this.queues.set(lane, queue);
+        waiter.grant();
+        granted = true;
+        break;
+      }
+    }
+  }
+
+  private remove(lane: string, waiter: Waiter): void {
+    const queue = this.queues.get(lane);
+    if (!queue) return;
+    const index = queue.indexOf(waiter);
+    if (index >= 0) queue.splice(index, 1);
+    if (!queue.length) this.queues.delete(lane);
+  }
+}
+
+type ConnectCallback = (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
+
+/**
+ * Puts `gate` in front of the pool's connect (pg.Pool#query takes its connection through it too).
+ * The slot is given back when the connection is released, however that happens.
+ */
+export function shareFairly(pool: pg.Pool, gate: FairGate, laneOf: () => string = currentLane): void {
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  const gated = async (): Promise<pg.PoolClient> => {
+    const giveBack = await gate.acquire(laneOf());
+    let client: pg.PoolClient;
+    try {
+      client = await connect();
+    } catch (error) {
+      giveBack();
+      throw error;
+    }
+    const release = client.release.bind(client);
+    client.release = (error?: Error | boolean) => {
+      giveBack();
+      return release(error);
+    };
+    return client;
+  };
+  Object.assign(pool, {
+    connect(callback?: ConnectCallback) {
+      if (!callback) return gated();
+      gated().then(
+        (client) => callback(undefined, client, (error) => client.release(error as Error | undefined)),
+        (error: Error) => callback(error, undefined, () => {}),
+      );
+      return undefined;
+    },
+  });
+}
+
+// Hand-written SQL: running it on the Prisma client's own pool (`queryRows`), keeping it prepared
+// under a stable name (`prepared`), and the small builders every statement uses (`and`, `instant`,
+// `num`). Nothing here knows a table: the statements live with what they read (src/interactions,
+// src/analytics, src/auth).
+
+/** The node-postgres pool beneath a client, on which `queryRows` runs hand-written SQL. */
+export interface SqlPool {
+  /** `query_timeout`: node-postgres's client-side bound for this query alone (readiness sets its own). */
+  query(config: pg.QueryConfig & { query_timeout?: number }): Promise<pg.QueryResult>;
+  /**
+   * A statement on the readiness probe's own connection, outside the requests' pool and its queues
+   * (`timeoutMs` bounds both getting the connection and the answer).
+   */
+  probe(text: string, timeoutMs: number): Promise<pg.QueryResult>;
+  /** The name to prepare a text under (`prepared`), or undefined to run it unnamed. */
+  statementName(text: string): string | undefined;
+  /**
+   * A connection of the pool for the caller alone, for work that spans statements or streams (an
+   * export: src/rest/exports). Release it when done; released with an error, it is closed, not reused.
+   */
+  connect(): Promise<pg.PoolClient>;
+  /** The pool's live counts (for the pool metrics). */
+  readonly stats: Pick<pg.Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
+  /** The bounds its connections were opened with; undefined: unbounded (a CLI's or a test's client). */
+  readonly bounds?: DatabaseBounds;
+}
+
+export const SQL_POOL = Symbol('sqlPool');
+
+/** The Prisma client with the pool beneath it (made by createPrismaClient in client.ts). */
+export type Db = PrismaClient & { readonly [SQL_POOL]: SqlPool };
+
+/** How a statement kept prepared begins: `/* prepared <label> *\/` (see `prepared`). */
+const PREPARED_MARK = /^\/\* prepared ([a-z][a-z0-9_]*) \*\//;
+
+/** At most this many distinct statements are kept prepared on each connection. */
+const PREPARED_STATEMENTS_MAX = 200;
+
+/**
+ * `sql`, marked to be kept prepared on each connection that runs it: node-postgres then parses it
+ * once per connection and afterwards sends only its parameters, and PostgreSQL skips parsing and
+ * analysing its text and, once its plan cache has settled on a generic plan (after five runs),
+ * planning it. For the metrics statements that was about as much of PostgreSQL's CPU per request
+ * as executing a summary (bench/results/2026-11-23-design-measurements.md).
+ *
+ * `label` (lower case, digits, `_`) says what the statement is for: the text begins with it as a
+ * comment, so `pg_stat_statements` shows it, and the statement's name in `pg_prepared_statements` is
+ * the label and a hash of the text (`count_interactions_1f0c9a2e`): the same in every process and
+ * after every restart, and distinct for each shape of a statement (a window split into more parts
+ * is another text).
+ *
+ * Only for statements whose plan does not depend on the values bound: the metrics SQL reads the
+ * small rollup tables and at most a day or two of the raw table by `started_at`, and rows looked up
+ * by primary key are found the same way whatever the key. The other statements, Prisma's own queries
+ * included, stay unnamed (planned for their values on every run): a generic plan for a page filtered
+ * on a rare outcome, or for a LIMIT and OFFSET it cannot see, can be far worse than the custom one.
+ */
+export function prepared(label: string, sql: Prisma.Sql): Prisma.Sql {
+  if (!/^[a-z][a-z0-9_]*$/.test(label)) throw new TypeError(`prepared: ${label} is not a statement label`);
+  return Prisma.sql`${Prisma.raw(`/* prepared ${label} */`)} ${sql}`;
+}
+
+/**
+ * Statement names: one per distinct text marked by `prepared`, none for the rest (node-postgres's
+ * unnamed statement). The statements come in a bounded number of shapes (lists are bound as one
+ * array parameter); past `max` texts further ones also run unnamed, so that neither this map nor
+ * each connection's statements can grow without bound.
+ */
+export function statementNames(max = PREPARED_STATEMENTS_MAX): (text: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (text) => {
+    const label = PREPARED_MARK.exec(text)?.[1];
+    if (label === undefined) return undefined;
+    let name = names.get(text);
+    if (name === undefined && names.size < max) {
+      name = `${label}_${createHash('sha1').update(text).digest('hex').slice(0, 8)}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+}
+
+/**
+ * How node-postgres converts the columns of hand-written SQL: as Prisma's `$queryRaw` would, so that
+ * queries read the same whichever runs them. int8 (counts and sums) as bigint, exact beyond 2^53;
+ * a date as midnight UTC of that day (node-postgres's own parser reads it in the process's time
+ * zone). The other types keep node-postgres's parsers: int4 and float8 as numbers, timestamptz as a
+ * Date (read with its offset), arrays as arrays.
+ */
+const PRISMA_LIKE_TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.INT8) return (value: string) => BigInt(value);
+    if (oid === pg.types.builtins.DATE) return (value: string) => new Date(`${value}T00:00:00.000Z`);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as const;
+
+/**
+ * The rows of hand-written SQL (`Prisma.sql`), run by node-postgres on the client's pool rather than
+ * by `$queryRaw`. Prisma's raw queries go through its query interpreter and map every value of
+ * every row into tagged values and back, about twice the service's CPU for a page of 25
+ * interactions (bench/results/2026-11-23-design-measurements.md). Values come back as `$queryRaw` gives them
+ * (PRISMA_LIKE_TYPES). A text marked by `prepared` runs as a named statement.
+ */
+export async function queryRows<T>(db: Db, sql: Prisma.Sql): Promise<T[]> {
+  const pool = db[SQL_POOL];
+  const result = await pool.query({ text: sql.text, values: sql.values as unknown[], name: pool.statementName(sql.text), types: PRISMA_LIKE_TYPES });
+  return result.rows as T[];
+}
+
+/** The conditions joined by AND; TRUE when there are none. */
+export function and(conditions: readonly Prisma.Sql[]): Prisma.Sql {
+  return conditions.length ? Prisma.join(conditions, ' AND ') : Prisma.sql`TRUE`;
+}
+
+/** A column, qualified by its table's alias when the statement names the table so. */
+export function columnOf(alias: string | undefined): (name: string) => Prisma.Sql {
+  return (name) => Prisma.raw(alias ? `${alias}.${name}` : name);
+}
+
+/**
+ * A timestamptz parameter for an instant, independent of the session's TimeZone: bound as an ISO
+ * 8601 string with `Z`. (A JS Date bound directly is sent by the pg driver adapter as a wall-clock
+ * string without an offset, which `::timestamptz` would read in the session's time zone.)
+ */
+export function instant(value: Date, name: string): Prisma.Sql {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
+    throw new RangeError(`sql: ${name} is not a valid date`);
+  }
+  return Prisma.sql`${value.toISOString()}::timestamptz`;
+}
+
+/** A bigint / numeric / float result as a JS number (counts stay exact up to 2^53). */
+export function num(value: bigint | number | string | null | undefined): number {
+  if (value === null || value === undefined) return 0;
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new TypeError(`sql: unexpected numeric value ${String(value)}`);
+  return n;
 }

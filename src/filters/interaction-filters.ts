@@ -6,7 +6,9 @@
 // rollup levels (interactions/conditions.ts, rollups/counted.ts), cursor digests
 // (interactions/cursor.ts), exports and OpenAPI. Adding a filter means adding one declaration
 // (docs/development.md). Below the rollups and the reads of interactions, which all compile it.
-import { campaignVisible } from '../auth/clinic-visibility.js';
+import type { GraphQLError } from 'graphql';
+import { campaignVisible, PHI_SCOPE, readsPhi } from '../auth/api-keys.js';
+import { codedError } from '../domain/coded-error.js';
 import { checkPaging, hasControlCharacter, isUuid, type Paging, type Problems, parseDateBound } from '../domain/parameters.js';
 import {
   CHANNELS,
@@ -474,4 +476,49 @@ export function checkCursorList(raw: CursorListArgs, names: ParameterNames, prob
   }
   if (raw.after != null && hasControlCharacter(raw.after)) problems[names.after] = 'is not a valid cursor';
   return { limit, after: raw.after || null, order, includeTotal, updatedSince, filters: checkFilters(raw, names, problems) };
+}
+
+// The filters of interaction lists that read patient data: `search` (a substring of the phone
+// number) and `text` (REST `q`, full-text search of what was said). A key without `phi:read` may
+// not use them (decisions section 11): 403 INSUFFICIENT_SCOPE with `required_scope: phi:read`,
+// judged before the values of the arguments, as every scope is (decisions section 1).
+
+/** The first filter of `args` that needs `phi:read`, if any is sent (an empty value counts: it is sent). */
+export function phiFilterOf(args: { readonly [K in PhiFilterKey]?: unknown }): PhiFilterKey | undefined {
+  return PHI_FILTER_KEYS.find((name) => args[name] != null);
+}
+
+/** The message of the refusal, naming the parameter as the caller does. */
+export function phiScopeMessage(parameter: string): string {
+  return `This API key lacks the scope ${PHI_SCOPE} needed to filter by ${parameter}`;
+}
+
+/** The error of a list field asked for a filter the key may not use, or undefined. */
+export function phiScopeError(
+  context: { key: { readonly scopes: readonly string[] }; parameters: { names: ParameterNames } },
+  args: { readonly [K in PhiFilterKey]?: unknown },
+): GraphQLError | undefined {
+  if (readsPhi(context.key)) return undefined;
+  const used = phiFilterOf(args);
+  if (!used) return undefined;
+  const names = context.parameters.names as Partial<Record<PhiFilterKey, string>>;
+  return codedError('INSUFFICIENT_SCOPE', phiScopeMessage(names[used] ?? used), { extensions: { details: { required_scope: PHI_SCOPE } } });
+}
+
+/**
+ * Refuses a list whose arguments use `search` or `text` when the key lacks `phi:read`. Called by
+ * every interaction list (root, cursor, nested) before its arguments are checked.
+ */
+export function requirePhiScope(
+  context: { key: { readonly scopes: readonly string[] }; parameters: { names: ParameterNames } },
+  args: { readonly [K in PhiFilterKey]?: unknown },
+): void {
+  const error = phiScopeError(context, args);
+  if (error) throw error;
+}
+
+/** The values of the PHI filters in a REST query, found by the caller's names for them. */
+export function phiArgumentsOf(query: Readonly<Record<string, string | undefined>>, names: ParameterNames): { [K in PhiFilterKey]?: string } {
+  const named = names as Partial<Record<PhiFilterKey, string>>;
+  return Object.fromEntries(PHI_FILTER_KEYS.map((filter) => [filter, named[filter] === undefined ? undefined : query[named[filter]]]));
 }

@@ -9,7 +9,7 @@
 // syntax). The documents are matched by any of them through the GIN index, and, when the clinics
 // speak more than one language, each match is confirmed with its own clinic's query (a Spanish
 // stem must not match an English document that happens to hold the same letters).
-import { columnOf } from '../db/sql.js';
+import { columnOf } from '../db/client.js';
 import { hasControlCharacter } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
 

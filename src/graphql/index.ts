@@ -1,8 +1,8 @@
 // The GraphQL schema: every domain module registers its types and root fields on the builder.
 import { builder } from './builder.js';
-import './schema/scalars.js';
+import './builder.js';
 import './schema/enums.js';
-import './schema/paging.js';
+import './builder.js';
 import './schema/interaction.js';
 import './schema/interaction-connection.js';
 import './schema/text-highlights.js';

@@ -7,7 +7,7 @@ import type { ExecutionResult } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { type HeavyWork, isHeavy } from '../limits/heavy-lane.js';
 import { stateOf } from '../request/state.js';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext } from './builder.js';
 import { isRestExecution, refusesFields, unitsTaken } from './use-query-limits.js';
 
 export function useHeavyLane(lane: HeavyWork): Plugin {

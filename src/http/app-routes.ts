@@ -9,7 +9,9 @@
 // part that answers a path, and before authentication, so an unknown path is never counted against
 // a key.
 
+import { BlockList, isIP } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
+import type { ProxyTrust } from '../config.js';
 import { codedError } from '../domain/coded-error.js';
 import { graphqlErrorResponse } from '../graphql/graphql-http.js';
 import { stateOf } from '../request/state.js';
@@ -151,4 +153,200 @@ export function useRoutes(options: RoutesOptions): Plugin {
       }
     },
   };
+}
+
+// The app's own pages, those that need no API key: health, /metrics, the reference (/docs and the
+// OpenAPI document), GraphiQL's files, and the front door (/ and the REST index /api/v1). The
+// path was matched once (app-routes.ts), and unknown paths and methods refused (useRoutes, there);
+// this plugin calls the page the route's area names, so a REST or GraphQL request runs no page's
+// code at all. It runs before admission: no page is authenticated or counted against a key.
+//
+// GraphiQL's page itself is Yoga's answer at /graphql (app.ts's `graphiql` option, use-graphiql.ts
+// renders it); the request is marked when Yoga renders it, and only then are the page's own
+// headers added to the answer.
+
+/** The areas (app-routes.ts) whose paths are pages. */
+export type PageArea = 'health' | 'metrics' | 'docs' | 'graphiql' | 'front-door';
+
+/** A page: the answer to a GET or HEAD of one of its area's paths (its route says which). */
+export type Page<A extends PageArea = PageArea> = (
+  request: Request,
+  route: AppRoute & { area: A },
+  fetchAPI: { Response: typeof Response },
+) => Response | Promise<Response>;
+
+export type Pages = { [A in PageArea]?: Page<A> } & {
+  /** Adds its own headers to GraphiQL's page, which Yoga renders (`rendersGraphiQL`). */
+  graphiqlPage?: (response: Response) => void;
+};
+
+declare module '../request/state.js' {
+  interface RequestState {
+    /** Yoga answers it with GraphiQL's page (app.ts's `graphiql` option said so). */
+    graphiqlPage?: boolean;
+  }
+}
+
+/** `options`, and the request marked as answered by GraphiQL's page (for createYoga's `graphiql` option). */
+export function rendersGraphiQL<T>(request: Request, options: T): T {
+  stateOf(request).graphiqlPage = true;
+  return options;
+}
+
+export function usePages(pages: Pages): Plugin {
+  const pageOf = pages as Partial<Record<AppRoute['area'], Page>>;
+  return {
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      const route = routeOf(request, url);
+      const page = pageOf[route.area];
+      if (!page) return;
+      return Promise.resolve(page(request, route as AppRoute & { area: PageArea }, fetchAPI)).then(endResponse);
+    },
+    onResponse({ request, response }) {
+      if (stateOf(request).graphiqlPage) pages.graphiqlPage?.(response);
+    },
+  };
+}
+
+// Answers that depend on the API key are never shared by caches. A proxy cache such as nginx's
+// `proxy_cache` stores an answer to a request carrying Authorization unless the answer says
+// `private` or `no-store` (RFC 9111 section 3.5 leaves that to the server), and by default it keys
+// its entries by the URL alone: a GET /graphql answer with a phi:read key's phone numbers, or a 401,
+// would be served to the next key that asks for the same URL. So every answer on a path that reads
+// a key (by its route, whatever the status and whoever built it) varies by Authorization, and:
+// - GraphQL answers say `private, no-store`: they carry no validator to revalidate with, and the
+//   same URL answers GraphiQL's page, JSON or the GraphQL media type by Accept;
+// - REST and /metrics keep their own (`private, no-cache` with an ETag, `no-store` on errors and
+//   exports), and an answer that says neither private nor no-store gets `private, no-store`.
+// The public files (/docs, /graphiql/, /, /api/v1) are left cacheable.
+
+/** The areas whose answers depend on the Authorization header (app-routes.ts). */
+const KEYED: ReadonlySet<AppRoute['area']> = new Set(['graphql', 'rest', 'metrics']);
+const NEVER_STORED = 'private, no-store';
+
+function keepsItPrivate(cacheControl: string | null): boolean {
+  const directives = (cacheControl ?? '').split(',').map((directive) => directive.trim().toLowerCase());
+  return directives.includes('private') || directives.includes('no-store');
+}
+
+export function usePrivateAnswers(): Plugin {
+  return {
+    onResponse({ request, response }) {
+      const area = stateOf(request).route?.area;
+      if (!area || !KEYED.has(area)) return;
+      const { headers } = response;
+      replaceHeader(headers, 'Vary', varyWith(headers.get('vary'), 'Authorization'));
+      if (area === 'graphql') {
+        replaceHeader(headers, 'Cache-Control', NEVER_STORED);
+        replaceHeader(headers, 'Vary', varyWith(headers.get('vary'), 'Accept'));
+      } else if (!keepsItPrivate(headers.get('cache-control'))) {
+        replaceHeader(headers, 'Cache-Control', NEVER_STORED);
+      }
+    },
+  };
+}
+
+// Fills the request state's parts that come from the HTTP request itself (request/state.ts): the
+// client address when the request arrives, and echoes the request id on every response.
+
+type NodeServerContext = { req?: { socket?: { remoteAddress?: string } } };
+
+export function useRequestState(trustProxy: TrustProxySetting): Plugin {
+  const isProxy = proxyMatcher(trustProxy);
+  return {
+    onRequest({ request, serverContext }) {
+      const peer = (serverContext as NodeServerContext | undefined)?.req?.socket?.remoteAddress;
+      stateOf(request).clientIp = clientAddressOf(request.headers.get('x-forwarded-for'), peer, isProxy);
+    },
+    onResponse({ request, response }) {
+      if (!response.headers.has('x-request-id')) response.headers.set('X-Request-Id', stateOf(request).id);
+    },
+  };
+}
+
+// The client address for brute-force protection and logs: the TCP peer, or - behind trusted
+// proxies - the right-most X-Forwarded-For address that no trusted proxy added.
+//
+// Each proxy APPENDS the address it received the request from, so the list reads
+// `client-written..., added by proxy 1, ..., added by the last proxy` and the TCP peer is the last
+// proxy itself. Everything left of what the first trusted proxy wrote is the client's own text,
+// so the first entry can never be trusted: a client could rotate it to escape the failed-login
+// limit, or write a victim's address to lock the victim out. Walking from the right and stopping
+// at the first hop that is not a trusted proxy gives the address the outermost trusted proxy saw.
+
+/** `true` is one hop (what TRUST_PROXY=true always meant: one proxy in front); `false`: no proxy (TRUST_PROXY as config.ts reads it). */
+export type TrustProxySetting = boolean | ProxyTrust;
+
+/** The canonical form of an address as proxies and sockets write it, or undefined if it is not one. */
+function normalizeAddress(text: string): string | undefined {
+  let address = text.trim();
+  // `[::1]:443` and `203.0.113.7:51234`: some proxies append the port.
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address);
+  if (bracketed?.[1]) address = bracketed[1];
+  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(address)) address = address.slice(0, address.lastIndexOf(':'));
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) address = mapped[1];
+  return isIP(address) ? address.toLowerCase() : undefined;
+}
+
+export type ProxyMatcher = (address: string | undefined, hop: number) => boolean;
+
+/** Whether the hop `hop` away (0: the TCP peer) with `address` is one of our proxies. */
+export function proxyMatcher(setting: TrustProxySetting): ProxyMatcher {
+  if (setting === false) return () => false;
+  const { hops, ranges } = setting === true ? { hops: 1, ranges: [] } : setting;
+  const list = new BlockList();
+  for (const range of ranges) {
+    const [address = '', prefix] = range.split('/');
+    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(prefix), type);
+  }
+  return (address, hop) => {
+    if (hop < hops) return true;
+    if (!address || !ranges.length) return false;
+    return list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  };
+}
+
+/** The right-most address in `[...X-Forwarded-For, peer]` that is not a trusted proxy (else the left-most). */
+export function clientAddressOf(forwardedFor: string | null | undefined, peer: string | undefined, isProxy: ProxyMatcher): string {
+  const peerAddress = peer ? normalizeAddress(peer) : undefined;
+  if (!isProxy(peerAddress, 0)) return peerAddress ?? 'unknown';
+  const chain = (forwardedFor ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  let client = peerAddress ?? 'unknown';
+  for (let i = chain.length - 1, hop = 1; i >= 0; i--, hop++) {
+    const written = chain[i] ?? '';
+    const address = normalizeAddress(written);
+    // What a trusted proxy wrote but is not an address: keep it (bounded) so it is visible in logs.
+    client = address ?? written.slice(0, 64);
+    if (!isProxy(address, hop)) break;
+  }
+  return client;
+}
+
+// Changing a header of an answer built elsewhere: Vary built up by each part that makes the
+// answer depend on a request header, and a value replaced without leaving the old one beside it.
+
+/** `vary` with `name` added, unless it names it already (in any case) or is `*`. */
+
+export function varyWith(vary: string | null, name: string): string {
+  if (!vary?.trim()) return name;
+  const names = vary.split(',').map((part) => part.trim().toLowerCase());
+  return names.includes(name.toLowerCase()) || names.includes('*') ? vary : `${vary}, ${name}`;
+}
+
+/**
+ * headers.set(), but @whatwg-node's Headers built from a plain object keep the object, and set()
+ * adds a lower-case key beside one spelt otherwise (`ETag`): the answer would carry both. Deleting
+ * first turns them into a map of lower-case names.
+ */
+export function replaceHeader(headers: Headers, name: string, value: string): void {
+  const current = headers.get(name);
+  if (current === value) return;
+  if (current !== null) headers.delete(name);
+  headers.set(name, value);
 }

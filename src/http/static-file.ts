@@ -2,7 +2,7 @@
 // icons; the OpenAPI document): one body per path, read once, named by a strong ETag of its bytes,
 // answered 304 to a matching If-None-Match and without a body to HEAD.
 import { createHash } from 'node:crypto';
-import { ifNoneMatchNames } from '../rest/conditional.js';
+import { ifNoneMatchNames } from '../rest/use-rest.js';
 
 export interface StaticBody {
   body: string | Uint8Array;

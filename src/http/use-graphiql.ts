@@ -8,9 +8,8 @@
 // cached by the browser (ETag), and the page can have a Content-Security-Policy without
 // 'unsafe-inline' scripts.
 import type { GraphiQLOptions } from 'graphql-yoga';
-import type { GraphiQLFile } from './app-routes.js';
+import type { GraphiQLFile, Page } from './app-routes.js';
 import { type StaticBody, staticAnswer, staticBody } from './static-file.js';
-import type { Page } from './use-pages.js';
 
 type Bundle = typeof import('@graphql-yoga/render-graphiql/graphiql');
 

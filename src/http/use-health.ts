@@ -3,10 +3,10 @@
 // budget, and it has every committed migration (checked until it is true once; migrations are
 // never un-applied).
 import type { Db } from '../db/client.js';
+import { SQL_POOL } from '../db/client.js';
 import { listMigrations } from '../db/migrate.js';
-import { SQL_POOL } from '../db/sql.js';
+import type { Page } from './app-routes.js';
 import type { Lifecycle } from './lifecycle.js';
-import type { Page } from './use-pages.js';
 
 type Check = 'ok' | 'down' | 'pending' | 'draining';
 

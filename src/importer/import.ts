@@ -6,7 +6,7 @@
 // Imports into one database run one at a time (session.ts: an advisory lock held over both passes).
 import fs from 'node:fs/promises';
 import type pg from 'pg';
-import type { ClinicEnvironmentValue } from '../auth/clinic-visibility.js';
+import type { ClinicEnvironmentValue } from '../auth/api-keys.js';
 import { isUuid } from '../domain/parameters.js';
 import { CLAIM_TRANSACTION_ID } from '../interactions/change-feed.js';
 import { IdIndex } from './id-index.js';

@@ -1,7 +1,7 @@
 // Rows already in the database that import lines may refer to: looked up in batches
 // (`WHERE id = ANY($1)`) and cached, so a million interactions of a few clinics cost a few queries.
 import type pg from 'pg';
-import type { ClinicEnvironmentValue } from '../auth/clinic-visibility.js';
+import type { ClinicEnvironmentValue } from '../auth/api-keys.js';
 
 /** Beyond this many cached ids the cache starts afresh: memory stays bounded whatever the files hold. */
 const MAX_CACHED = 200_000;

@@ -1,6 +1,6 @@
 // How an import report is shown: one JSON document (--json) or a table for people.
 
-import { KEY_PREFIX_OF_ENVIRONMENT } from '../auth/clinic-visibility.js';
+import { KEY_PREFIX_OF_ENVIRONMENT } from '../auth/api-keys.js';
 import type { ImportReport } from './import.js';
 import { RESOURCES } from './records.js';
 

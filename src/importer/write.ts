@@ -2,7 +2,7 @@
 // ON CONFLICT (id) DO UPDATE` per table, whatever the batch size. One batch is in flight while the
 // next one is parsed. Rows that would not change are left alone (no dead tuples on a re-import).
 import type pg from 'pg';
-import type { ClinicEnvironmentValue } from '../auth/clinic-visibility.js';
+import type { ClinicEnvironmentValue } from '../auth/api-keys.js';
 import type { CampaignRecord, ClinicRecord, InteractionRecord, RecordOf, Resource } from './records.js';
 import { parseTimestamp } from './records.js';
 

@@ -13,7 +13,7 @@
 // later statements (the column's default, and the import's upsert), which is then after the id was
 // taken and so after the horizon of any feed read that did not see the writer yet.
 import type { Db } from '../db/client.js';
-import { queryRows } from '../db/sql.js';
+import { queryRows } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 
 /** Run first in every transaction that writes interactions (import, seed): assigns its transaction id. */

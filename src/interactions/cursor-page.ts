@@ -10,18 +10,16 @@
 // few, they are found through the index and sorted; many, the list order is walked (the documents'
 // own index; for the change feed, the interactions' (updated_at, id) index), which stops after the
 // page. Walking when few or none match would read every row after the position.
-import type { VisibleClinics } from '../auth/clinic-visibility.js';
+import type { VisibleClinics } from '../auth/api-keys.js';
 import type { Db } from '../db/client.js';
-import { and, instant, queryRows } from '../db/sql.js';
-import { lazy } from '../domain/lazy.js';
+import { and, instant, queryRows } from '../db/client.js';
 import type { Filters } from '../filters/interaction-filters.js';
 import { textCondition } from '../filters/text-filter.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { feedHorizon } from './change-feed.js';
-import { interactionConditions } from './conditions.js';
-import { countInteractions, textPlanOf } from './count.js';
 import { type CursorList, type CursorOrder, cursorCodec, type Position } from './cursor.js';
-import { type InteractionRow, inIdOrder, type PothosQuery, rowsById, rowsSelection, withRelations } from './rows.js';
+import { countInteractions, lazy, textPlanOf } from './read-page.js';
+import { type InteractionRow, inIdOrder, interactionConditions, type PothosQuery, rowsById, rowsSelection, withRelations } from './rows.js';
 import { fewTextMatchIds, textMatchIds, textPageIds } from './text-search.js';
 
 export interface CursorListRequest {

@@ -13,7 +13,7 @@
 // that matter here (which list, which parameter to blame) are the API's own.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/client.js';
-import { queryRows } from '../db/sql.js';
+import { queryRows } from '../db/client.js';
 import { EARLIEST_INSTANT, hasControlCharacter, LATEST_INSTANT } from '../domain/parameters.js';
 import type { Filters } from '../filters/interaction-filters.js';
 import { Prisma } from '../generated/prisma/client.js';

@@ -3,15 +3,14 @@
 // that matters; one LATERAL query per batch of parents reads at most `limit` rows per parent
 // from the (clinic_id|campaign_id, started_at DESC, id DESC) indexes.
 import DataLoader from 'dataloader';
-import type { VisibleClinics } from '../auth/clinic-visibility.js';
+import type { VisibleClinics } from '../auth/api-keys.js';
 import type { Db } from '../db/client.js';
-import { queryRows } from '../db/sql.js';
+import { queryRows } from '../db/client.js';
 import type { Filters } from '../filters/interaction-filters.js';
 import { textCondition } from '../filters/text-filter.js';
 import { type Interaction, Prisma } from '../generated/prisma/client.js';
-import { interactionConditions } from './conditions.js';
-import { textPlanOf } from './count.js';
-import { INTERACTION_COLUMNS } from './rows.js';
+import { textPlanOf } from './read-page.js';
+import { INTERACTION_COLUMNS, interactionConditions } from './rows.js';
 import { fewTextMatchIds } from './text-search.js';
 
 export interface ChildPage {

@@ -5,7 +5,7 @@
 // seeder right after loading. The clinics' data changes (what confirms an ETag: rest/conditional.ts)
 // are kept the same way and folded by the same periodic job.
 import type { Db } from '../db/client.js';
-import { num, prepared, queryRows } from '../db/sql.js';
+import { num, prepared, queryRows } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { foldSearchTerms } from './text-search.js';
 

@@ -16,13 +16,12 @@
 // channel, type or outcome the total is not a sum of this table: those searches go the old way
 // (matches-page.ts, then a count of the matching rows).
 
-import { clinicScope, type VisibleClinics } from '../auth/clinic-visibility.js';
+import { clinicScope, type VisibleClinics } from '../auth/api-keys.js';
 import type { Db } from '../db/client.js';
-import { and, num, prepared, queryRows } from '../db/sql.js';
+import { and, num, prepared, queryRows } from '../db/client.js';
 import type { Filters } from '../filters/interaction-filters.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { interactionConditions } from './conditions.js';
-import { INTERACTION_COLUMNS, type InteractionRow, type MatchesPage, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
+import { INTERACTION_COLUMNS, type InteractionRow, interactionConditions, type MatchesPage, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
 
 /** The page and total of a search as `interactions` needs them: see `phoneSearchPaging`. */
 export interface PhoneSearchPaging {

@@ -13,19 +13,30 @@
 // and rows with relations (clinic, campaign) are the same rows with their relations read by id in
 // one statement each (rows.ts). Oldest-first pages (`order=asc`) take the plain path
 // (`oldestFirst`), and cursor pages are read by cursor-page.ts. Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
-import type { VisibleClinics } from '../auth/clinic-visibility.js';
-import type { Db } from '../db/client.js';
-import { and, queryRows } from '../db/sql.js';
-import { lazy } from '../domain/lazy.js';
-import type { Filters, ListOrder } from '../filters/interaction-filters.js';
+import type { VisibleClinics } from '../auth/api-keys.js';
+import { and, type Db, num, prepared, queryRows } from '../db/client.js';
+import { declarationOf, FILTER_KEYS, type Filters, type ListOrder } from '../filters/interaction-filters.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { interactionConditions, interactionWhere, restrictsBeyondClinic } from './conditions.js';
-import { countInteractions, countQuery, textPlanOf } from './count.js';
-import { deepPageIds } from './deep-page.js';
-import { isShortSearch, phoneSearchPaging } from './phone-search.js';
-import { foundRows, type InteractionRow, inIdOrder, type MatchesPage, type PothosQuery, pageRows, rowsById, rowsSelection, withRelations } from './rows.js';
+import { countedOutcomes, countedTotals, everyInteractionByDay } from '../rollups/counted.js';
+import { countPhoneMatches, isShortSearch, phoneSearchPaging } from './phone-search.js';
+import {
+  countableByRollups,
+  dimensionsOf,
+  foundRows,
+  type InteractionRow,
+  inIdOrder,
+  interactionConditions,
+  interactionWhere,
+  type MatchesPage,
+  type PothosQuery,
+  pageRows,
+  restrictsBeyondClinic,
+  rowsById,
+  rowsSelection,
+  withRelations,
+} from './rows.js';
 import { matchesPage } from './search-page.js';
-import { textPageIds } from './text-search.js';
+import { countMatches, countOneWord, type TextScope, textPageIds, walkIsCheaper } from './text-search.js';
 
 /** From this offset on, a page's ids are found first and its rows read by id. */
 export const IDS_FIRST_FROM = 1_000;
@@ -233,5 +244,155 @@ function oldestFirst(db: Db, { filters, visibleClinics, page, limit, includeTota
     total,
     hasMore: probe ? () => matchBeyond(db, filters, visibleClinics, skip + limit, true) : async () => page < Math.ceil((await total()) / limit),
     rows,
+  };
+}
+
+// The ids of a page far from the first, without walking every row before it.
+//
+// `OFFSET n` makes PostgreSQL read and discard n index entries (page 2,000 of 25: 50,000). The
+// rollups already hold, exactly, how many rows each UTC day has for the list's filters (they are
+// what `meta.total` is summed from), so whole days can be skipped by arithmetic: find the day in
+// which the page begins (the newest day where the matches counted from the newest day on exceed
+// `skip`), read only rows that started before the end of that day, and skip only the matches of
+// the newer days' remainder. The offset left is at most one day's matches. One statement, so the
+// day counts and the rows come from one snapshot.
+//
+// Reading the day counts costs about as much as skipping ten to twenty thousand index entries (a
+// year of daily rollup rows is a few thousand rows), so shallower pages keep the plain offset
+// (read-page.ts has the threshold; figures: bench/results/2026-11-23-design-measurements.md).
+
+/**
+ * The ids of the page `skip`/`take` of the list (newest first), found by skipping whole days;
+ * null when the filters are not all rollup dimensions (`search`).
+ */
+export async function deepPageIds(db: Db, filters: Filters, visibleClinics: VisibleClinics, skip: number, take: number): Promise<string[] | null> {
+  // Every interaction's days from interaction_days (one row a day, where the all-clinics totals have
+  // one per channel, type and direction).
+  const counted = everyInteraction(filters, visibleClinics)
+    ? everyInteractionByDay(filters, { days: Prisma.sql`interactions AS n`, raw: Prisma.sql`sum(n) AS n` })
+    : countedMatches(filters, visibleClinics, { months: false });
+  if (counted === null) return null;
+  // `newer`: the matches of the days after the page's first day. When `skip` is past the last
+  // match, `cut` is empty and so is the page (the bound is NULL).
+  const rows = await queryRows<{ id: string }>(
+    db,
+    Prisma.sql`
+    WITH days AS (
+      SELECT day, sum(n) AS n FROM (${counted}) AS counted GROUP BY day
+    ), cut AS (
+      SELECT day, through - n AS newer
+      FROM (SELECT day, n, sum(n) OVER (ORDER BY day DESC) AS through FROM days) AS running
+      WHERE through > ${skip}::bigint
+      ORDER BY day DESC LIMIT 1
+    )
+    SELECT i.id FROM interactions i
+    WHERE ${and(interactionConditions(filters, visibleClinics))}
+      AND i.started_at < (SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' FROM cut)
+    ORDER BY i.started_at DESC, i.id DESC
+    LIMIT ${take} OFFSET (SELECT (${skip}::bigint - newer)::bigint FROM cut)`,
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Whether the list is every interaction of its window (no restriction on a rollup dimension, nothing else). */
+function everyInteraction(filters: Filters, visibleClinics: VisibleClinics): boolean {
+  return countableByRollups(filters) && dimensionsOf(filters, visibleClinics).clinicIds === undefined && !restrictsBeyondClinic(filters);
+}
+
+// The number of interactions matching a list's filters (`meta.total` / `pageInfo.total`), exact
+// and without counting every raw row of a long window: when every filter is a column of the rollups
+// (dates, clinics, channel, type, outcomes), whole months and other full UTC days are summed from
+// the rollup levels (the outcome grain when outcomes are filtered, the narrower totals otherwise)
+// and only the partial days at the window's edges are counted raw, in one statement. An undated
+// list sums the monthly level: a few hundred rows at any table size. A `search` (a substring of the
+// phone number) restricted by clinics alone is summed from interaction_phones (phone-search.ts).
+// Any other filter is not in the rollups: then the raw table is counted, as the list itself reads it.
+
+/**
+ * A full-text search's total: a one-word search restricted by clinics alone from the word counts,
+ * anything else by counting its matches through the GIN index (text-search.ts).
+ */
+async function countText(db: Db, filters: Filters & { text: string }, visibleClinics: VisibleClinics): Promise<number> {
+  const { text, ...others } = filters;
+  const byClinicsAlone = Object.entries(others).every(([name, value]) => value === undefined || name === 'clinicId');
+  if (byClinicsAlone) {
+    const counted = await countOneWord(db, text, visibleClinics, filters.clinicId);
+    if (counted !== null) return counted;
+  }
+  return countMatches(db, textScopeOf(filters, visibleClinics));
+}
+
+/** A full-text search's filters as text-search.ts reads them (its count here, its page in read-page.ts). */
+export function textScopeOf(filters: Filters & { text: string }, visibleClinics: VisibleClinics): TextScope {
+  const { text, clinicId, from, to, ...rest } = filters;
+  const others = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];
+  // Checked on the documents when every other filter is a column of theirs (onSearchDocuments in
+  // filters/interaction-filters.ts).
+  const onDocuments = FILTER_KEYS.every((key) => rest[key as keyof typeof rest] === undefined || declarationOf(key).onSearchDocuments);
+  return { text, visible: visibleClinics, clinicId, from, to, others, othersOnDocuments: onDocuments ? others : undefined };
+}
+
+/** How a page of a full-text search is found, from its exact number of matches (text-search.ts). */
+export interface TextPlan {
+  scope: TextScope;
+  /** Exact number of matches: 0 means no page need be read. */
+  matches: number;
+  /** Few enough to find them all through the GIN index and sort them; else the list order is walked. */
+  few: boolean;
+}
+
+/**
+ * A full-text search's matches counted (from the word counts when it can) with the interactions
+ * in its clinics and window (from the rollups), and whether a page of `take` after `skip` is found
+ * sooner by finding every match or by walking: the one choice of every list that searches text
+ * (numbered pages, cursors, the change feed, the lists under a clinic or campaign). Walking when
+ * few or none match would read every row in the window.
+ */
+export async function textPlanOf(db: Db, filters: Filters & { text: string }, visibleClinics: VisibleClinics, skip: number, take: number): Promise<TextPlan> {
+  const scope = textScopeOf(filters, visibleClinics);
+  const inScopeFilters = { clinicId: scope.clinicId, from: scope.from, to: scope.to };
+  const [matches, inScope] = await Promise.all([countInteractions(db, filters, visibleClinics), countInteractions(db, inScopeFilters, visibleClinics)]);
+  return { scope, matches, few: !walkIsCheaper(matches, inScope, skip, take) };
+}
+
+/**
+ * The interactions matching `filters` that the key may see, as COUNTED rows with `day` and `n`
+ * (rollups/counted.ts); with `months`, whole months come as one row each. Null when the filters
+ * need the raw table.
+ */
+export function countedMatches(filters: Filters, visibleClinics: VisibleClinics, options: { months: boolean }): Prisma.Sql | null {
+  if (!countableByRollups(filters)) return null;
+  const { outcomes, ...dimensions } = dimensionsOf(filters, visibleClinics);
+  const window = { from: filters.from, to: filters.to };
+  return outcomes !== undefined ? countedOutcomes({ ...dimensions, outcomes, ...window }, options) : countedTotals({ ...dimensions, ...window }, options);
+}
+
+/** The count as one SQL statement; null when the filters need the raw table. */
+export function countQuery(filters: Filters, visibleClinics: VisibleClinics): Prisma.Sql | null {
+  const counted = countedMatches(filters, visibleClinics, { months: true });
+  if (counted === null) return null;
+  return Prisma.sql`SELECT coalesce(sum(n), 0)::bigint AS total FROM (${counted}) AS counted`;
+}
+
+/** Interactions matching `filters` that the key may see (the list's `where`, counted). */
+export async function countInteractions(db: Db, filters: Filters, visibleClinics: VisibleClinics): Promise<number> {
+  if (filters.text !== undefined) return countText(db, filters as Filters & { text: string }, visibleClinics);
+  const query = countQuery(filters, visibleClinics);
+  if (query === null)
+    return (await countPhoneMatches(db, filters, visibleClinics)) ?? db.interaction.count({ where: interactionWhere(filters, visibleClinics) });
+  const [row] = await queryRows<{ total: bigint }>(db, prepared('count_interactions', query));
+  return num(row?.total);
+}
+
+// Deferred work shared by everyone who asks for it: a page's count serves `total`, `totalPages`
+// and `hasMore` (GraphQL page info) and the REST meta alike, and is never run when nobody asks.
+
+/** Runs `load` once, when first asked, for everyone who asks. */
+
+export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => {
+    result ??= load();
+    return result;
   };
 }

@@ -4,14 +4,13 @@
 // Asked separately (Prisma's findMany and count), PostgreSQL searches it twice per request; here
 // once. The matches are materialized (id and started_at only), so the statement is bounded: past
 // a maximum of matches (read-page.ts) it gives up and the caller pages and counts the usual way.
-import type { VisibleClinics } from '../auth/clinic-visibility.js';
+import type { VisibleClinics } from '../auth/api-keys.js';
 import type { Db } from '../db/client.js';
-import { and, num, prepared, queryRows } from '../db/sql.js';
+import { and, num, prepared, queryRows } from '../db/client.js';
 import type { Filters } from '../filters/interaction-filters.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { interactionConditions } from './conditions.js';
 import { countsByPhone } from './phone-search.js';
-import { INTERACTION_COLUMNS, type MatchesPage, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
+import { INTERACTION_COLUMNS, interactionConditions, type MatchesPage, type RawRow, sqlRows, TRANSCRIPT_TEXT } from './rows.js';
 
 /** A row of the statement: the count, and the page's columns (null when the page is empty). */
 type MatchRow = RawRow & { matched: bigint };

@@ -14,10 +14,10 @@
 // Which is cheaper is decided from the total (count.ts, textPlanOf), for every list that searches
 // text: numbered pages, cursors and the change feed, and the lists under a clinic or campaign. A
 // walk where few or none match would read every document of the window.
-import type { VisibleClinics } from '../auth/clinic-visibility.js';
-import { clinicScope } from '../auth/clinic-visibility.js';
+import type { VisibleClinics } from '../auth/api-keys.js';
+import { clinicScope } from '../auth/api-keys.js';
 import type { Db } from '../db/client.js';
-import { and, columnOf, instant, num, prepared, queryRows } from '../db/sql.js';
+import { and, columnOf, instant, num, prepared, queryRows } from '../db/client.js';
 import { documentMatches } from '../filters/text-filter.js';
 import { Prisma } from '../generated/prisma/client.js';
 

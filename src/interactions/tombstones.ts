@@ -12,13 +12,13 @@
 // (change-feed.ts): a purge batch takes its transaction id before it deletes, so its tombstones,
 // stamped later, stay behind the horizon until it commits, and a client resuming from the largest
 // deleted_at it saw never steps past a batch that commits late.
-import type { VisibleClinics } from '../auth/clinic-visibility.js';
+import type { VisibleClinics } from '../auth/api-keys.js';
 import type { Db } from '../db/client.js';
-import { and, instant, num, queryRows } from '../db/sql.js';
-import { lazy } from '../domain/lazy.js';
+import { and, instant, num, queryRows } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { feedHorizon } from './change-feed.js';
 import { type CursorList, cursorCodec, type Position } from './cursor.js';
+import { lazy } from './read-page.js';
 
 export interface Tombstone {
   id: string;

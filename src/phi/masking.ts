@@ -7,14 +7,6 @@
 // replaced unless its shape says it is something else (a date, a time, a year or a range of years,
 // a decimal, an amount next to a currency). What it knows and does not is listed in docs/patient-data.md
 // ("Patient data (PHI)") and pinned by test/phi/masking.test.ts.
-import type { Scope } from '../domain/values.js';
-
-export const PHI_SCOPE = 'phi:read' satisfies Scope;
-
-/** Whether a key sees patient data unmasked. */
-export function readsPhi(key: { readonly scopes: readonly string[] }): boolean {
-  return key.scopes.includes(PHI_SCOPE);
-}
 
 export const PHONE_PLACEHOLDER = '[phone]';
 export const EMAIL_PLACEHOLDER = '[email]';

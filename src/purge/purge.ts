@@ -9,7 +9,7 @@
 // transaction id (CLAIM_TRANSACTION_ID), so the tombstones it writes are behind the horizon of every
 // reader of /interactions/deleted until it commits (change-feed.ts).
 import type { Db } from '../db/client.js';
-import { and, instant, num, queryRows, SQL_POOL } from '../db/sql.js';
+import { and, instant, num, queryRows, SQL_POOL } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { CLAIM_TRANSACTION_ID } from '../interactions/change-feed.js';
 import { foldDataChanges, foldPhoneChanges } from '../interactions/phone-fragments.js';

@@ -2,9 +2,37 @@
 // header a list answer's `meta` gives it.
 import { STATUS_CODES } from 'node:http';
 import { Response } from '@whatwg-node/fetch';
+import type {
+  RestCampaignFieldsFragment,
+  RestClinicFieldsFragment,
+  RestDailyFieldsFragment,
+  RestDeletedInteractionsQuery,
+  RestInteractionFieldsFragment,
+  RestMeQuery,
+  RestMetricsBreakdownQuery,
+  RestMetricsDurationsQuery,
+  RestMetricsOutcomesQuery,
+  RestMetricsSummaryQuery,
+  RestPageInfoFragment,
+  RestSeriesFieldsFragment,
+  RestSummaryFieldsFragment,
+} from '../documents/graphql.js';
 import { ERRORS, type ErrorCode, retryAfterHeader } from '../domain/error-catalogue.js';
 import type { Problems } from '../domain/parameters.js';
-import { stringifyInSlices, type TimeSlice } from '../limits/time-slices.js';
+import {
+  CAMPAIGN_CHANNELS,
+  CAMPAIGN_STATUSES,
+  CAMPAIGN_TYPES,
+  type ChannelValue,
+  DIRECTIONS,
+  KEY_PREFIXES,
+  KEY_TIERS,
+  MAX_PAGE_SIZE,
+  OUTCOMES,
+  SCOPES,
+  TYPES_BY_CHANNEL,
+} from '../domain/values.js';
+import { stringifyInSlices, type TimeSlice } from '../limits/admission.js';
 import { stateOf } from '../request/state.js';
 
 // openapi.ts still imports the code type from here; the catalogue is its home.
@@ -191,3 +219,612 @@ function pageLinks(url: URL, meta: { page: number; total_pages: number | null; h
 function cursorLinks(url: URL, meta: { next_cursor: string | null }): string | undefined {
   return meta.next_cursor === null ? undefined : link(withParameter(url, 'cursor', meta.next_cursor), 'next');
 }
+
+// From GraphQL results to the REST representations of the spec: snake_case fields in the spec's
+// order, lowercase enum values, and the per-channel field rules of decisions section 3.
+//
+// Each representation is a table of fields (REST name, the GraphQL field it is read from, the JSON
+// schema of its value, and when it is present). The same table shapes the responses here and gives
+// the OpenAPI document its component schemas (openapi.ts), so the published shape cannot drift from
+// the served one. A field's description is its GraphQL field's, unless REST differs.
+
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** One REST field: typed against the GraphQL result it is read from. */
+export type RestField<TSource, TVariant = undefined> = {
+  [K in keyof TSource & string]: {
+    /** The REST name. */
+    name: string;
+    /** The GraphQL field it is read from; its description documents the REST field. */
+    from: K;
+    /** JSON schema of the REST value (no description). A nullable type also turns a missing value into null. */
+    schema: JsonSchema | ((variant: TVariant) => JsonSchema);
+    /** Only where the REST field means something the GraphQL description does not say. */
+    description?: string;
+    /** From the GraphQL value to the REST value; default: as it is. */
+    convert?: (value: TSource[K]) => unknown;
+    /** Whether the field is present in a variant; default: always. */
+    when?: (variant: TVariant) => boolean;
+  };
+}[keyof TSource & string];
+
+export interface Representation<TSource, TVariant = undefined> {
+  /** Name of its OpenAPI component schema, for references from other representations. */
+  name: string;
+  /** The GraphQL type whose fields it reads. */
+  graphqlType: string;
+  /** The object's description where REST says more than the GraphQL type's. */
+  description?: string;
+  fields: ReadonlyArray<RestField<TSource, TVariant>>;
+}
+
+/** A field's JSON schema in a variant. */
+export function fieldSchema<TSource, TVariant>(field: RestField<TSource, TVariant>, variant: TVariant): JsonSchema {
+  return typeof field.schema === 'function' ? field.schema(variant) : field.schema;
+}
+
+/** The fields of a representation present in a variant, in order. */
+export function fieldsOf<TSource, TVariant>(representation: Representation<TSource, TVariant>, variant: TVariant): RestField<TSource, TVariant>[] {
+  return representation.fields.filter((field) => field.when?.(variant) ?? true);
+}
+
+const isNullable = (schema: JsonSchema) => Array.isArray(schema.type) && schema.type.includes('null');
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The shaping function of one variant, compiled once from the table into one object literal, as a
+ * hand-written function would be: shaping runs per item of every list (a daily series over a year
+ * is 365 items), and building the object key by key in a loop over the table cost about ten times
+ * as much (up to a microsecond per interaction). Only names from the tables above, checked and
+ * quoted, go into the code.
+ */
+function shaper<TSource, TVariant>(representation: Representation<TSource, TVariant>, variant: TVariant): (source: TSource) => Record<string, unknown> {
+  const fields = fieldsOf(representation, variant);
+  const converts = fields.map((field) => field.convert);
+  const entries = fields.map((field, i) => {
+    if (!NAME.test(field.name) || !NAME.test(field.from)) throw new Error(`representation: bad field name ${field.name} / ${field.from}`);
+    const read = `source[${JSON.stringify(field.from)}]`;
+    const value = field.convert ? `converts[${i}](${read})` : read;
+    // A nullable field is null, never missing (JSON.stringify would drop an undefined value).
+    return `${JSON.stringify(field.name)}: ${isNullable(fieldSchema(field, variant)) ? `${value} ?? null` : value}`;
+  });
+  const compile = new Function('converts', `return (source) => ({ ${entries.join(', ')} });`);
+  return compile(converts) as (source: TSource) => Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON schema building blocks
+
+/** `toISOString()` output: UTC with milliseconds and `Z` (decisions section 1). */
+const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
+export const timestampSchema: JsonSchema = { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN };
+const nullableTimestamp: JsonSchema = { type: ['string', 'null'], format: 'date-time', pattern: TIMESTAMP_PATTERN };
+const string: JsonSchema = { type: 'string' };
+const nullableString: JsonSchema = { type: ['string', 'null'] };
+const uuid: JsonSchema = { type: 'string', format: 'uuid' };
+const count: JsonSchema = { type: 'integer', minimum: 0 };
+const percentage: JsonSchema = { type: 'number', minimum: 0, maximum: 100 };
+const seconds: JsonSchema = { type: 'number', minimum: 0 };
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const arrayOf = (name: string): JsonSchema => ({ type: 'array', items: ref(name) });
+const lowercase = (value: string) => value.toLowerCase();
+
+const code = (text: string) => `\`${text}\``;
+const list = (values: readonly string[]) => values.map(code).join(', ');
+
+/** What a REST outcome holds: the vocabulary, but stored as text. */
+const OUTCOME_VALUES = `UPPERCASE outcome, usually one of ${list(OUTCOMES)}. Outcomes are stored as text, so other UPPERCASE values can occur`;
+
+// ---------------------------------------------------------------------------------------------
+// Interactions
+
+type TranscriptEntry = { role: string; content: string };
+type InteractionSource = RestInteractionFieldsFragment & { transcript?: TranscriptEntry[] | null; updatedAt?: string };
+
+/**
+ * Interactions have several shapes: by channel, and for calls, listed (no transcript) or read by id;
+ * the change feed (`updated_since`) lists them with their `updated_at`.
+ */
+export interface InteractionVariant {
+  channel: ChannelValue;
+  view: 'list' | 'detail' | 'feed';
+}
+
+export const TRANSCRIPT_ENTRY: Representation<TranscriptEntry> = {
+  name: 'TranscriptEntry',
+  graphqlType: 'TranscriptEntry',
+  fields: [
+    { name: 'role', from: 'role', schema: { type: 'string', examples: ['assistant', 'user'] } },
+    { name: 'content', from: 'content', schema: string },
+  ],
+};
+
+const toTranscriptEntry = shaper(TRANSCRIPT_ENTRY, undefined);
+const voice = (variant: InteractionVariant) => variant.channel === 'voice';
+
+export const INTERACTION: Representation<InteractionSource, InteractionVariant> = {
+  name: 'Interaction',
+  graphqlType: 'Interaction',
+  fields: [
+    { name: 'id', from: 'id', schema: string },
+    {
+      name: 'channel',
+      from: 'channel',
+      schema: ({ channel }) => ({ type: 'string', const: channel }),
+      description: 'Channel of the interaction, lowercase; discriminates the two shapes.',
+      convert: lowercase,
+    },
+    { name: 'type', from: 'type', schema: ({ channel }) => ({ type: 'string', enum: [...TYPES_BY_CHANNEL[channel]] }) },
+    { name: 'direction', from: 'direction', schema: { type: 'string', enum: [...DIRECTIONS] }, convert: lowercase },
+    {
+      name: 'phone_number',
+      from: 'phoneNumber',
+      schema: string,
+      description:
+        "The patient's phone number. For a key without `phi:read`, masked: the `+` (or `00`) and country calling code and the national number's first digit are kept, every other digit but the last two is `*`, separators are kept (`+34 6** *** *89`); a number stored without an international prefix keeps only its last two digits (`** ** ** ** 78`).",
+    },
+    { name: 'clinic_id', from: 'clinicId', schema: uuid },
+    { name: 'started_at', from: 'startedAt', schema: timestampSchema },
+    { name: 'ended_at', from: 'endedAt', schema: nullableTimestamp },
+    // WhatsApp conversations have no duration or recording; voice calls carry no transcript in lists.
+    {
+      name: 'duration_seconds',
+      from: 'durationSeconds',
+      schema: { type: ['integer', 'null'], minimum: 0 },
+      description: 'Call duration in seconds; null when not recorded.',
+      when: voice,
+    },
+    { name: 'outcome', from: 'outcome', schema: nullableString, description: `${OUTCOME_VALUES}; null when the interaction has no outcome.` },
+    {
+      name: 'transcript',
+      from: 'transcript',
+      schema: arrayOf(TRANSCRIPT_ENTRY.name),
+      description:
+        'The conversation in order; an empty array when none was recorded. For a key without `phi:read`, phone numbers and e-mail addresses in each `content` are replaced by `[phone]` and `[email]`.',
+      convert: (transcript) => (transcript ?? []).map(toTranscriptEntry),
+      when: (variant) => !voice(variant) || variant.view === 'detail',
+    },
+    {
+      name: 'summary',
+      from: 'summary',
+      schema: nullableString,
+      description: 'AI-generated summary. For a key without `phi:read`, phone numbers and e-mail addresses are replaced by `[phone]` and `[email]`.',
+    },
+    {
+      name: 'recording_url',
+      from: 'recordingUrl',
+      schema: nullableString,
+      description: 'Location of the call recording; null when there is none, and always null for a key without `phi:read`.',
+      when: voice,
+    },
+    {
+      name: 'updated_at',
+      from: 'updatedAt',
+      schema: timestampSchema,
+      description:
+        'When the interaction was stored or last changed by an import (its transcript included). Only in change-feed responses (`updated_since`) and exports.',
+      when: (variant) => variant.view === 'feed',
+    },
+  ],
+};
+
+const interactionShapers = {
+  voice: {
+    list: shaper(INTERACTION, { channel: 'voice', view: 'list' }),
+    detail: shaper(INTERACTION, { channel: 'voice', view: 'detail' }),
+    feed: shaper(INTERACTION, { channel: 'voice', view: 'feed' }),
+  },
+  whatsapp: {
+    list: shaper(INTERACTION, { channel: 'whatsapp', view: 'list' }),
+    detail: shaper(INTERACTION, { channel: 'whatsapp', view: 'detail' }),
+    feed: shaper(INTERACTION, { channel: 'whatsapp', view: 'feed' }),
+  },
+};
+
+export function toInteraction(node: InteractionSource, view: InteractionVariant['view']): Record<string, unknown> {
+  return interactionShapers[node.channel === 'VOICE' ? 'voice' : 'whatsapp'][view](node);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tombstones of deleted interactions
+
+type DeletedInteractionSource = NonNullable<RestDeletedInteractionsQuery['deletedInteractions']>['nodes'][number];
+
+export const DELETED_INTERACTION: Representation<DeletedInteractionSource> = {
+  name: 'DeletedInteraction',
+  graphqlType: 'DeletedInteraction',
+  fields: [
+    { name: 'id', from: 'id', schema: string },
+    { name: 'clinic_id', from: 'clinicId', schema: uuid },
+    { name: 'deleted_at', from: 'deletedAt', schema: timestampSchema },
+  ],
+};
+
+export const toDeletedInteraction: (node: DeletedInteractionSource) => Record<string, unknown> = shaper(DELETED_INTERACTION, undefined);
+
+// ---------------------------------------------------------------------------------------------
+// Clinics and campaigns
+
+export const CLINIC: Representation<RestClinicFieldsFragment> = {
+  name: 'Clinic',
+  graphqlType: 'Clinic',
+  fields: [
+    { name: 'id', from: 'id', schema: uuid },
+    { name: 'name', from: 'name', schema: string },
+    { name: 'address', from: 'address', schema: string },
+    { name: 'phone', from: 'phone', schema: string },
+    { name: 'email', from: 'email', schema: string },
+    { name: 'timezone', from: 'timezone', schema: { type: 'string', examples: ['Europe/Madrid'] } },
+    { name: 'created_at', from: 'createdAt', schema: timestampSchema },
+  ],
+};
+
+export const toClinic: (node: RestClinicFieldsFragment) => Record<string, unknown> = shaper(CLINIC, undefined);
+
+/** The REST name of the campaign settings' schema (GraphQL has only `JSON`). */
+export const CAMPAIGN_SETTINGS_SCHEMA = 'CampaignSettings';
+
+export const CAMPAIGN: Representation<RestCampaignFieldsFragment> = {
+  name: 'Campaign',
+  graphqlType: 'Campaign',
+  fields: [
+    { name: 'id', from: 'id', schema: string },
+    { name: 'name', from: 'name', schema: string },
+    { name: 'description', from: 'description', schema: string },
+    {
+      name: 'type',
+      from: 'type',
+      schema: { type: 'string', enum: [...CAMPAIGN_TYPES] },
+      // The spec's meaning of each type, which the GraphQL enum does not spell out.
+      description:
+        '`no_show_recovery` contacts patients who missed appointments; `reactivation` re-engages inactive patients; `appointment_reminder` sends reminders; ' +
+        '`follow_up` is post-appointment follow-up; `recall` is periodic health-check reminders; `custom` is any custom type.',
+      convert: lowercase,
+    },
+    { name: 'channel', from: 'channel', schema: { type: 'string', enum: [...CAMPAIGN_CHANNELS] }, convert: lowercase },
+    { name: 'status', from: 'status', schema: { type: 'string', enum: [...CAMPAIGN_STATUSES] }, convert: lowercase },
+    { name: 'clinic_id', from: 'clinicId', schema: uuid },
+    { name: 'created_at', from: 'createdAt', schema: timestampSchema },
+    { name: 'updated_at', from: 'updatedAt', schema: timestampSchema },
+    { name: 'settings', from: 'settings', schema: ref(CAMPAIGN_SETTINGS_SCHEMA) },
+  ],
+};
+
+export const toCampaign: (node: RestCampaignFieldsFragment) => Record<string, unknown> = shaper(CAMPAIGN, undefined);
+
+// ---------------------------------------------------------------------------------------------
+// Pagination
+
+/** A page's position as the REST documents read it (`total` and `totalPages` are not read with `include_total=false`). */
+type PageInfoSource = Omit<RestPageInfoFragment, 'total' | 'totalPages'> & { total?: number | null; totalPages?: number | null };
+
+const nullableCount: JsonSchema = { type: ['integer', 'null'], minimum: 0 };
+
+export const PAGINATION_META: Representation<PageInfoSource> = {
+  name: 'PaginationMeta',
+  graphqlType: 'PageInfo',
+  description: 'Pagination of a list. A page beyond the last is a 200 with an empty list and `has_more: false`.',
+  fields: [
+    { name: 'page', from: 'page', schema: { type: 'integer', minimum: 1 } },
+    { name: 'limit', from: 'limit', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE } },
+    { name: 'total', from: 'total', schema: nullableCount, description: 'Total items matching the filters; null with `include_total=false` (interactions).' },
+    {
+      name: 'total_pages',
+      from: 'totalPages',
+      schema: nullableCount,
+      description: 'Number of pages (0 when nothing matches); null with `include_total=false` (interactions).',
+    },
+    { name: 'has_more', from: 'hasMore', schema: { type: 'boolean' }, description: 'True when a further page exists (exact, also without a total).' },
+  ],
+};
+
+const shapeMeta = shaper(PAGINATION_META, undefined);
+
+export function toMeta(pageInfo: PageInfoSource): PaginationMeta {
+  // The table has exactly the five fields of PaginationMeta (a test checks the served meta against it).
+  return shapeMeta(pageInfo) as unknown as PaginationMeta;
+}
+
+type CursorPageInfoSource = { limit: number; total?: number | null; hasMore: boolean; nextCursor?: string | null };
+
+export const CURSOR_META: Representation<CursorPageInfoSource> = {
+  name: 'CursorMeta',
+  graphqlType: 'CursorPageInfo',
+  description: 'Position in a list read by cursor (`cursor`, `updated_since`).',
+  fields: [
+    { name: 'limit', from: 'limit', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE } },
+    {
+      name: 'total',
+      from: 'total',
+      schema: nullableCount,
+      description: 'Total items matching the filters (the whole list, not what is left); null with `include_total=false`.',
+    },
+    { name: 'has_more', from: 'hasMore', schema: { type: 'boolean' }, description: 'True when more items follow this page.' },
+    {
+      name: 'next_cursor',
+      from: 'nextCursor',
+      schema: nullableString,
+      description: 'Pass as `cursor` (with the same other parameters) to read the next page; null on the last page. Opaque.',
+    },
+  ],
+};
+
+const shapeCursorMeta = shaper(CURSOR_META, undefined);
+
+export function toCursorMeta(pageInfo: CursorPageInfoSource): CursorMeta {
+  return shapeCursorMeta(pageInfo) as unknown as CursorMeta;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metrics
+
+type SummaryMetrics = RestSummaryFieldsFragment;
+type SummaryChange = NonNullable<NonNullable<RestMetricsSummaryQuery['metricsSummary']>['change']>;
+type DailyMetric = RestDailyFieldsFragment;
+type OutcomeBreakdown = NonNullable<RestMetricsOutcomesQuery['metricsOutcomes']>;
+type OutcomeBreakdownEntry = OutcomeBreakdown['outcomes'][number];
+
+export const SUMMARY_METRICS: Representation<SummaryMetrics> = {
+  name: 'SummaryMetrics',
+  graphqlType: 'MetricsSummary',
+  fields: [
+    { name: 'total_interactions', from: 'totalInteractions', schema: count },
+    { name: 'total_calls', from: 'totalCalls', schema: count },
+    { name: 'total_conversations', from: 'totalConversations', schema: count },
+    { name: 'inbound_count', from: 'inboundCount', schema: count },
+    { name: 'outbound_count', from: 'outboundCount', schema: count },
+    { name: 'avg_duration_seconds', from: 'avgDurationSeconds', schema: seconds },
+    { name: 'total_duration_seconds', from: 'totalDurationSeconds', schema: count },
+    { name: 'success_rate', from: 'successRate', schema: percentage },
+    { name: 'appointments_scheduled', from: 'appointmentsScheduled', schema: count },
+  ],
+};
+
+export const toSummaryMetrics: (summary: SummaryMetrics) => Record<string, unknown> = shaper(SUMMARY_METRICS, undefined);
+
+/** A relative change in percent; null where the previous figure is 0. */
+const change: JsonSchema = { type: ['number', 'null'] };
+
+export const SUMMARY_CHANGE: Representation<SummaryChange> = {
+  name: 'SummaryChange',
+  graphqlType: 'MetricsChange',
+  fields: [
+    { name: 'total_interactions', from: 'totalInteractions', schema: change },
+    { name: 'total_calls', from: 'totalCalls', schema: change },
+    { name: 'total_conversations', from: 'totalConversations', schema: change },
+    { name: 'inbound_count', from: 'inboundCount', schema: change },
+    { name: 'outbound_count', from: 'outboundCount', schema: change },
+    { name: 'avg_duration_seconds', from: 'avgDurationSeconds', schema: change },
+    { name: 'total_duration_seconds', from: 'totalDurationSeconds', schema: change },
+    { name: 'success_rate', from: 'successRate', schema: change },
+    { name: 'appointments_scheduled', from: 'appointmentsScheduled', schema: change },
+  ],
+};
+
+export const toSummaryChange: (change: SummaryChange) => Record<string, unknown> = shaper(SUMMARY_CHANGE, undefined);
+
+export const DAILY_METRIC: Representation<DailyMetric> = {
+  name: 'DailyMetric',
+  graphqlType: 'DailyMetric',
+  fields: [
+    { name: 'date', from: 'date', schema: { type: 'string', format: 'date' } },
+    { name: 'total', from: 'total', schema: count },
+    { name: 'calls', from: 'calls', schema: count },
+    { name: 'conversations', from: 'conversations', schema: count },
+    { name: 'inbound', from: 'inbound', schema: count },
+    { name: 'outbound', from: 'outbound', schema: count },
+    { name: 'appointments_scheduled', from: 'appointmentsScheduled', schema: count },
+    { name: 'success_rate', from: 'successRate', schema: percentage },
+    { name: 'avg_duration_seconds', from: 'avgDurationSeconds', schema: seconds },
+  ],
+};
+
+export const toDailyMetric: (day: DailyMetric) => Record<string, unknown> = shaper(DAILY_METRIC, undefined);
+
+/** An instant written with the zone's offset, as series buckets carry them. */
+const localDateTime: JsonSchema = { type: 'string', format: 'date-time' };
+
+export const SERIES_BUCKET: Representation<RestSeriesFieldsFragment> = {
+  name: 'SeriesBucket',
+  graphqlType: 'SeriesBucket',
+  fields: [
+    { name: 'start', from: 'start', schema: localDateTime },
+    { name: 'end', from: 'end', schema: localDateTime },
+    { name: 'total', from: 'total', schema: count },
+    { name: 'calls', from: 'calls', schema: count },
+    { name: 'conversations', from: 'conversations', schema: count },
+    { name: 'inbound', from: 'inbound', schema: count },
+    { name: 'outbound', from: 'outbound', schema: count },
+    { name: 'appointments_scheduled', from: 'appointmentsScheduled', schema: count },
+    { name: 'success_rate', from: 'successRate', schema: percentage },
+    { name: 'avg_duration_seconds', from: 'avgDurationSeconds', schema: seconds },
+  ],
+};
+
+export const toSeriesBucket: (bucket: RestSeriesFieldsFragment) => Record<string, unknown> = shaper(SERIES_BUCKET, undefined);
+
+/**
+ * The outcome breakdown's entries. GraphQL already names them as REST does, so the route passes the
+ * result through; the table documents them and a test checks that served entries match it.
+ */
+export const OUTCOME_BREAKDOWN_ENTRY: Representation<OutcomeBreakdownEntry> = {
+  name: 'OutcomeBreakdownEntry',
+  graphqlType: 'OutcomeBreakdown',
+  fields: [
+    { name: 'outcome', from: 'outcome', schema: string, description: `${OUTCOME_VALUES}.` },
+    { name: 'label', from: 'label', schema: string },
+    { name: 'count', from: 'count', schema: { type: 'integer', minimum: 1 } },
+    { name: 'percentage', from: 'percentage', schema: percentage },
+  ],
+};
+
+export const OUTCOME_BREAKDOWN: Representation<OutcomeBreakdown> = {
+  name: 'OutcomeBreakdown',
+  graphqlType: 'OutcomeBreakdownResult',
+  fields: [
+    { name: 'outcomes', from: 'outcomes', schema: arrayOf(OUTCOME_BREAKDOWN_ENTRY.name) },
+    { name: 'total', from: 'total', schema: count },
+  ],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Breakdowns and durations
+
+type BreakdownGroupSource = Omit<NonNullable<RestMetricsBreakdownQuery['metricsBreakdown']>['groups'][number], 'metrics'>;
+
+/** A breakdown's groups have the keys of the dimensions grouped by (REST spelling), in the spec's order. */
+export type BreakdownVariant = readonly string[];
+
+const grouped = (dimension: string) => (variant: BreakdownVariant) => variant.includes(dimension);
+
+export const BREAKDOWN_GROUP_KEYS: Representation<BreakdownGroupSource, BreakdownVariant> = {
+  name: 'BreakdownGroupKeys',
+  graphqlType: 'MetricsGroup',
+  description: 'One group: the keys of the dimensions grouped by (only those), then the summary metrics of its interactions (the fields of SummaryMetrics).',
+  fields: [
+    { name: 'clinic_id', from: 'clinicId', schema: uuid, description: 'The clinic (with `group_by` clinic).', when: grouped('clinic') },
+    { name: 'clinic_name', from: 'clinicName', schema: string, description: "The clinic's name (with `group_by` clinic).", when: grouped('clinic') },
+    {
+      name: 'campaign_id',
+      from: 'campaignId',
+      schema: nullableString,
+      description: 'The campaign (with `group_by` campaign); null for the interactions without a campaign.',
+      when: grouped('campaign'),
+    },
+    {
+      name: 'campaign_name',
+      from: 'campaignName',
+      schema: nullableString,
+      description: "The campaign's name (with `group_by` campaign); null for the interactions without a campaign.",
+      when: grouped('campaign'),
+    },
+    { name: 'channel', from: 'channel', schema: { type: 'string', enum: ['voice', 'whatsapp'] }, convert: (v) => v?.toLowerCase(), when: grouped('channel') },
+    {
+      name: 'type',
+      from: 'type',
+      schema: { type: 'string', enum: [...TYPES_BY_CHANNEL.voice, ...TYPES_BY_CHANNEL.whatsapp].filter((t, i, all) => all.indexOf(t) === i) },
+      when: grouped('type'),
+    },
+    { name: 'direction', from: 'direction', schema: { type: 'string', enum: [...DIRECTIONS] }, convert: (v) => v?.toLowerCase(), when: grouped('direction') },
+    {
+      name: 'outcome',
+      from: 'outcome',
+      schema: nullableString,
+      description: `${OUTCOME_VALUES}; null for the interactions without an outcome (with \`group_by\` outcome).`,
+      when: grouped('outcome'),
+    },
+  ],
+};
+
+const breakdownShapers = new Map<string, (source: BreakdownGroupSource) => Record<string, unknown>>();
+
+/** A group of a breakdown by `groupBy` (REST spelling), as REST represents it: its keys, then its summary metrics. */
+export function toBreakdownGroup(
+  group: NonNullable<RestMetricsBreakdownQuery['metricsBreakdown']>['groups'][number],
+  groupBy: BreakdownVariant,
+): Record<string, unknown> {
+  const key = groupBy.join(',');
+  let shape = breakdownShapers.get(key);
+  if (!shape) {
+    shape = shaper(BREAKDOWN_GROUP_KEYS, groupBy);
+    breakdownShapers.set(key, shape);
+  }
+  const { metrics, ...keys } = group;
+  return { ...shape(keys), ...toSummaryMetrics(metrics) };
+}
+
+type Durations = NonNullable<RestMetricsDurationsQuery['metricsDurations']>;
+
+export const DURATION_BUCKET: Representation<Durations['histogram'][number]> = {
+  name: 'DurationBucket',
+  graphqlType: 'DurationBucket',
+  fields: [
+    { name: 'from_seconds', from: 'fromSeconds', schema: count },
+    { name: 'to_seconds', from: 'toSeconds', schema: { type: ['integer', 'null'], minimum: 1 } },
+    { name: 'count', from: 'count', schema: count },
+  ],
+};
+
+const toDurationBucket = shaper(DURATION_BUCKET, undefined);
+const percentile: JsonSchema = { type: ['number', 'null'], minimum: 0 };
+
+export const DURATION_PERCENTILES: Representation<Durations['percentiles']> = {
+  name: 'DurationPercentiles',
+  graphqlType: 'DurationPercentiles',
+  fields: [
+    { name: 'p50', from: 'p50', schema: percentile },
+    { name: 'p75', from: 'p75', schema: percentile },
+    { name: 'p90', from: 'p90', schema: percentile },
+    { name: 'p95', from: 'p95', schema: percentile },
+    { name: 'p99', from: 'p99', schema: percentile },
+  ],
+};
+
+const toPercentiles = shaper(DURATION_PERCENTILES, undefined);
+
+export const DURATIONS: Representation<Durations> = {
+  name: 'DurationMetrics',
+  graphqlType: 'MetricsDurations',
+  fields: [
+    { name: 'count', from: 'count', schema: count },
+    { name: 'percentiles', from: 'percentiles', schema: ref(DURATION_PERCENTILES.name), convert: toPercentiles },
+    { name: 'histogram', from: 'histogram', schema: arrayOf(DURATION_BUCKET.name), convert: (buckets) => buckets.map(toDurationBucket) },
+    { name: 'precision_seconds', from: 'precisionSeconds', schema: count },
+  ],
+};
+
+export const toDurations: (durations: Durations) => Record<string, unknown> = shaper(DURATIONS, undefined);
+
+// ---------------------------------------------------------------------------------------------
+// The calling API key (GET /api/v1/me)
+
+type Viewer = RestMeQuery['viewer'];
+type QuotaWindow = Viewer['quota']['minute'];
+
+/** Null for Unlimited-tier keys, which have no quotas. */
+const quotaFigure: JsonSchema = { type: ['integer', 'null'], minimum: 0 };
+
+export const QUOTA_WINDOW: Representation<QuotaWindow> = {
+  name: 'QuotaWindow',
+  graphqlType: 'QuotaWindow',
+  fields: [
+    { name: 'limit', from: 'limit', schema: { ...quotaFigure, minimum: 1 } },
+    { name: 'remaining', from: 'remaining', schema: quotaFigure },
+    { name: 'reset_seconds', from: 'resetSeconds', schema: { type: ['integer', 'null'], minimum: 1, maximum: 86_400 } },
+  ],
+};
+
+const toQuotaWindow = shaper(QUOTA_WINDOW, undefined);
+
+export const VIEWER_QUOTA: Representation<Viewer['quota']> = {
+  name: 'Quota',
+  graphqlType: 'ViewerQuota',
+  fields: [
+    { name: 'minute', from: 'minute', schema: ref(QUOTA_WINDOW.name), convert: toQuotaWindow },
+    { name: 'hour', from: 'hour', schema: ref(QUOTA_WINDOW.name), convert: toQuotaWindow },
+    { name: 'day', from: 'day', schema: ref(QUOTA_WINDOW.name), convert: toQuotaWindow },
+  ],
+};
+
+const toViewerQuota = shaper(VIEWER_QUOTA, undefined);
+
+export const VIEWER: Representation<Viewer> = {
+  name: 'CurrentApiKey',
+  graphqlType: 'Viewer',
+  fields: [
+    { name: 'id', from: 'id', schema: uuid },
+    { name: 'name', from: 'name', schema: string },
+    { name: 'prefix', from: 'prefix', schema: { type: 'string', examples: [`${KEY_PREFIXES.live}AbCd`] } },
+    { name: 'environment', from: 'environment', schema: { type: 'string', enum: Object.keys(KEY_PREFIXES) }, convert: lowercase },
+    { name: 'scopes', from: 'scopes', schema: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...SCOPES] } } },
+    { name: 'clinic_ids', from: 'clinicIds', schema: { type: ['array', 'null'], minItems: 1, items: uuid } },
+    { name: 'tier', from: 'tier', schema: { type: 'string', enum: [...KEY_TIERS] }, convert: lowercase },
+    { name: 'quota', from: 'quota', schema: ref(VIEWER_QUOTA.name), convert: toViewerQuota },
+    { name: 'expires_at', from: 'expiresAt', schema: nullableTimestamp },
+    { name: 'created_at', from: 'createdAt', schema: timestampSchema },
+    { name: 'last_used_at', from: 'lastUsedAt', schema: nullableTimestamp },
+  ],
+};
+
+export const toViewer: (viewer: Viewer) => Record<string, unknown> = shaper(VIEWER, undefined);

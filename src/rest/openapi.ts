@@ -22,40 +22,19 @@ import {
   isScalarType,
   Kind,
 } from 'graphql';
-import { MISSING_HEADER } from '../auth/authenticate.js';
+import { MISSING_HEADER, PHI_SCOPE } from '../auth/api-keys.js';
 import { ERRORS, type ErrorCode } from '../domain/error-catalogue.js';
 import { MAX_PAGE, type Problems } from '../domain/parameters.js';
 import { DEFAULT_PAGE_SIZE, KEY_PREFIXES, MAX_PAGE_SIZE, SCHEDULED_OUTCOME, SCOPES, SUCCESSFUL_OUTCOMES, TIER_LIMITS } from '../domain/values.js';
-import { declarationOf, FILTER_KEYS, INTERACTION_FILTERS, MAX_CAMPAIGN_ID_LENGTH as MAX_ID_LENGTH } from '../filters/interaction-filters.js';
-import { schema as graphqlSchema } from '../graphql/index.js';
-import { PHI_SCOPE } from '../phi/masking.js';
-import { PHI_FILTERS, phiScopeMessage } from '../phi/scope.js';
-import { availableTypes, EXPORT_TYPES, type ExportFormat, withFormat } from './exports/negotiate.js';
-import { exportDocs } from './exports/openapi.js';
-import { exportFormatsOf } from './exports/routes.js';
 import {
-  EXAMPLE_BREAKDOWN,
-  EXAMPLE_CAMPAIGN,
-  EXAMPLE_CLINIC,
-  EXAMPLE_CLINIC_ID,
-  EXAMPLE_CONVERSATION,
-  EXAMPLE_DAILY,
-  EXAMPLE_DELETED_INTERACTION,
-  EXAMPLE_DEMO_INTERACTION_ID,
-  EXAMPLE_DURATIONS,
-  EXAMPLE_OUTCOMES,
-  EXAMPLE_REQUEST_ID,
-  EXAMPLE_SERIES,
-  EXAMPLE_SUMMARY,
-  EXAMPLE_SUMMARY_CHANGE,
-  EXAMPLE_SUMMARY_PREVIOUS,
-  EXAMPLE_TIMESTAMP,
-  EXAMPLE_TRANSCRIPT,
-  EXAMPLE_VIEWER,
-  EXAMPLE_VOICE_CALL,
-  withTranscriptOf,
-} from './openapi-examples.js';
-import { readQuery, restVariables } from './query-params.js';
+  declarationOf,
+  FILTER_KEYS,
+  INTERACTION_FILTERS,
+  MAX_CAMPAIGN_ID_LENGTH as MAX_ID_LENGTH,
+  PHI_FILTER_KEYS,
+  phiScopeMessage,
+} from '../filters/interaction-filters.js';
+import { schema as graphqlSchema } from '../graphql/index.js';
 import {
   BREAKDOWN_GROUP_KEYS,
   CAMPAIGN,
@@ -83,8 +62,44 @@ import {
   timestampSchema,
   VIEWER,
   VIEWER_QUOTA,
-} from './representation.js';
-import { API_INDEX_PATH, READ_METHODS, REST_NAMES, type Route, routes } from './routes.js';
+} from './envelope.js';
+import { exportDocs } from './exports/openapi.js';
+import { exportFormatsOf } from './exports/routes.js';
+import {
+  EXAMPLE_BREAKDOWN,
+  EXAMPLE_CAMPAIGN,
+  EXAMPLE_CLINIC,
+  EXAMPLE_CLINIC_ID,
+  EXAMPLE_CONVERSATION,
+  EXAMPLE_DAILY,
+  EXAMPLE_DELETED_INTERACTION,
+  EXAMPLE_DEMO_INTERACTION_ID,
+  EXAMPLE_DURATIONS,
+  EXAMPLE_OUTCOMES,
+  EXAMPLE_REQUEST_ID,
+  EXAMPLE_SERIES,
+  EXAMPLE_SUMMARY,
+  EXAMPLE_SUMMARY_CHANGE,
+  EXAMPLE_SUMMARY_PREVIOUS,
+  EXAMPLE_TIMESTAMP,
+  EXAMPLE_TRANSCRIPT,
+  EXAMPLE_VIEWER,
+  EXAMPLE_VOICE_CALL,
+  withTranscriptOf,
+} from './openapi-examples.js';
+import {
+  API_INDEX_PATH,
+  availableTypes,
+  EXPORT_TYPES,
+  type ExportFormat,
+  READ_METHODS,
+  REST_NAMES,
+  type Route,
+  readQuery,
+  restVariables,
+  routes,
+  withFormat,
+} from './routes.js';
 
 type Json = Record<string, unknown>;
 
@@ -959,7 +974,7 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
   // A route without a scope (GET /api/v1/me) is never answered 403.
   if (route.scope) {
     // The filters that read patient data (phi/scope.ts) need phi:read besides the route's scope.
-    const phiParams = PHI_FILTERS.map((filter) => (REST_NAMES as Partial<Record<string, string>>)[filter]).filter(
+    const phiParams = PHI_FILTER_KEYS.map((filter) => (REST_NAMES as Partial<Record<string, string>>)[filter]).filter(
       (name): name is string => name !== undefined && route.params.includes(name),
     );
     const phiNote = phiParams.length

@@ -4,6 +4,18 @@
 // their REST names (query-params.ts); their rules are the resolvers'. The OpenAPI document is
 // generated from this table.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import {
+  type DocumentNode,
+  type GraphQLEnumType,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  getNullableType,
+  isEnumType,
+  isListType,
+  Kind,
+  type OperationDefinitionNode,
+  typeFromAST,
+} from 'graphql';
 import { MAX_DAILY_DAYS } from '../analytics/window-filter.js';
 import {
   RestCampaignsDocument,
@@ -20,13 +32,12 @@ import {
   RestMetricsSeriesDocument,
   RestMetricsSummaryDocument,
 } from '../documents/graphql.js';
-import { hasControlCharacter } from '../domain/parameters.js';
+import { hasControlCharacter, type Problems } from '../domain/parameters.js';
 import type { Scope } from '../domain/values.js';
-import { restNamesOf } from '../filters/interaction-filters.js';
-import { mapInSlices, type TimeSlice } from '../limits/time-slices.js';
+import { type ParameterNames, restNamesOf } from '../filters/interaction-filters.js';
+import { mapInSlices, type TimeSlice } from '../limits/admission.js';
 import { MAX_SERIES_BUCKETS } from '../zones/local-calendar.js';
 import type { CursorMeta, PaginationMeta } from './envelope.js';
-import type { QueryValues } from './query-params.js';
 import {
   toBreakdownGroup,
   toCampaign,
@@ -41,7 +52,7 @@ import {
   toSummaryChange,
   toSummaryMetrics,
   toViewer,
-} from './representation.js';
+} from './envelope.js';
 
 export { REST_NAMES } from '../filters/interaction-filters.js';
 
@@ -309,4 +320,275 @@ export function matchRoute(pathname: string): MatchedRoute | undefined {
     if (matches) return { route, pathParams };
   }
   return undefined;
+}
+
+// A REST request's query string, read strictly, and its parameters as the variables of its route's
+// GraphQL document.
+//
+// Reading (decisions section 2): a parameter that is not the endpoint's, or one given twice, is an
+// error - a typo must never silently widen results. The query string is split and decoded here
+// rather than through URLSearchParams, which decodes leniently: a broken escape (`%E0%A4%A`) or
+// bytes that are not UTF-8 become U+FFFD and the request would be answered as if the client had
+// meant it. Values and problems are kept in prototype-free records, so `__proto__` is a parameter
+// name like any other (on a plain object, assigning it sets the prototype and the parameter
+// vanishes).
+//
+// The variables: only names and types are mapped here - the rules every value must follow are the
+// resolvers' (graphql/errors.ts `checked`), judged once for REST and GraphQL alike:
+//   - each variable is read from the parameter of its REST name (REST_NAMES), or from the path;
+//   - an `Int` must be written in decimal digits (a query string has no numbers, only text), a
+//     `Boolean` as `true` or `false`;
+//   - an enum value is its REST spelling, the value the schema's enum maps it to (`voice` for
+//     `VOICE`); a list is comma-separated. A text that is no value of the enum is left for the
+//     resolver to judge and name as sent (`unconverted`), with the variable null, and so is a
+//     number too large for GraphQL's 32-bit `Int`.
+
+export type QueryValues = Record<string, string>;
+
+/** A record with no prototype: every name, `__proto__` and `constructor` included, is an own key. */
+export function emptyRecord(): Record<string, string> {
+  return Object.create(null) as Record<string, string>;
+}
+
+/** Sets `name` as an own property even where `problems` is a plain object and `name` is `__proto__`. */
+export function report(problems: Problems, name: string, message: string): void {
+  Object.defineProperty(problems, name, { value: message, enumerable: true, writable: true, configurable: true });
+}
+
+/** `application/x-www-form-urlencoded` decoding as URLSearchParams does it, but failing on malformed input. */
+function decode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+export function readQuery(url: URL, allowed: readonly string[], problems: Problems): QueryValues {
+  const values = emptyRecord();
+  const seen = new Set<string>();
+  for (const pair of url.search.slice(1).split('&')) {
+    if (!pair) continue;
+    const equals = pair.indexOf('=');
+    const rawName = equals === -1 ? pair : pair.slice(0, equals);
+    const name = decode(rawName);
+    if (name === undefined) {
+      report(problems, rawName, 'is not a valid parameter name (malformed percent-encoding or not UTF-8)');
+      continue;
+    }
+    const value = decode(equals === -1 ? '' : pair.slice(equals + 1));
+    if (!allowed.includes(name)) {
+      report(
+        problems,
+        name,
+        allowed.length ? `is not a parameter of this endpoint (parameters: ${allowed.join(', ')})` : 'is not a parameter of this endpoint (it takes none)',
+      );
+    } else if (seen.has(name)) report(problems, name, 'is given more than once');
+    else if (value === undefined) report(problems, name, 'is not validly encoded (malformed percent-encoding or not UTF-8)');
+    else values[name] = value;
+    seen.add(name);
+  }
+  return values;
+}
+
+/** A whole number written in decimal digits, or undefined (reported) when it is not one. */
+export function readInteger(values: QueryValues, name: string, problems: Problems): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(raw)) {
+    report(problems, name, 'must be a whole number');
+    return undefined;
+  }
+  return Number(raw);
+}
+
+/** The largest value of GraphQL's `Int`. */
+const GRAPHQL_INT_MAX = 2_147_483_647;
+
+export interface RestVariables {
+  variables: Record<string, unknown>;
+  /** Variable name -> the value sent, for values that no variable of its type can hold. */
+  unconverted: Record<string, string | string[] | number>;
+}
+
+/** The enum value a REST text spells (its internal value), or undefined. */
+function enumName(type: GraphQLEnumType, text: string): string | undefined {
+  return type.getValues().find((value) => value.value === text)?.name;
+}
+
+function operationOf(document: DocumentNode): OperationDefinitionNode {
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (!operation) throw new TypeError('REST document without an operation');
+  return operation;
+}
+
+export function restVariables(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  names: ParameterNames,
+  input: { query: QueryValues; pathParams: Record<string, string> },
+  problems: Problems,
+): RestVariables {
+  const variables: Record<string, unknown> = {};
+  const unconverted: RestVariables['unconverted'] = {};
+  for (const definition of operationOf(document).variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    const restName = (names as Record<string, string | undefined>)[name] ?? name;
+    const text = input.pathParams[restName] ?? input.query[restName];
+    const type = getNullableType(typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined);
+    if (text === undefined || type === undefined) {
+      // A variable with a default takes it (a directive's `if` cannot be null).
+      if (!definition.defaultValue) variables[name] = null;
+      continue;
+    }
+    if (isListType(type)) {
+      const itemType = getNullableType(type.ofType) as GraphQLInputType;
+      const items = text.split(',');
+      const converted = isEnumType(itemType) ? items.map((item) => enumName(itemType, item)) : items;
+      if (converted.every((item) => item !== undefined)) variables[name] = converted;
+      else {
+        variables[name] = null;
+        unconverted[name] = items;
+      }
+    } else if (isEnumType(type)) {
+      const converted = enumName(type, text);
+      variables[name] = converted ?? null;
+      if (converted === undefined) unconverted[name] = text;
+    } else if (type.name === 'Int') {
+      const value = readInteger(input.query, restName, problems);
+      // GraphQL's Int is 32-bit: a larger number is the resolver's to refuse, as out of range.
+      const fits = value !== undefined && value <= GRAPHQL_INT_MAX;
+      variables[name] = fits ? value : null;
+      if (value !== undefined && !fits) unconverted[name] = value;
+    } else if (type.name === 'Boolean') {
+      // `true` or `false`, as written; anything else is the resolver's to name (the default, if
+      // any, stands in meanwhile so that the document still executes).
+      if (text === 'true' || text === 'false') variables[name] = text === 'true';
+      else {
+        if (!definition.defaultValue) variables[name] = null;
+        unconverted[name] = text;
+      }
+    } else variables[name] = text;
+  }
+  return { variables, unconverted };
+}
+
+// Which answer a request asks for: today's JSON envelope, one of the two export formats, or none
+// the endpoint can give (406).
+//
+// The query parameter `format` (`json`, `csv`, `ndjson`), on an endpoint that has exports, decides
+// on its own: a link in a browser or a spreadsheet's "from web" cannot set Accept, so what the URL
+// says wins over any Accept sent with it.
+//
+// Without it, the Accept header (docs/rest-api.md, Exports). The q of a media type is its own
+// range's, else its major type's wildcard's, else `*/*`'s, else 0 (q=0 refuses). Only an explicit
+// `text/csv` or `application/x-ndjson` range can select an export over JSON - wildcards (`*/*`,
+// `text/*`, `application/*`) never do, so a client that names neither gets today's JSON. Among the
+// export types, the one with the highest q wins (equal q: the one listed first); it is chosen only
+// when its q is above 0 and strictly above JSON's: a client that weights JSON as high, or higher,
+// keeps JSON. When JSON's q is 0, an export a wildcard accepts is answered if the route has one, and
+// otherwise nothing the client takes exists: 406 (`text/csv` on an endpoint without exports,
+// `application/xml`, `text/html`). A range whose q is not a valid qvalue (RFC 9110: 0 to 1, at
+// most three decimals) is ignored, as is one that is no `type/subtype` and every media-range
+// parameter other than q; an Accept with no valid range at all counts as absent (JSON).
+
+export type ExportFormat = 'csv' | 'ndjson';
+
+/** The media types of the export formats (their Content-Type without parameters). */
+export const EXPORT_TYPES: Readonly<Record<ExportFormat, string>> = { csv: 'text/csv', ndjson: 'application/x-ndjson' };
+
+export const JSON_TYPE = 'application/json';
+
+/** The query parameter that names the answer's format on an endpoint with exports. */
+export const FORMAT_PARAM = 'format';
+
+/** The query parameters of a route with these export formats: its own, and `format` when it has exports. */
+export function withFormat(params: readonly string[], formats: readonly ExportFormat[]): readonly string[] {
+  return formats.length ? [...params, FORMAT_PARAM] : params;
+}
+
+/** The values `format` takes on an endpoint with these export formats: `json`, then theirs. */
+export function formatValues(formats: readonly ExportFormat[]): string[] {
+  return ['json', ...formats];
+}
+
+const MEDIA_RANGE = /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
+/** One media range of an Accept header: its type (lowercase), its q and its position. */
+export interface MediaRange {
+  type: string;
+  q: number;
+  order: number;
+}
+
+/** The media ranges of an Accept header, by the rules above (also used by http/front-door.ts). */
+export function mediaRanges(accept: string): MediaRange[] {
+  const out: MediaRange[] = [];
+  accept.split(',').forEach((part, order) => {
+    const [media, ...params] = part.split(';');
+    const type = media!.trim().toLowerCase();
+    if (!type) return;
+    let q = 1;
+    for (const param of params) {
+      const equals = param.indexOf('=');
+      if (equals === -1 || param.slice(0, equals).trim().toLowerCase() !== 'q') continue;
+      const value = param.slice(equals + 1).trim();
+      if (!QVALUE.test(value)) return;
+      q = Number(value);
+    }
+    out.push({ type, q, order });
+  });
+  return out;
+}
+
+/** What a request asks for. */
+export type Negotiation =
+  /** `format` null: the JSON envelope. `problem`: `format` has a value that is none of formatValues' (a 400 with the query's other problems). */
+  | { acceptable: true; format: ExportFormat | null; problem?: string }
+  /** Nothing the endpoint gives is acceptable: 406, with the media types it can give. */
+  | { acceptable: false; available: readonly string[] };
+
+/** The media types an endpoint with these export formats can answer with. */
+export function availableTypes(formats: readonly ExportFormat[]): string[] {
+  return [JSON_TYPE, ...formats.map((format) => EXPORT_TYPES[format])];
+}
+
+/**
+ * The answer a request asks for, on an endpoint that has the export `formats` (none: JSON only,
+ * and `format` is not one of its parameters).
+ */
+export function negotiate(url: URL, accept: string | null, formats: readonly ExportFormat[]): Negotiation {
+  if (formats.length) {
+    // Its own reading, by the query string's strict rules (a repeated or malformed `format` is
+    // reported with the other parameters' problems where the query is read as a whole).
+    const scratch: Problems = {};
+    const value = readQuery(url, [FORMAT_PARAM], scratch)[FORMAT_PARAM];
+    if (value !== undefined) {
+      if (value === 'json') return { acceptable: true, format: null };
+      const format = formats.find((f) => f === value);
+      if (format) return { acceptable: true, format };
+      return { acceptable: true, format: null, problem: `must be one of ${formatValues(formats).join(', ')}` };
+    }
+  }
+  // A range that is not `type/subtype` names nothing (`garbage`); a header of none is as absent.
+  const all = accept ? mediaRanges(accept).filter((range) => MEDIA_RANGE.test(range.type)) : [];
+  if (!all.length) return { acceptable: true, format: null };
+  const qOf = (type: string) => all.filter((r) => r.type === type).reduce<number | undefined>((q, r) => Math.max(q ?? 0, r.q), undefined);
+  // The q of a media type: its own range's, else its major type's wildcard, else `*/*`'s, else 0.
+  const qFor = (type: string) => qOf(type) ?? qOf(`${type.slice(0, type.indexOf('/'))}/*`) ?? qOf('*/*') ?? 0;
+  const json = qFor(JSON_TYPE);
+  let best: { format: ExportFormat; q: number } | undefined;
+  for (const range of all) {
+    const format = formats.find((f) => EXPORT_TYPES[f] === range.type);
+    if (format && range.q > 0 && (!best || range.q > best.q)) best = { format, q: range.q };
+  }
+  if (best && best.q > json) return { acceptable: true, format: best.format };
+  if (json > 0) return { acceptable: true, format: null };
+  // JSON refused: an export that a wildcard accepts (`text/*`, `*/*` beside `application/json;q=0`) rather than nothing.
+  const fallback = formats.map((format) => ({ format, q: qFor(EXPORT_TYPES[format]) })).filter((f) => f.q > 0);
+  fallback.sort((a, b) => b.q - a.q);
+  if (fallback[0]) return { acceptable: true, format: fallback[0].format };
+  return { acceptable: false, available: availableTypes(formats) };
 }

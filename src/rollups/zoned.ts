@@ -29,10 +29,10 @@
 // days: analytics/zoned.ts reads its windows as the UTC breakdown does.
 
 import type { Db } from '../db/client.js';
-import { and, prepared, queryRows } from '../db/sql.js';
+import { and, prepared, queryRows } from '../db/client.js';
 import { EARLIEST_INSTANT } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { sliced, TimeSlice } from '../limits/time-slices.js';
+import { sliced, TimeSlice } from '../limits/admission.js';
 import { type Dimensions, dimensionConditions, hasDimensions, RAW_COUNTED_TOTALS, totalsColumns } from './counted.js';
 import { forEachNumberRow, MAX_ROW_VALUES } from './number-rows.js';
 import { DAY_COLUMN_OF, SUM_COLUMNS, SUM_VALUES } from './sums.js';

@@ -4,7 +4,7 @@
 // generated while the previous batch is being written, and at most two batches exist at a time.
 
 import pg from 'pg';
-import type { ClinicEnvironmentValue } from '../auth/clinic-visibility.js';
+import type { ClinicEnvironmentValue } from '../auth/api-keys.js';
 import { CLAIM_TRANSACTION_ID } from '../interactions/change-feed.js';
 import { type DemoData, generateDemoData, type SeedCampaign, type SeedClinic, type SeedInteraction, type SeedOptions } from './generate.js';
 

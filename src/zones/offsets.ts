@@ -9,7 +9,7 @@
 // a zone's recent years cost one query each on first use. The cache is bounded: past
 // MAX_CACHED_MONTHS the oldest months are dropped.
 import type { Db } from '../db/client.js';
-import { queryRows } from '../db/sql.js';
+import { queryRows } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 
 const HOUR_MS = 3_600_000;

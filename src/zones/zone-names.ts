@@ -4,7 +4,7 @@
 // which PostgreSQL ignores), and names that are not zones a person picks (`localtime`,
 // `posixrules`, `Factory`).
 import type { Db } from '../db/client.js';
-import { queryRows } from '../db/sql.js';
+import { queryRows } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 
 /** Longer than any name of the tz database (the longest is 32 characters). */

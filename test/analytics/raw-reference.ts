@@ -6,7 +6,7 @@ import type { MetricsFilter } from '../../src/analytics/filter.js';
 import type { OutcomeBreakdown } from '../../src/analytics/outcomes.js';
 import type { SummaryMetrics } from '../../src/analytics/summary.js';
 import type { Db } from '../../src/db/client.js';
-import { instant, num } from '../../src/db/sql.js';
+import { instant, num } from '../../src/db/client.js';
 import { outcomeLabel, SCHEDULED_OUTCOME, SUCCESSFUL_OUTCOMES } from '../../src/domain/values.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 

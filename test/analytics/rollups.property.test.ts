@@ -10,7 +10,7 @@ import { metricsDaily } from '../../src/analytics/daily.js';
 import type { MetricsFilter } from '../../src/analytics/filter.js';
 import { metricsOutcomes } from '../../src/analytics/outcomes.js';
 import { metricsSummary } from '../../src/analytics/summary.js';
-import type { VisibleClinics } from '../../src/auth/clinic-visibility.js';
+import type { VisibleClinics } from '../../src/auth/api-keys.js';
 import {
   CHANNELS,
   type ChannelValue,
@@ -21,8 +21,8 @@ import {
   TYPES_BY_CHANNEL,
 } from '../../src/domain/values.js';
 import type { Filters } from '../../src/filters/interaction-filters.js';
-import { interactionWhere } from '../../src/interactions/conditions.js';
-import { countInteractions } from '../../src/interactions/count.js';
+import { countInteractions } from '../../src/interactions/read-page.js';
+import { interactionWhere } from '../../src/interactions/rows.js';
 import { testDb } from '../helpers/db.js';
 import { rawDaily, rawOutcomes, rawSummary } from './raw-reference.js';
 import { type Fixture, referenceDaily, referenceOutcomes, referenceSummary } from './reference.js';

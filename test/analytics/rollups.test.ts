@@ -10,7 +10,7 @@ import { outcomesQuery } from '../../src/analytics/outcomes.js';
 import { summaryQuery } from '../../src/analytics/summary.js';
 import { migrate } from '../../src/db/migrate.js';
 import type { Prisma } from '../../src/generated/prisma/client.js';
-import { countQuery } from '../../src/interactions/count.js';
+import { countQuery } from '../../src/interactions/read-page.js';
 import { generateDemoData } from '../../src/seed/generate.js';
 import { writeDemoData } from '../../src/seed/seed-database.js';
 import { databaseUrl, migrateUpTo, testDb, withFreshDatabase } from '../helpers/db.js';

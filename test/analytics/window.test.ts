@@ -1,7 +1,7 @@
 // Which parts of a window the metrics read from the rollups (full UTC days, whole months) and which from the
 // raw table (the partial days at its edges).
 import { describe, expect, it } from 'vitest';
-import { splitDays, splitDaysWithComplement, splitWindow } from '../../src/rollups/window.js';
+import { splitDays, splitDaysWithComplement, splitWindow } from '../../src/rollups/counted.js';
 
 const at = (iso: string) => new Date(iso);
 

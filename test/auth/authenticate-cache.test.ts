@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { createApiKey, generateApiKey, revokeApiKey } from '../../src/auth/api-keys.js';
-import { createApiKeyResolver } from '../../src/auth/authenticate.js';
+import { createApiKey, createApiKeyResolver, generateApiKey, revokeApiKey } from '../../src/auth/api-keys.js';
 import type { Db } from '../../src/db/client.js';
-import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
+import { SQL_POOL, type SqlPool } from '../../src/db/client.js';
 import { sql, testDb } from '../helpers/db.js';
 
 const db = testDb();

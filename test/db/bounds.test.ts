@@ -4,9 +4,8 @@
 // `queryRows`), never built by hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseBounds } from '../../src/db/bounds.js';
-import { createPrismaClient, type Db } from '../../src/db/client.js';
+import { createPrismaClient, type Db, queryRows } from '../../src/db/client.js';
 import { isDatabaseUnavailable } from '../../src/db/errors.js';
-import { queryRows } from '../../src/db/sql.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { databaseUrl, databaseUrlVia, sql, testDb } from '../helpers/db.js';
 import { createClinic, uniqueId } from '../helpers/factories.js';

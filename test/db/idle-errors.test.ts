@@ -3,8 +3,7 @@
 // and the process died with a stack trace instead of stopping cleanly.
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createPrismaClient } from '../../src/db/client.js';
-import { queryRows, SQL_POOL } from '../../src/db/sql.js';
+import { createPrismaClient, queryRows, SQL_POOL } from '../../src/db/client.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { databaseUrl } from '../helpers/db.js';
 

@@ -1,12 +1,11 @@
 // Deep pages found by skipping whole days (src/graphql/deep-page.ts) are the pages OFFSET gives:
 // every offset, filters on each rollup dimension, windows with partial days, ties across midnight.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPrismaClient } from '../../src/db/client.js';
-import { and, queryRows } from '../../src/db/sql.js';
+import { and, createPrismaClient, queryRows } from '../../src/db/client.js';
 import type { Filters } from '../../src/filters/interaction-filters.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
-import { interactionConditions } from '../../src/interactions/conditions.js';
-import { deepPageIds } from '../../src/interactions/deep-page.js';
+import { deepPageIds } from '../../src/interactions/read-page.js';
+import { interactionConditions } from '../../src/interactions/rows.js';
 import { databaseUrl } from '../helpers/db.js';
 import { createClinic } from '../helpers/factories.js';
 

@@ -3,7 +3,7 @@
 // metrics costs as many SQL statements as a page of 3; the clinic and campaign objects of groups need
 // their scopes; campaignId on the root fields.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeyResolver } from '../../src/auth/authenticate.js';
+import { createApiKeyResolver } from '../../src/auth/api-keys.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';

@@ -2,13 +2,12 @@
 // Prisma's findMany gives for the same filters, page and selection: same rows, same order, same
 // values (Dates, nulls, transcripts), so that the fields beneath resolve the same either way.
 import { describe, expect, it } from 'vitest';
-import type { VisibleClinics } from '../../src/auth/clinic-visibility.js';
-import { queryRows } from '../../src/db/sql.js';
+import type { VisibleClinics } from '../../src/auth/api-keys.js';
+import { queryRows } from '../../src/db/client.js';
 import type { Filters } from '../../src/filters/interaction-filters.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
-import { interactionConditions, interactionWhere } from '../../src/interactions/conditions.js';
 import { ORDER_INTERACTIONS } from '../../src/interactions/read-page.js';
-import { pageRows, type RowsSelection, rowsById, rowsSelection, withRelations } from '../../src/interactions/rows.js';
+import { interactionConditions, interactionWhere, pageRows, type RowsSelection, rowsById, rowsSelection, withRelations } from '../../src/interactions/rows.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
 

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createApiKeyResolver } from '../../src/auth/authenticate.js';
+import { createApiKeyResolver } from '../../src/auth/api-keys.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { createKey, expectNoErrors, graphql } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';

@@ -1,7 +1,6 @@
 // The application in-process, and a small typed client for its GraphQL endpoint.
 import { type App, type AppOptions, createApp } from '../../src/app.js';
-import { type CreateApiKeyInput, createApiKey } from '../../src/auth/api-keys.js';
-import { createApiKeyResolver } from '../../src/auth/authenticate.js';
+import { type CreateApiKeyInput, createApiKey, createApiKeyResolver } from '../../src/auth/api-keys.js';
 import type { Db } from '../../src/db/client.js';
 import { testDb } from './db.js';
 

@@ -4,10 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
-import { createPrismaClient, type Db } from '../../src/db/client.js';
+import { createPrismaClient, type Db, SQL_POOL, type SqlPool } from '../../src/db/client.js';
 import { listMigrations, listRepeatables, migrationsDir, readSchema } from '../../src/db/migrate.js';
 import { withSchemaEngine } from '../../src/db/schema-engine.js';
-import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
 
 /**
  * This worker's database: a copy of the run's migrated template (test/global-setup.ts), made by the

@@ -4,7 +4,7 @@
 // not depend on the machine's load, so a test can assert "reads no more than this" at any size.
 import { expect } from 'vitest';
 import type { Db } from '../../src/db/client.js';
-import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
+import { SQL_POOL, type SqlPool } from '../../src/db/client.js';
 import { sql } from './db.js';
 
 export interface Statement {

@@ -6,7 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
-import { createApiKeyResolver } from '../../src/auth/authenticate.js';
+import { createApiKeyResolver } from '../../src/auth/api-keys.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { ERRORS, type ErrorCode } from '../../src/domain/error-catalogue.js';
 import { answerClientErrors } from '../../src/http/client-errors.js';

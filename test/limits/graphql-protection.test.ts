@@ -10,7 +10,7 @@ import { getIntrospectionQuery, isNonNullType, Lexer, print, Source, TokenKind }
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
-import { createApiKeyResolver } from '../../src/auth/authenticate.js';
+import { createApiKeyResolver } from '../../src/auth/api-keys.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { QUERY_LIMITS } from '../../src/graphql/builder.js';
 import { schema } from '../../src/graphql/index.js';

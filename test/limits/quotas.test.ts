@@ -2,8 +2,7 @@
 // X-RateLimit-* headers, 429 with Retry-After, fixed UTC windows on an injected clock, the tiers,
 // and exactness under concurrency on one in-memory instance.
 import { describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/auth/api-keys.js';
-import { createApiKeyResolver } from '../../src/auth/authenticate.js';
+import { createApiKey, createApiKeyResolver } from '../../src/auth/api-keys.js';
 import { createKey, graphql, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { expectError, get, request } from '../rest/client.js';

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mapInSlices, nextSlice, stringifyInSlices, TimeSlice } from '../../src/limits/time-slices.js';
+import { mapInSlices, nextSlice, stringifyInSlices, TimeSlice } from '../../src/limits/admission.js';
 
 /** A connected pair of loopback sockets; `ping` writes on one, the promise of the other's data resolves. */
 async function loopback(): Promise<{ ping: () => Promise<void>; close: () => void }> {

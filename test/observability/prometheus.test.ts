@@ -3,9 +3,8 @@
 // unexpected errors, health checks); never rate limited nor counted in a key's quota.
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { createApiKeyResolver } from '../../src/auth/authenticate.js';
-import { createPrismaClient } from '../../src/db/client.js';
-import { SQL_POOL } from '../../src/db/sql.js';
+import { createApiKeyResolver } from '../../src/auth/api-keys.js';
+import { createPrismaClient, SQL_POOL } from '../../src/db/client.js';
 import { MemoryQuotaStore } from '../../src/limits/memory-store.js';
 import type { QuotaStore } from '../../src/limits/windows.js';
 import { createMetrics, tokenMatches } from '../../src/observability/prometheus.js';

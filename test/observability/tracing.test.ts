@@ -10,7 +10,7 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { SQL_POOL } from '../../src/db/sql.js';
+import { SQL_POOL } from '../../src/db/client.js';
 import { redactLiterals, startTracing, type Tracing, tracesEndpoint } from '../../src/observability/tracing.js';
 import { createKey, expectNoErrors, graphql, testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';

@@ -3,7 +3,7 @@
 // short) when the database fails mid-way, and a 503 when it fails before the first byte.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCsv } from '../../bench/csv.js';
-import { SQL_POOL, type SqlPool } from '../../src/db/sql.js';
+import { SQL_POOL, type SqlPool } from '../../src/db/client.js';
 import { CSV_COLUMNS } from '../../src/rest/exports/interactions.js';
 import { createKey, testApp } from '../helpers/app.js';
 import { sql, testDb } from '../helpers/db.js';

@@ -2,7 +2,7 @@
 // (a generic 500): never a stack trace or SQL text in a body.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createApiKeyResolver } from '../../src/auth/authenticate.js';
+import { createApiKeyResolver } from '../../src/auth/api-keys.js';
 import { createPrismaClient } from '../../src/db/client.js';
 import { createKey } from '../helpers/app.js';
 import { failingInteractions, testDb } from '../helpers/db.js';

@@ -1,16 +1,14 @@
 // Campaigns and their root fields.
-import { campaignWhere, clinicCondition } from '../../auth/clinic-visibility.js';
-import { lazy } from '../../domain/lazy.js';
+import { campaignWhere, clinicCondition } from '../../auth/api-keys.js';
 import { checkPaging, hasControlCharacter, isUuid } from '../../domain/parameters.js';
 import { CAMPAIGN_STATUSES } from '../../domain/values.js';
 import type { Prisma } from '../../generated/prisma/client.js';
-import { builder } from '../builder.js';
-import { checked } from '../errors.js';
+import { lazy } from '../../interactions/read-page.js';
+import { builder, COST_COUNTED_BY_PARENT, checked, costByLimit, PageInfo, type PageInfoShape, pagingArgs } from '../builder.js';
 import { CampaignChannelEnum, CampaignStatusEnum, CampaignTypeEnum } from './enums.js';
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
 import { ORDER_CAMPAIGNS } from './order.js';
-import { COST_COUNTED_BY_PARENT, costByLimit, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 export const Campaign = builder.prismaObject('Campaign', {
   description: 'An outreach campaign of a clinic.',

@@ -1,15 +1,13 @@
 // Clinics and their root fields.
-import { clinicWhere } from '../../auth/clinic-visibility.js';
-import { lazy } from '../../domain/lazy.js';
+import { clinicWhere } from '../../auth/api-keys.js';
 import { checkPaging, isUuid } from '../../domain/parameters.js';
-import { builder } from '../builder.js';
-import { checked } from '../errors.js';
+import { lazy } from '../../interactions/read-page.js';
+import { builder, COST_COUNTED_BY_PARENT, checked, checkedPaging, costByLimit, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from '../builder.js';
 import { Campaign } from './campaign.js';
 import { CampaignStatusEnum } from './enums.js';
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
 import { ORDER_CAMPAIGNS } from './order.js';
-import { COST_COUNTED_BY_PARENT, checkedPaging, costByLimit, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 const ClinicEnvironmentEnum = builder.enumType('ClinicEnvironment', {
   description: 'Which API keys see a clinic and its data.',

@@ -5,9 +5,8 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/values.js';
 import type { ParameterNames } from '../../filters/interaction-filters.js';
 import { CursorError, cursorCodec, type Position } from '../../interactions/cursor.js';
 import { listTombstonesAfter, type Tombstone, type TombstonePage, tombstoneList } from '../../interactions/tombstones.js';
-import { builder } from '../builder.js';
-import type { GraphQLContext } from '../context.js';
-import { checked, rejected } from '../errors.js';
+import type { GraphQLContext } from '../builder.js';
+import { builder, checked, rejected } from '../builder.js';
 import { CursorPageInfo } from './interaction-connection.js';
 
 const DeletedInteraction = builder.objectRef<Tombstone>('DeletedInteraction').implement({

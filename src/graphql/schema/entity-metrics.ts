@@ -7,12 +7,11 @@ import { type SummaryMetrics, summaryMetrics } from '../../analytics/summary.js'
 import { NO_TOTALS } from '../../analytics/totals.js';
 import { zonedInstants } from '../../analytics/zoned.js';
 import type { Campaign as CampaignRow, Clinic as ClinicRow } from '../../generated/prisma/client.js';
-import { builder } from '../builder.js';
-import type { GraphQLContext } from '../context.js';
-import { rejected } from '../errors.js';
+import type { GraphQLContext } from '../builder.js';
+import { builder, rejected } from '../builder.js';
 import { Campaign } from './campaign.js';
 import { Clinic } from './clinic.js';
-import { filterArgs } from './filter-args.js';
+import { filterArgs } from './interaction.js';
 import { answering, checkMetrics, type MetricsRequest, MetricsSummary, metricsWindowArgs, timezoneArg, tooManyDays, zonedQueryOf } from './metrics.js';
 
 const ZERO = summaryMetrics(NO_TOTALS);

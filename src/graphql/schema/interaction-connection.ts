@@ -3,16 +3,12 @@
 // REST cursors: a cursor from one works in the other.
 
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/values.js';
-import { checkCursorList } from '../../filters/interaction-filters.js';
+import { checkCursorList, requirePhiScope } from '../../filters/interaction-filters.js';
 import { CursorError, cursorCodec, type Position } from '../../interactions/cursor.js';
 import { type CursorPage, listInteractionsAfter } from '../../interactions/cursor-page.js';
-import { requirePhiScope } from '../../phi/scope.js';
-import { builder } from '../builder.js';
-import { checked, rejected } from '../errors.js';
+import { builder, COST_COUNTED_BY_PARENT, checked, rejected } from '../builder.js';
 import { SortOrderEnum } from './enums.js';
-import { sentFilters } from './filter-args.js';
-import { rootListArgs, searchedRows } from './interaction.js';
-import { COST_COUNTED_BY_PARENT } from './paging.js';
+import { rootListArgs, searchedRows, sentFilters } from './interaction.js';
 
 /** What a cursor page's position needs (the tombstones' pages have it too: deleted-interactions.ts). */
 export type CursorPosition = Pick<CursorPage, 'limit' | 'total' | 'hasMore' | 'nextCursor'>;

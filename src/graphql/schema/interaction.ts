@@ -1,17 +1,26 @@
 // Interactions: calls and WhatsApp conversations, their root fields and filters, and the mark a
 // full-text search leaves on the rows it listed (for their highlights).
-import { clinicCondition } from '../../auth/clinic-visibility.js';
+
+import type { ArgumentRef } from '@pothos/core';
+import { clinicCondition, readsPhi } from '../../auth/api-keys.js';
 import { hasControlCharacter } from '../../domain/parameters.js';
-import { checkList, checkPageList } from '../../filters/interaction-filters.js';
+import {
+  checkList,
+  checkPageList,
+  FILTER_KEYS,
+  type FilterKey,
+  type FilterOf,
+  type FilterReader,
+  filtersOf,
+  INTERACTION_FILTERS,
+  type RawFilters,
+  requirePhiScope,
+} from '../../filters/interaction-filters.js';
 import { type InteractionList, listInteractions } from '../../interactions/read-page.js';
-import { maskPhoneNumber, readsPhi, redactText, redactTranscript } from '../../phi/masking.js';
-import { requirePhiScope } from '../../phi/scope.js';
-import { builder } from '../builder.js';
-import type { GraphQLContext } from '../context.js';
-import { checked } from '../errors.js';
-import { ChannelEnum, DirectionEnum, InteractionTypeEnum, SortOrderEnum } from './enums.js';
-import { type FilterArgValues, filterArgs, sentFilters } from './filter-args.js';
-import { COST_COUNTED_BY_PARENT, costByLimit, PageInfo, pagingArgs } from './paging.js';
+import { maskPhoneNumber, redactText, redactTranscript } from '../../phi/masking.js';
+import type { GraphQLContext } from '../builder.js';
+import { builder, COST_COUNTED_BY_PARENT, checked, costByLimit, PageInfo, pagingArgs } from '../builder.js';
+import { ChannelEnum, DirectionEnum, InteractionTypeEnum, OutcomeEnum, SortOrderEnum } from './enums.js';
 
 /**
  * A transcript is read whole with its interaction, but its response holds every turn (about ten):
@@ -100,6 +109,49 @@ export const Interaction = builder.prismaObject('Interaction', {
     }),
   }),
 });
+
+// The GraphQL arguments of the interaction filters, derived from their declarations
+// (filters/interaction-filters.ts): each read spreads the arguments of the filters it takes.
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The schema's enum of each enum a filter declares. */
+const ENUMS = { Channel: ChannelEnum, InteractionType: InteractionTypeEnum, Direction: DirectionEnum, Outcome: OutcomeEnum } as const;
+
+/** The filters declared as GraphQL IDs. */
+type IdFilterKey = { [K in FilterKey]: (typeof INTERACTION_FILTERS)[K]['input'] extends { scalar: 'ID' } ? K : never }[FilterKey];
+
+/** What Pothos gives a resolver for a filter's argument (an ID may arrive as a number). */
+type ArgumentOf<K> = K extends IdFilterKey ? string | number : K extends keyof RawFilters ? NonNullable<RawFilters[K]> : never;
+
+export type FilterArgs<R extends FilterReader> = { [K in FilterOf<R>]: ArgumentRef<Types, ArgumentOf<K> | null | undefined> };
+
+/** The filter arguments of any read, as a resolver gets them. */
+export type FilterArgValues = { [K in keyof RawFilters]?: ArgumentOf<K> | null };
+
+/** The arguments of the filters `reader` takes, in their declared order. */
+export function filterArgs<R extends FilterReader>(reader: R): FilterArgs<R> {
+  return builder.args((t) =>
+    Object.fromEntries(
+      filtersOf(reader).map((key) => {
+        const { input, description } = INTERACTION_FILTERS[key];
+        if ('scalar' in input) return [key, input.scalar === 'ID' ? t.id({ description }) : t.string({ description })];
+        const type = ENUMS[input.enum];
+        return [key, 'list' in input ? t.field({ type: [type], description }) : t.field({ type, description })];
+      }),
+    ),
+  ) as unknown as FilterArgs<R>;
+}
+
+/** The filters of a resolver's arguments as the checks take them: IDs as text. */
+export function sentFilters<A extends { [K in keyof RawFilters]?: unknown }>(args: A): A & RawFilters {
+  const sent: Record<string, unknown> = { ...args };
+  for (const key of FILTER_KEYS) {
+    const value = args[key];
+    if (value != null && 'scalar' in INTERACTION_FILTERS[key].input && typeof value === 'number') sent[key] = String(value);
+  }
+  return sent as A & RawFilters;
+}
 
 /** The window of interaction lists (root and nested), on `startedAt`. */
 export const listWindowArgs = builder.args((t) => ({

@@ -6,8 +6,8 @@ import type { MetricsFilter } from '../../analytics/filter.js';
 import { zonedInstants } from '../../analytics/zoned.js';
 import { checkPaging, type Paging, type Problems } from '../../domain/parameters.js';
 import type { ParameterNames } from '../../filters/interaction-filters.js';
-import { builder } from '../builder.js';
-import type { GraphQLContext } from '../context.js';
+import type { GraphQLContext } from '../builder.js';
+import { builder, PageInfo, type PageInfoShape, pagingArgs } from '../builder.js';
 import { Campaign } from './campaign.js';
 import { Clinic } from './clinic.js';
 import { ChannelEnum, DirectionEnum, InteractionTypeEnum } from './enums.js';
@@ -22,7 +22,6 @@ import {
   windowArgs,
   zonedQueryOf,
 } from './metrics.js';
-import { PageInfo, type PageInfoShape, pagingArgs } from './paging.js';
 
 const DIMENSION_MEANINGS: Record<Dimension, string> = {
   clinic: 'The clinic (keys `clinic`, `clinicId`, `clinicName`).',

@@ -26,14 +26,13 @@ import {
 import type { Problems } from '../../domain/parameters.js';
 import { SUCCESSFUL_OUTCOMES } from '../../domain/values.js';
 import type { ParameterNames } from '../../filters/interaction-filters.js';
-import { handInSlices } from '../../limits/time-slices.js';
+import { handInSlices } from '../../limits/admission.js';
 import { type Granularity, MAX_SERIES_BUCKETS } from '../../zones/local-calendar.js';
 import { knownZoneNames } from '../../zones/zone-names.js';
-import { type ArgumentUnits, builder } from '../builder.js';
-import type { GraphQLContext } from '../context.js';
-import { checked, rejected } from '../errors.js';
+import type { GraphQLContext } from '../builder.js';
+import { type ArgumentUnits, builder, checked, rejected } from '../builder.js';
 import { GranularityEnum, MetricsComparisonEnum } from './enums.js';
-import { type FilterArgValues, filterArgs, sentFilters } from './filter-args.js';
+import { type FilterArgValues, filterArgs, sentFilters } from './interaction.js';
 import { type CheckedZoneArguments, checkZoneArguments, type ZoneArguments, zonedQuery } from './zone-arguments.js';
 
 /** An aggregate over a window costs like a page of rows (see builder.ts). */

@@ -1,7 +1,7 @@
 // The `interactions` field of clinics and campaigns: a bounded, batched list per parent.
 import type { Interaction as InteractionRow } from '../../generated/prisma/client.js';
 import { nestedListLoader } from '../../interactions/nested-pages.js';
-import type { GraphQLContext } from '../context.js';
+import type { GraphQLContext } from '../builder.js';
 import { checkedList, type ListArgs, searchedRows } from './interaction.js';
 
 export function interactionsOf(

@@ -2,10 +2,10 @@
 // that searched marks its rows with its text (interaction.ts, searchedRows); the field reads the
 // fragments of a page's rows in one statement per distinct text (ts_headline, text-search.ts).
 import DataLoader from 'dataloader';
+import { readsPhi } from '../../auth/api-keys.js';
 import { highlightsOf } from '../../interactions/text-search.js';
-import { readsPhi } from '../../phi/masking.js';
+import type { GraphQLContext } from '../builder.js';
 import { builder } from '../builder.js';
-import type { GraphQLContext } from '../context.js';
 import { Interaction, searchedBy } from './interaction.js';
 
 /** Context -> text -> loader of the fragments by interaction id. */

@@ -3,14 +3,14 @@
 // which zone is the clinic's).
 import { dimensionsOfWindow, type MetricsFilter } from '../../analytics/filter.js';
 import { COMPARISONS, type Comparison, type LocalBound, type ZonedQuery } from '../../analytics/zoned.js';
-import { queryRows } from '../../db/sql.js';
+import { queryRows } from '../../db/client.js';
 import { hasControlCharacter, type Problems } from '../../domain/parameters.js';
 import type { ParameterNames } from '../../filters/interaction-filters.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { GRANULARITIES, type Granularity } from '../../zones/local-calendar.js';
 import { looksLikeZoneName, zoneNames } from '../../zones/zone-names.js';
-import type { GraphQLContext } from '../context.js';
-import { rejected } from '../errors.js';
+import type { GraphQLContext } from '../builder.js';
+import { rejected } from '../builder.js';
 
 const DAY = 86_400_000;
 const UNKNOWN_ZONE = 'is not a time zone of the tz database (names are case-sensitive, e.g. Europe/Madrid)';

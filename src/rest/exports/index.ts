@@ -15,24 +15,21 @@
 // requests keep their connections and one key cannot take every export slot.
 import type pg from 'pg';
 import type { ApiKeyPrincipal } from '../../auth/api-keys.js';
-import { visibleClinicsOf } from '../../auth/clinic-visibility.js';
+import { PHI_SCOPE, readsPhi, visibleClinicsOf } from '../../auth/api-keys.js';
 import type { Db } from '../../db/client.js';
+import { SQL_POOL } from '../../db/client.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
-import { SQL_POOL } from '../../db/sql.js';
 import type { Problems } from '../../domain/parameters.js';
+import { phiArgumentsOf, phiScopeError } from '../../filters/interaction-filters.js';
 import { feedHorizon } from '../../interactions/change-feed.js';
 import type { Logger } from '../../logging/logger.js';
-import { PHI_SCOPE, readsPhi } from '../../phi/masking.js';
-import { phiArgumentsOf, phiScopeError } from '../../phi/scope.js';
 import { stateOf } from '../../request/state.js';
 import { failure, insufficientScope } from '../envelope.js';
-import { readQuery } from '../query-params.js';
-import { REST_NAMES, type Route } from '../routes.js';
+import { type ExportFormat, FORMAT_PARAM, REST_NAMES, type Route, readQuery } from '../routes.js';
 import { CopyOut } from './copy-out.js';
 import { csvRecord } from './csv.js';
 import { checkInteractionExport, exportStatement, INTERACTION_EXPORT_PARAMS, rowFormat } from './interactions.js';
 import { type Execution, metricsExportOf, metricsRows } from './metrics.js';
-import { type ExportFormat, FORMAT_PARAM } from './negotiate.js';
 import { type ExportSource, exportResponse, fileName, pulledStream } from './response.js';
 import { INTERACTIONS_PATH } from './routes.js';
 import { ExportSlots } from './slots.js';

@@ -2,16 +2,15 @@
 // the COPY statement that reads the rows, in binary; rows.ts writes them as CSV or NDJSON
 // (copy-out.ts says why the service rather than PostgreSQL writes the text).
 import { escapeLiteral } from 'pg';
-import type { VisibleClinics } from '../../auth/clinic-visibility.js';
+import type { VisibleClinics } from '../../auth/api-keys.js';
 import type { Problems } from '../../domain/parameters.js';
 import { checkCursorList, type Filters, REST_NAMES, restFilters } from '../../filters/interaction-filters.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { interactionConditions } from '../../interactions/conditions.js';
-import { textScopeOf } from '../../interactions/count.js';
+import { textScopeOf } from '../../interactions/read-page.js';
+import { interactionConditions } from '../../interactions/rows.js';
 import { textMatchIds } from '../../interactions/text-search.js';
-import type { QueryValues } from '../query-params.js';
+import type { ExportFormat, QueryValues } from '../routes.js';
 import type { RowFormat } from './copy-out.js';
-import type { ExportFormat } from './negotiate.js';
 import { COLUMNS, CSV_COLUMNS, CSV_HEADER, csvRow, ndjsonRow, type RowOptions } from './rows.js';
 
 export { CSV_COLUMNS };

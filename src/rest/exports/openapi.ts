@@ -1,8 +1,9 @@
 // What the OpenAPI document says of exports (rest/openapi.ts asks for each route): the two export
 // media types of a route's 200, its Content-Disposition, and a paragraph for its description.
+
+import { FORMAT_PARAM, formatValues } from '../routes.js';
 import { CSV_COLUMNS, INTERACTION_EXPORT_PARAMS, NOT_FOR_EXPORTS } from './interactions.js';
 import { metricsExportOf } from './metrics.js';
-import { FORMAT_PARAM, formatValues } from './negotiate.js';
 import { CONTENT_TYPES } from './response.js';
 import { exportFormatsOf, INTERACTIONS_PATH } from './routes.js';
 

@@ -3,7 +3,7 @@
 import { STATUS_CODES } from 'node:http';
 import { ReadableStream as FetchReadableStream, Response } from '@whatwg-node/fetch';
 import { stateOf } from '../../request/state.js';
-import type { ExportFormat } from './negotiate.js';
+import type { ExportFormat } from '../routes.js';
 
 export const CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {
   csv: 'text/csv; charset=utf-8; header=present',

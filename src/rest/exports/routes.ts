@@ -1,7 +1,8 @@
 // Which routes have exports, and in which formats: the one answer that the REST facade (whether
 // `format` is a parameter, whether an Accept can be met), the exports and the OpenAPI document read.
+
+import { EXPORT_TYPES, type ExportFormat } from '../routes.js';
 import { metricsExportOf } from './metrics.js';
-import { EXPORT_TYPES, type ExportFormat } from './negotiate.js';
 
 export const INTERACTIONS_PATH = '/api/v1/interactions';
 
