@@ -9,15 +9,28 @@ import { type ApiKeyResolver, createApiKeyResolver, createRequestAuthenticator }
 import type { Db } from './db/client.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { codedError, httpOf } from './domain/coded-error.js';
-import { callerParametersOf, createGraphQLContext, type GraphQLContext } from './graphql/builder.js';
+import { callerParametersOf, createGraphQLContext, type FieldRateLimit, type GraphQLContext, useAdmission, useQueryLimits } from './graphql/builder.js';
 import { useGraphQLOverHttp } from './graphql/graphql-http.js';
-import { schema } from './graphql/index.js';
+import { FIELD_RATE_LIMITS, schema } from './graphql/index.js';
 import { useDocumentLimits } from './graphql/use-document-limits.js';
 import { useHeavyLane } from './graphql/use-heavy-lane.js';
 import { useOperationErrors } from './graphql/use-operation-errors.js';
-import { type FieldRateLimit, useAdmission, useQueryLimits } from './graphql/use-query-limits.js';
-import type { TrustProxySetting } from './http/app-routes.js';
-import { GRAPHQL_PATH, rendersGraphiQL, routeOf, usePages, usePrivateAnswers, useRequestState, useRoutes } from './http/app-routes.js';
+import type { TrustProxySetting } from './http/app-plugins.js';
+import {
+  classifyUnexpectedError,
+  createMetrics,
+  GRAPHQL_PATH,
+  metricsPage,
+  type PoolStats,
+  rendersGraphiQL,
+  routeOf,
+  useMetrics,
+  usePages,
+  usePrivateAnswers,
+  useRequestLog,
+  useRequestState,
+  useRoutes,
+} from './http/app-plugins.js';
 import { frontDoorPage } from './http/front-door.js';
 import type { Lifecycle } from './http/lifecycle.js';
 import { docsPage } from './http/use-docs.js';
@@ -28,7 +41,6 @@ import type { HeavyWork } from './limits/heavy-lane.js';
 import { MemoryQuotaStore } from './limits/memory-store.js';
 import type { PerWindow, QuotaStore } from './limits/windows.js';
 import { defaultLogger, type Logger } from './logging/logger.js';
-import { classifyUnexpectedError, createMetrics, metricsPage, type PoolStats, useMetrics, useRequestLog } from './observability/prometheus.js';
 import type { Tracing } from './observability/tracing.js';
 import { createYogaLogger } from './observability/yoga-logger.js';
 import { stateOf } from './request/state.js';
@@ -140,7 +152,7 @@ export function createApp(options: AppOptions): App {
     // Before the cost of an operation is judged: a mutation or subscription is refused outright.
     useOperationErrors(),
     ...useDocumentLimits(),
-    ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits, concurrency }),
+    ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits ?? FIELD_RATE_LIMITS, concurrency }),
     // After the limits: a heavy document is handed over with its units already taken.
     ...(options.heavyLane ? [useHeavyLane(options.heavyLane)] : []),
     // Last of the app's own: it executes the route's document through the hooks above.

@@ -28,9 +28,8 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { codedError, httpOf } from '../domain/coded-error.js';
-import { COMPLEXITY_CODES, complexityError, QUERY_LIMITS } from './builder.js';
+import { COMPLEXITY_CODES, complexityError, forFreeFormDocuments, QUERY_LIMITS } from './builder.js';
 import { introspectionCost } from './introspection-cost.js';
-import { forFreeFormDocuments } from './use-query-limits.js';
 
 /** Aliases in one operation, `__typename` ones included. */
 export const MAX_ALIASES = 15;

@@ -8,7 +8,7 @@ import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { type HeavyWork, isHeavy } from '../limits/heavy-lane.js';
 import { stateOf } from '../request/state.js';
 import type { GraphQLContext } from './builder.js';
-import { isRestExecution, refusesFields, unitsTaken } from './use-query-limits.js';
+import { isRestExecution, refusesFields, unitsTaken } from './builder.js';
 
 export function useHeavyLane(lane: HeavyWork): Plugin {
   const answers = new WeakMap<Request, Response>();

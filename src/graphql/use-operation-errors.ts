@@ -5,7 +5,7 @@
 import { type DocumentNode, type GraphQLError, type GraphQLSchema, getOperationAST, OperationTypeNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { codedError } from '../domain/coded-error.js';
-import { forFreeFormDocuments } from './use-query-limits.js';
+import { forFreeFormDocuments } from './builder.js';
 
 const REQUEST_ERROR = { status: 400, spec: true };
 

@@ -4,7 +4,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { requestIdFrom } from '../request/state.js';
-import { isGraphQLTarget } from './app-routes.js';
+import { isGraphQLTarget } from './app-plugins.js';
 import { type EdgeError, rawEnvelope, rawGraphQLError, writeEnvelope } from './raw-envelope.js';
 
 /** By Node's error code; REQUEST_TOO_LARGE names which part was too large by its status. */

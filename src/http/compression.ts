@@ -16,7 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { replaceHeader, varyWith } from './app-routes.js';
+import { replaceHeader, varyWith } from './app-plugins.js';
 
 export type ContentCoding = 'br' | 'gzip';
 

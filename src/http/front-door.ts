@@ -11,12 +11,11 @@
 // follows the links from `/` then reads everything one way. The page for a browser is the one
 // answer that is not JSON, like /docs.
 import { createHash } from 'node:crypto';
-import { notModified, successFromPayload, successPayload } from '../rest/envelope.js';
 import { API_TITLE, API_VERSION, operationIdOf, tagOf } from '../rest/openapi.js';
-import { mediaRanges, routes } from '../rest/routes.js';
+import { mediaRanges, notModified, routes, successFromPayload, successPayload } from '../rest/routes.js';
 import { etagOf, ifNoneMatchNames } from '../rest/use-rest.js';
-import type { Page } from './app-routes.js';
-import { API_INDEX_PATH, DOCS_PATH, GRAPHQL_PATH, HOME_PATH, OPENAPI_PATH } from './app-routes.js';
+import type { Page } from './app-plugins.js';
+import { API_INDEX_PATH, DOCS_PATH, GRAPHQL_PATH, HOME_PATH, OPENAPI_PATH } from './app-plugins.js';
 
 const READY_PATH = '/health/ready';
 

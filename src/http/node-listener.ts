@@ -9,7 +9,7 @@ import { ERRORS } from '../domain/error-catalogue.js';
 import { answerMediaType } from '../graphql/graphql-http.js';
 import type { Logger } from '../logging/logger.js';
 import { requestIdFrom } from '../request/state.js';
-import { clientAddressOf, isGraphQLTarget, proxyMatcher, type TrustProxySetting } from './app-routes.js';
+import { clientAddressOf, isGraphQLTarget, proxyMatcher, type TrustProxySetting } from './app-plugins.js';
 import { negotiateCompression, sendCompressed } from './compression.js';
 import { lingerOnClose } from './lingering-close.js';
 import { writeEnvelope, writeGraphQLError } from './raw-envelope.js';

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BEARER_SCHEME, buildOpenApiDocument } from '../rest/openapi.js';
-import type { Page } from './app-routes.js';
-import { DOCS_PATH, type DocsFile, OPENAPI_PATH } from './app-routes.js';
+import type { Page } from './app-plugins.js';
+import { DOCS_PATH, type DocsFile, OPENAPI_PATH } from './app-plugins.js';
 import { type StaticBody, staticAnswer, staticBody } from './static-file.js';
 
 interface Asset {

@@ -8,7 +8,7 @@
 // cached by the browser (ETag), and the page can have a Content-Security-Policy without
 // 'unsafe-inline' scripts.
 import type { GraphiQLOptions } from 'graphql-yoga';
-import type { GraphiQLFile, Page } from './app-routes.js';
+import type { GraphiQLFile, Page } from './app-plugins.js';
 import { type StaticBody, staticAnswer, staticBody } from './static-file.js';
 
 type Bundle = typeof import('@graphql-yoga/render-graphiql/graphiql');

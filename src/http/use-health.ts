@@ -5,7 +5,7 @@
 import type { Db } from '../db/client.js';
 import { SQL_POOL } from '../db/client.js';
 import { listMigrations } from '../db/migrate.js';
-import type { Page } from './app-routes.js';
+import type { Page } from './app-plugins.js';
 import type { Lifecycle } from './lifecycle.js';
 
 type Check = 'ok' | 'down' | 'pending' | 'draining';

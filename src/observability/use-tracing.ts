@@ -14,7 +14,7 @@
 import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer, trace } from '@opentelemetry/api';
 import { type GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { routeOf } from '../http/app-routes.js';
+import { routeOf } from '../http/app-plugins.js';
 import { admissionOf } from '../limits/admission.js';
 import { methodOf, stateOf } from '../request/state.js';
 

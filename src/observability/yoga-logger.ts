@@ -3,11 +3,10 @@
 // SERVICE_UNAVAILABLE); the first of a request is logged at error level with its stack and the
 // request_id of the response it was masked in, and counted in the metrics.
 import { GraphQLError } from 'graphql';
-import { routeOf } from '../http/app-routes.js';
+import { classifyUnexpectedError, type Metrics, routeOf } from '../http/app-plugins.js';
 import type { Logger } from '../logging/logger.js';
 import { rootError } from '../logging/logger.js';
 import { currentRequest, stateOf } from '../request/state.js';
-import { classifyUnexpectedError, type Metrics } from './prometheus.js';
 
 type LogFn = (...args: unknown[]) => void;
 export type YogaLogger = Record<'debug' | 'info' | 'warn' | 'error', LogFn>;

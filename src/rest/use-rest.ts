@@ -26,21 +26,33 @@ import { isDatabaseUnavailable } from '../db/errors.js';
 import type { ErrorCode } from '../domain/error-catalogue.js';
 import type { Problems } from '../domain/parameters.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../graphql/builder.js';
+import {
+  CALLER_PARAMETERS,
+  type CallerParameters,
+  concurrencyRefusal,
+  databaseCosts,
+  type GraphQLContext,
+  isRestExecution,
+  REST_EXECUTION,
+  type RootFieldUnits,
+  rootFieldUnits,
+} from '../graphql/builder.js';
 import { operationErrors } from '../graphql/use-operation-errors.js';
-import { concurrencyRefusal, databaseCosts, isRestExecution, REST_EXECUTION, type RootFieldUnits, rootFieldUnits } from '../graphql/use-query-limits.js';
 import { type Admitter, type KeyConcurrency, refusalAnswer, TimeSlice } from '../limits/admission.js';
 import { type HeavyWork, isHeavy } from '../limits/heavy-lane.js';
 import type { QuotaDecision } from '../limits/windows.js';
 import { stateOf } from '../request/state.js';
-import { failure, insufficientScope, listLinks, notModified, successFromPayload, successPayloadParts } from './envelope.js';
 import type { Exports } from './exports/index.js';
 import { exportFormatsOf } from './exports/routes.js';
 import {
   type ExportFormat,
   FORMAT_PARAM,
+  failure,
+  insufficientScope,
+  listLinks,
   type MatchedRoute,
   negotiate,
+  notModified,
   type QueryValues,
   REST_NAMES,
   type Route,
@@ -48,6 +60,8 @@ import {
   report,
   restVariables,
   routes,
+  successFromPayload,
+  successPayloadParts,
   withFormat,
 } from './routes.js';
 

@@ -7,8 +7,8 @@ import { type GraphQLField, type GraphQLObjectType, getNamedType, isLeafType, is
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config.js';
 import { createPrismaClient } from '../../src/db/client.js';
-import { schema } from '../../src/graphql/index.js';
-import { databaseCosts, FIELD_RATE_LIMITS, nestedDatabaseCosts } from '../../src/graphql/use-query-limits.js';
+import { databaseCosts, nestedDatabaseCosts } from '../../src/graphql/builder.js';
+import { FIELD_RATE_LIMITS, schema } from '../../src/graphql/index.js';
 import { createKey, graphql, testApp } from '../helpers/app.js';
 import { databaseUrl } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';

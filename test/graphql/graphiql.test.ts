@@ -3,7 +3,7 @@
 // unknown ones, GET and HEAD only). test/browser/graphiql.test.ts runs it in a real browser.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { GRAPHIQL_FILES } from '../../src/http/app-routes.js';
+import { GRAPHIQL_FILES } from '../../src/http/app-plugins.js';
 import { testDb } from '../helpers/db.js';
 
 const DEMO_KEY = 'svc_test_DEMOdemoDEMOdemoDEMOdemoDEMOdemoDEMOdemo';

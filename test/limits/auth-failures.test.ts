@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppOptions } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { clientAddressOf, proxyMatcher } from '../../src/http/app-routes.js';
+import { clientAddressOf, proxyMatcher } from '../../src/http/app-plugins.js';
 import { testApp } from '../helpers/app.js';
 import { testDb } from '../helpers/db.js';
 import { expectError, request } from '../rest/client.js';

@@ -15,7 +15,7 @@ import { createPrismaClient } from '../../src/db/client.js';
 import { QUERY_LIMITS } from '../../src/graphql/builder.js';
 import { schema } from '../../src/graphql/index.js';
 import { MAX_ALIASES, MAX_BODY_BYTES, MAX_TOKENS } from '../../src/graphql/use-document-limits.js';
-import { FIELD_RATE_LIMITS } from '../../src/graphql/use-query-limits.js';
+import { FIELD_RATE_LIMITS } from '../../src/graphql/index.js';
 import { createRedisClient, whenReady } from '../../src/limits/redis-client.js';
 import { routes } from '../../src/rest/routes.js';
 import { createKey, type GraphQLResponse, graphql, testApp } from '../helpers/app.js';

@@ -2,7 +2,7 @@
 // of 500 is 500 distinct errors, and gave 500 stack traces for one request.
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/observability/prometheus.js';
+import { createMetrics } from '../../src/http/app-plugins.js';
 import { createYogaLogger } from '../../src/observability/yoga-logger.js';
 import { runWithRequest } from '../../src/request/state.js';
 import { captureLog } from './support.js';

@@ -17,7 +17,7 @@ import { createPrismaClient } from '../../src/db/client.js';
 import { MAX_PAGE } from '../../src/domain/parameters.js';
 import { SCOPES } from '../../src/domain/values.js';
 import { MAX_CAMPAIGN_ID_LENGTH } from '../../src/filters/interaction-filters.js';
-import { OPENAPI_PATH } from '../../src/http/app-routes.js';
+import { OPENAPI_PATH } from '../../src/http/app-plugins.js';
 import { exportFormatsOf } from '../../src/rest/exports/routes.js';
 import { API_INDEX_PATH, READ_METHODS, routes } from '../../src/rest/routes.js';
 import { createKey, testApp } from '../helpers/app.js';

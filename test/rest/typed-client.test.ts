@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_PATH } from '../../src/http/app-routes.js';
+import { OPENAPI_PATH } from '../../src/http/app-plugins.js';
 import { createKey } from '../helpers/app.js';
 import { databaseUrl, testDb } from '../helpers/db.js';
 import { createClinic, createInteraction } from '../helpers/factories.js';

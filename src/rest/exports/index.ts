@@ -24,8 +24,7 @@ import { phiArgumentsOf, phiScopeError } from '../../filters/interaction-filters
 import { feedHorizon } from '../../interactions/change-feed.js';
 import type { Logger } from '../../logging/logger.js';
 import { stateOf } from '../../request/state.js';
-import { failure, insufficientScope } from '../envelope.js';
-import { type ExportFormat, FORMAT_PARAM, REST_NAMES, type Route, readQuery } from '../routes.js';
+import { type ExportFormat, FORMAT_PARAM, failure, insufficientScope, REST_NAMES, type Route, readQuery } from '../routes.js';
 import { CopyOut } from './copy-out.js';
 import { csvRecord } from './csv.js';
 import { checkInteractionExport, exportStatement, INTERACTION_EXPORT_PARAMS, rowFormat } from './interactions.js';

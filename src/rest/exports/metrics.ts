@@ -9,11 +9,22 @@ import type { YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import type { RestMetricsBreakdownQuery } from '../../documents/graphql.js';
 import type { ErrorCode } from '../../domain/error-catalogue.js';
 import type { Problems } from '../../domain/parameters.js';
-import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext } from '../../graphql/builder.js';
-import { REST_EXECUTION } from '../../graphql/use-query-limits.js';
+import { CALLER_PARAMETERS, type CallerParameters, type GraphQLContext, REST_EXECUTION } from '../../graphql/builder.js';
 import { TimeSlice } from '../../limits/admission.js';
-import { BREAKDOWN_GROUP_KEYS, DAILY_METRIC, fieldsOf, SERIES_BUCKET, SUMMARY_METRICS } from '../envelope.js';
-import { emptyRecord, FORMAT_PARAM, type QueryValues, REST_NAMES, type Route, readQuery, restVariables } from '../routes.js';
+import {
+  BREAKDOWN_GROUP_KEYS,
+  DAILY_METRIC,
+  emptyRecord,
+  FORMAT_PARAM,
+  fieldsOf,
+  type QueryValues,
+  REST_NAMES,
+  type Route,
+  readQuery,
+  restVariables,
+  SERIES_BUCKET,
+  SUMMARY_METRICS,
+} from '../routes.js';
 import { NOT_FOR_EXPORTS } from './interactions.js';
 
 /** What an export of one metrics route refuses, and where its rows and columns come from. */

@@ -3,7 +3,7 @@
 // JSON.stringify writes for the REST representation (representation.ts, view `detail`: the
 // transcript for both channels) followed by `updated_at`. No row becomes a JavaScript object.
 import { maskPhoneNumber, redactText } from '../../phi/masking.js';
-import { fieldsOf, INTERACTION } from '../envelope.js';
+import { fieldsOf, INTERACTION } from '../routes.js';
 import type { Fields, Out, RowFormat } from './copy-out.js';
 import { bytesStartFormula, FORMULA_GUARD } from './csv.js';
 
