@@ -886,7 +886,7 @@ export async function serverVersion(url: string): Promise<string> {
 
 /**
  * Unlimited-tier keys for this run (earlier bench keys are deleted first). Several keys, used in
- * turn, keep the per-key GraphQL field rate limits (src/graphql/use-query-limits.ts) from capping
+ * turn, keep the per-key GraphQL field rate limits (src/graphql/builder.ts) from capping
  * the measurement; see bench/README.md (Keys) and docs/graphql.md (per-field limits).
  */
 export async function createBenchKeys(url: string, count: number, options: { name?: string; scopes?: Scope[] } = {}): Promise<string[]> {

@@ -64,9 +64,9 @@ export interface AppOptions {
   lifecycle?: Lifecycle;
   /** Shares the per-field GraphQL rate limits between instances. */
   redis?: Redis;
-  /** Per-key limits on expensive GraphQL fields (defaults in graphql/use-query-limits.ts). */
+  /** Per-key limits on expensive GraphQL fields (defaults in graphql/builder.ts). */
   fieldRateLimits?: readonly FieldRateLimit[];
-  /** Units of database work one key may hold at once, per tier (defaults in limits/concurrency.ts), or the limiter itself. */
+  /** Units of database work one key may hold at once, per tier (defaults in limits/admission.ts), or the limiter itself. */
   keyConcurrency?: ConcurrencyLimits | KeyConcurrency;
   /** Request lines, unexpected errors and Yoga's own logs; default: stdout at LOG_LEVEL/LOG_FORMAT. */
   logger?: Logger;
@@ -185,7 +185,7 @@ export function createApp(options: AppOptions): App {
     cors: false,
     plugins,
     // Yoga renders GraphiQL for any URL that ends with /graphql; only the path itself has it, and
-    // the others are left to useRoutes (app-routes.ts: 404). Its answer gets the page's headers (use-pages.ts).
+    // the others are left to useRoutes (app-plugins.ts: 404). Its answer gets the page's headers (app-plugins.ts).
     graphiql: (request) => routeOf(request).area === 'graphql' && rendersGraphiQL(request, graphiql),
     renderGraphiQL,
     maskedErrors: {
@@ -203,7 +203,7 @@ export function createApp(options: AppOptions): App {
         return codedError('INTERNAL_ERROR', message, located);
       },
     },
-    // Admission (use-admission.ts, use-rest.ts) has already authenticated and counted the request.
+    // Admission (builder.ts, use-rest.ts) has already authenticated and counted the request.
     // The context reads which clinics the key may see (its environment's); a database that cannot
     // answer that is a 503, as for any other read.
     context: async (initialContext) => {

@@ -78,7 +78,7 @@ const databaseSchema = z.object({
   DATABASE_READY_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(1_500),
   /**
    * Connections of the pool one API key may hold at once, so that others always find some (the
-   * rest of its work waits in its own queue; db/fair-pool.ts). 0: half the pool, at least 1.
+   * rest of its work waits in its own queue; db/client.ts). 0: half the pool, at least 1.
    */
   DATABASE_CONNECTIONS_PER_KEY: z.coerce.number().int().min(0).max(200).default(0),
 });
@@ -110,7 +110,7 @@ const serverSchema = logSchema.extend({
   REDIS_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
-  /** Which hops are our proxies (parseTrustProxy above; http/client-ip.ts applies it): false, true (= 1 hop), a hop count and/or addresses and CIDR ranges. */
+  /** Which hops are our proxies (parseTrustProxy above; http/app-plugins.ts applies it): false, true (= 1 hop), a hop count and/or addresses and CIDR ranges. */
   TRUST_PROXY: z
     .string()
     .default('false')

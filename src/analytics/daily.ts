@@ -34,7 +34,7 @@ export function dailyQuery(filter: MetricsFilter): Prisma.Sql {
 function perDay(filter: MetricsFilter): Prisma.Sql {
   if (hasDimensions(filter)) {
     // Full days from the daily totals (never the monthly level: every day is an entry), partial
-    // days from the raw table (sql.ts).
+    // days from the raw table (client.ts).
     return Prisma.sql`SELECT day, ${SUMS} FROM (${countedTotals(filter, { months: false })}) AS counted GROUP BY day`;
   }
   // Everything: full days are one row each in interaction_days, read as they are (grouping the

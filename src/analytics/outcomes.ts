@@ -22,7 +22,7 @@ export interface OutcomesResult {
 export function outcomesQuery(filter: MetricsFilter): Prisma.Sql {
   // Ties are ordered by the outcome's bytes (COLLATE "C"), not by the database's linguistic
   // collation, so the order is the same on every server and equals JavaScript's string order.
-  // Whole months and other full days from the rollup levels, partial days raw (sql.ts); '' is
+  // Whole months and other full days from the rollup levels, partial days raw (client.ts); '' is
   // "no outcome" there. The monthly level keeps keys whose count fell to 0: HAVING drops them.
   return Prisma.sql`
     WITH counted AS (${countedOutcomes(filter, { months: true })})

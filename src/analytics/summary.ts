@@ -20,7 +20,7 @@ export interface SummaryMetrics {
 }
 
 export function summaryQuery(filter: MetricsFilter): Prisma.Sql {
-  // Whole months and other full days from the rollup levels, partial days raw (sql.ts). An
+  // Whole months and other full days from the rollup levels, partial days raw (client.ts). An
   // aggregate without GROUP BY always yields exactly one row, also over no rows.
   return Prisma.sql`
     WITH counted AS (${countedTotals(filter, { months: true })})

@@ -249,7 +249,7 @@ export async function zonedSeries(db: Db, query: ZonedQuery, granularity: Granul
     query.zone,
     windowsOf(resolved).flatMap((w) => clockRanges(w.from, w.end, granularity)),
   );
-  // A year of hours with a comparison is 17,520 buckets: built in time slices (limits/time-slices.ts),
+  // A year of hours with a comparison is 17,520 buckets: built in time slices (limits/admission.ts),
   // so that other keys' requests are served in between.
   const slice = new TimeSlice();
   const lists: BucketIntervals[] = [];

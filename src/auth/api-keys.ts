@@ -1,3 +1,7 @@
+// Everything about an API key: issuing and looking keys up, a request's authentication (from the
+// Authorization header to a key, through a short cache), whether the key reads patient data, and
+// which clinics it sees (with the condition every read applies).
+//
 // API keys: issuing, listing, revoking and looking them up (docs/concepts.md, API keys).
 //
 // A key is `svc_live_` / `svc_test_` followed by 40 random base62 characters (~238 bits). Only its
@@ -28,7 +32,7 @@ export interface ApiKeyPrincipal {
   createdAt: Date;
   /**
    * As stored when the key was looked up, so never this request's own use: uses are written at
-   * most once a minute per key and process (authenticate.ts), and a cached principal can be a few
+   * most once a minute per key and process (recordUse, below), and a cached principal can be a few
    * seconds older than the table.
    */
   lastUsedAt: Date | null;
@@ -324,7 +328,7 @@ export async function lookupApiKey(db: Db, token: string, now: Date = new Date()
 
 /**
  * Records that a key was used at `at` (never moving `last_used_at` backwards). Callers on the
- * request path throttle this and ignore its failures; see authenticate.ts.
+ * request path throttle this and ignore its failures (recordUse, below).
  */
 export async function touchApiKey(db: Db, id: string, at: Date): Promise<void> {
   await db.apiKey.updateMany({

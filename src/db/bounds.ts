@@ -1,5 +1,5 @@
 // The bounds on the server's database work, from its configuration: read by the client that applies
-// them (client.ts) and by the statements that report them (sql.ts).
+// them (client.ts) and by the statements that report them (client.ts).
 import type { DatabaseConfig } from '../config.js';
 
 /**
@@ -31,7 +31,7 @@ export interface DatabaseBounds {
   statementTimeoutMs: number;
   /** How long /health/ready waits for the database (http/use-health.ts). */
   readyTimeoutMs: number;
-  /** Connections one API key may hold at once (fair-pool.ts); 0: half the pool. */
+  /** Connections one API key may hold at once (client.ts); 0: half the pool. */
   connectionsPerKey?: number;
 }
 

@@ -1,5 +1,8 @@
+// The database as the service uses it: the Prisma client and the node-postgres pool beneath it,
+// that pool shared fairly between API keys, and the hand-written SQL helpers that run on it.
+//
 // The Prisma client, over node-postgres through Prisma 7's driver adapter, with its pool kept
-// beside it for the hand-written SQL of sql.ts, and the bounds on its connections.
+// beside it for the hand-written SQL (below), and the bounds on its connections.
 
 import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -46,7 +49,7 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
   // hours) is thousands of times the rows it reads, and crossed jit_above_cost: LLVM then spent 1.4 s
   // compiling a statement that ran in 0.1 s (a year of hours in Asia/Kathmandu with channel=voice).
   // No parallel workers: one statement then uses at most one core, so the per-key limits on
-  // statements in flight (limits/concurrency.ts, fair-pool.ts) bound a key's share of the
+  // statements in flight (limits/admission.ts, and the fair pool below) bound a key's share of the
   // database's CPU; with workers, one key's costliest request took every core of a 2-core server.
   const settings: pg.PoolConfig = {
     connectionString: url,
@@ -62,7 +65,7 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
     }),
   };
   const pool = new pg.Pool({ ...settings, max: poolSize });
-  // Connections are shared between API keys (fair-pool.ts); waiting for one is bounded by the
+  // Connections are shared between API keys (the fair pool, below); waiting for one is bounded by the
   // connect timeout, as node-postgres's own wait was.
   const gate = new FairGate({ capacity: poolSize, perKey: bounds?.connectionsPerKey ?? 0, queueTimeoutMs: bounds?.connectTimeoutMs ?? 0 });
   shareFairly(pool, gate);
@@ -190,7 +193,7 @@ const lanes = new WeakMap<Request, string>();
 
 /**
  * Puts the rest of a request's database work in its key's lane. Called once the request has been
- * admitted to run its document (limits/concurrency.ts): what comes before (authentication, the
+ * admitted to run its document (limits/admission.ts): what comes before (authentication, the
  * key's clinics) is in the shared lane, so a key whose lane is full still gets its 429 at once
  * rather than waiting behind its own work to be told.
  */
@@ -385,7 +388,7 @@ export interface SqlPool {
 
 export const SQL_POOL = Symbol('sqlPool');
 
-/** The Prisma client with the pool beneath it (made by createPrismaClient in client.ts). */
+/** The Prisma client with the pool beneath it (made by createPrismaClient, above). */
 export type Db = PrismaClient & { readonly [SQL_POOL]: SqlPool };
 
 /** How a statement kept prepared begins: `/* prepared <label> *\/` (see `prepared`). */

@@ -78,7 +78,7 @@ export type CampaignStatusValue = (typeof CAMPAIGN_STATUSES)[number];
 
 /**
  * `phi:read` refuses no endpoint: without it, interactions are answered with their patient data
- * masked (src/phi/masking.ts) and the filters that read patient data are refused (src/phi/scope.ts).
+ * masked (src/phi/masking.ts) and the filters that read patient data are refused (src/filters/interaction-filters.ts).
  */
 export const SCOPES = ['interactions:read', 'metrics:read', 'campaigns:read', 'clinics:read', 'phi:read'] as const;
 export type Scope = (typeof SCOPES)[number];

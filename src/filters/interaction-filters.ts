@@ -1,9 +1,9 @@
 // What selects interactions: every filter of every interaction list, count, export and metric
 // (root and nested, REST and GraphQL), declared once in INTERACTION_FILTERS below. From each
 // declaration the rest is derived: the filter types, REST and GraphQL names, GraphQL arguments
-// (graphql/schema/filter-args.ts), REST documents' variables (documents/rest-documents.ts), route
+// (graphql/schema/interaction.ts), REST documents' variables (documents/rest-documents.ts), route
 // parameters (rest/routes.ts), the checks here, the SQL conditions on `interactions` and on the
-// rollup levels (interactions/conditions.ts, rollups/counted.ts), cursor digests
+// rollup levels (interactions/rows.ts, rollups/counted.ts), cursor digests
 // (interactions/cursor.ts), exports and OpenAPI. Adding a filter means adding one declaration
 // (docs/development.md). Below the rollups and the reads of interactions, which all compile it.
 import type { GraphQLError } from 'graphql';

@@ -52,7 +52,7 @@ export function documentMatches(document: Prisma.Sql, clinic: Prisma.Sql, text: 
 }
 
 /**
- * The search as a condition on the columns of `interactions` (unqualified, like interactions/conditions.ts):
+ * The search as a condition on the columns of `interactions` (unqualified, like interactions/rows.ts):
  * each row's document is looked up by its id, so a walk in list order checks rows one by one and
  * stops after the page. (A scalar subquery rather than EXISTS: PostgreSQL would turn EXISTS into a
  * join and, not knowing how common the words are, often search the whole index first.)

@@ -1,4 +1,11 @@
-// The Pothos schema builder: configuration only. Types and fields live in ./schema/*.ts.
+// What every module of the schema builds on, and what is read from it: the builder and its field
+// options (a field's declared database cost among them); the context every resolver receives;
+// `checked`, the one place arguments are judged; the scalars and the page type every list shares;
+// and the limits derived from the declared costs (the per-key concurrency units every execution
+// takes, the per-field rate limits, the document cost) with the GraphQL endpoint's admission. A cost
+// is declared once, on its field, and everything that limits it reads it here.
+//
+// The Pothos schema builder. Types and fields live in ./schema/*.ts.
 
 import { useRateLimiter } from '@envelop/rate-limiter';
 import SchemaBuilder, { type FieldNullability, type InputFieldMap, type SchemaTypes, type TypeParam } from '@pothos/core';
@@ -60,7 +67,7 @@ import { graphqlErrorResponse } from './graphql-http.js';
  * What a Query field costs the database, declared where the field is declared (a required option of
  * every Query field, so a new field cannot be added without one). The per-key concurrency limit
  * counts a document's root fields by `units` (or by what their nested fields declare, when more:
- * NestedDatabaseCost), and the per-field rate limit is `perSecond` (use-query-limits.ts derives
+ * NestedDatabaseCost), and the per-field rate limit is `perSecond` (fieldRateLimitsOf, below, derives
  * both, and the documentation, from the built schema).
  */
 export type DatabaseCost =
@@ -102,7 +109,7 @@ export interface ArgumentUnits {
  * (its list, or the root field that looked it up). A field that does work of its own for every
  * parent (a nested list, an aggregate, a search's fragments) declares `units`: its parents' work at
  * one level is batched into one statement, or a few run one after another, so `units` does not grow
- * with the number of parents. How a document's nested units add up is use-query-limits.ts
+ * with the number of parents. How a document's nested units add up is rootFieldUnits'
  * rootFieldUnits'.
  *
  * Nested fields have no per-field rate limit (`perSecond` is the Query fields'): a nested field runs
@@ -331,12 +338,12 @@ export const pagingArgs = builder.args((t) => ({
 
 export const PAGING_NAMES = { page: 'page', limit: 'limit' } as const;
 
-/** A list's page and limit, checked (graphql/errors.ts) as the caller named them. */
+/** A list's page and limit, checked (graphql/builder.ts) as the caller named them. */
 export function checkedPaging(args: { page?: number | null; limit?: number | null }, context: Pick<GraphQLContext, 'parameters'>): Paging {
   return checked(context, args, checkPaging);
 }
 
-/** Query cost of a list field: its children times the page size asked for (see builder.ts). */
+/** Query cost of a list field: its children times the page size asked for (see the cost option above). */
 export function costByLimit(args: { limit?: number | null }): { field: number; multiplier: number } {
   const limit = args.limit ?? DEFAULT_PAGE_SIZE;
   return { field: 1, multiplier: Math.min(Math.max(Number.isFinite(limit) ? limit : 1, 1), MAX_PAGE_SIZE) };
@@ -350,8 +357,8 @@ export const COST_COUNTED_BY_PARENT = { field: 0, multiplier: 1 };
 // when first asked for).
 
 /**
- * How the caller names and sends the arguments the resolvers check (graphql/errors.ts `checked`):
- * GraphQL clients by the schema's names; the REST facade (rest/query-params.ts) by its parameter
+ * How the caller names and sends the arguments the resolvers check (graphql/builder.ts `checked`):
+ * GraphQL clients by the schema's names; the REST facade (rest/routes.ts) by its parameter
  * names, with the texts that no GraphQL variable could carry (an unknown enum value) handed over as
  * they were sent, so that the same rules judge them and name them as the client did.
  */
@@ -380,7 +387,7 @@ export interface GraphQLContext {
   key: ApiKeyPrincipal;
   /**
    * The clinics this key may see (`null`: all): its clinic list, within its environment's clinics
-   * (auth/clinic-visibility.ts); applied in every query's WHERE.
+   * (auth/api-keys.ts); applied in every query's WHERE.
    */
   visibleClinics: VisibleClinics;
   /** The batched interaction lists under clinics and campaigns, made when a nested list first asks (interactions/nested-pages.ts). */
@@ -457,7 +464,7 @@ function entityLoaders(db: Db, visible: VisibleClinics): EntityLoaders {
   };
 }
 
-// The limits derived from each field's declared database cost (builder.ts DatabaseCost for Query
+// The limits derived from each field's declared database cost (DatabaseCost, above, for Query
 // fields, NestedDatabaseCost for the others), per API key, so that one query with many aliased or
 // nested fields cannot multiply the database work: per-field rate limits (Query fields), and the
 // key's concurrency limit on the units of work it has running at once (the bounds on a document's
@@ -465,7 +472,7 @@ function entityLoaders(db: Db, visible: VisibleClinics): EntityLoaders {
 
 const queryCostsOf = new WeakMap<GraphQLSchema, ReadonlyMap<string, DatabaseCost>>();
 
-/** Each Query field's declared database cost (builder.ts DatabaseCost), read from the built schema. */
+/** Each Query field's declared database cost (DatabaseCost, above), read from the built schema. */
 export function databaseCosts(built: GraphQLSchema): ReadonlyMap<string, DatabaseCost> {
   const known = queryCostsOf.get(built);
   if (known) return known;
@@ -487,8 +494,8 @@ function declaredCost(field: GraphQLField<unknown, unknown>): unknown {
 const nestedCostsOf = new WeakMap<GraphQLSchema, ReadonlyMap<string, NestedDatabaseCost>>();
 
 /**
- * The declared database cost of each field of an object type other than Query (builder.ts
- * NestedDatabaseCost), by `Type.field`; fields that declare none read nothing. Throws on a
+ * The declared database cost of each field of an object type other than Query (NestedDatabaseCost,
+ * above), by `Type.field`; fields that declare none read nothing. Throws on a
  * declaration that only a Query field may make (a rate limit, units by arguments).
  */
 export function nestedDatabaseCosts(built: GraphQLSchema): ReadonlyMap<string, NestedDatabaseCost> {
@@ -531,7 +538,7 @@ export interface QueryLimitOptions {
   redis?: Redis;
   /** The per-field limits (FIELD_RATE_LIMITS of graphql/index.ts in the service; none in most tests). */
   fieldRateLimits: readonly FieldRateLimit[];
-  /** Units of database work one key may hold at once, per tier (limits/concurrency.ts defaults). */
+  /** Units of database work one key may hold at once, per tier (limits/admission.ts defaults). */
   concurrency?: KeyConcurrency | ConcurrencyLimits;
 }
 
@@ -575,7 +582,7 @@ export function unitsTaken(context: object): readonly RootFieldUnits[] | undefin
 }
 
 /**
- * The per-key concurrency limit (limits/concurrency.ts) on every execution, REST's fixed documents
+ * The per-key concurrency limit (limits/admission.ts) on every execution, REST's fixed documents
  * included: the executed operation's root fields count by their declared units, or by what their
  * nested fields declare when more (rootFieldUnits; 15 aliases of metricsSeries are 15), taken before
  * any resolver runs and given back when the result is ready.
@@ -660,7 +667,7 @@ export interface RootFieldUnits {
 /**
  * The units of each root field an operation selects that reads the database, itself or beneath it,
  * in document order (through fragments; @skip/@include counted as run; a root field selected twice
- * under one name counted twice). Units by arguments (builder.ts ArgumentUnits) read the field's
+ * under one name counted twice). Units by arguments (ArgumentUnits, above) read the field's
  * arguments as execution will; arguments that execution will refuse count 1.
  *
  * A root field holds its own units or those of the fields selected beneath it, whichever is more
@@ -719,7 +726,7 @@ export function rootFieldUnits(
 
 /**
  * The most units the fields selected on objects of `type` may hold at once, by what each declares
- * (builder.ts NestedDatabaseCost): `units` of its own, nothing for `countedBy: 'parent'` (its reads
+ * (NestedDatabaseCost, above): `units` of its own, nothing for `countedBy: 'parent'` (its reads
  * are in the units of the field that produced the parent) or for fields that read nothing.
  *
  * How a document runs: the fields selected on one object resolve together (their batches are sent

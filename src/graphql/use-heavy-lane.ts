@@ -1,6 +1,6 @@
 // Hands a heavy GraphQL document (limits/heavy-lane.ts: a field whose units grow with its
 // arguments, such as a year of hourly buckets) to the heavy lane's worker once this thread has
-// admitted it and taken its units (use-query-limits.ts, before this plugin), and answers with the
+// admitted it and taken its units (builder.ts, before this plugin), and answers with the
 // worker's finished response: its status, media type and bytes, never its objects. The REST facade
 // hands its heavy routes over itself (rest/use-rest.ts), before it builds a context.
 import type { ExecutionResult } from 'graphql';
@@ -19,7 +19,7 @@ export function useHeavyLane(lane: HeavyWork): Plugin {
       // Without the client's own text the worker would report other line and column numbers; a
       // field the per-field limit refused must fail here, where that decision was taken.
       if (!key || !request || typeof params?.query !== 'string' || isRestExecution(context) || refusesFields(context)) return;
-      // The units the concurrency limit just took for this execution (use-query-limits.ts): heavy
+      // The units the concurrency limit just took for this execution (builder.ts): heavy
       // by its root fields' own units (units by arguments), not by what their nested fields hold.
       const units = unitsTaken(context);
       if (!units || !isHeavy(units.map((field) => field.own))) return;

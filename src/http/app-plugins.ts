@@ -1,3 +1,10 @@
+// The plugins every request passes around the API's own answer, and what they share (app.ts runs
+// them in order): the request's state and client address (useRequestState), its log line
+// (useRequestLog) and Prometheus metrics with their /metrics page (useMetrics), the app's own paths
+// in one table (routeOf, useRoutes), its pages (usePages), and answers that depend on the key kept
+// out of shared caches (usePrivateAnswers). They are one module because one request meets them all,
+// one after another, before and after the REST facade or GraphQL answers it.
+
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { getOperationAST } from 'graphql';
@@ -162,7 +169,7 @@ export function useRoutes(options: RoutesOptions): Plugin {
 
 // The app's own pages, those that need no API key: health, /metrics, the reference (/docs and the
 // OpenAPI document), GraphiQL's files, and the front door (/ and the REST index /api/v1). The
-// path was matched once (app-routes.ts), and unknown paths and methods refused (useRoutes, there);
+// path was matched once (routeOf, above), and unknown paths and methods refused (useRoutes, there);
 // this plugin calls the page the route's area names, so a REST or GraphQL request runs no page's
 // code at all. It runs before admission: no page is authenticated or counted against a key.
 //
@@ -170,7 +177,7 @@ export function useRoutes(options: RoutesOptions): Plugin {
 // renders it); the request is marked when Yoga renders it, and only then are the page's own
 // headers added to the answer.
 
-/** The areas (app-routes.ts) whose paths are pages. */
+/** The areas (AppRoute, above) whose paths are pages. */
 export type PageArea = 'health' | 'metrics' | 'docs' | 'graphiql' | 'front-door';
 
 /** A page: the answer to a GET or HEAD of one of its area's paths (its route says which). */
@@ -225,7 +232,7 @@ export function usePages(pages: Pages): Plugin {
 //   exports), and an answer that says neither private nor no-store gets `private, no-store`.
 // The public files (/docs, /graphiql/, /, /api/v1) are left cacheable.
 
-/** The areas whose answers depend on the Authorization header (app-routes.ts). */
+/** The areas whose answers depend on the Authorization header (AppRoute, above). */
 const KEYED: ReadonlySet<AppRoute['area']> = new Set(['graphql', 'rest', 'metrics']);
 const NEVER_STORED = 'private, no-store';
 
@@ -361,9 +368,9 @@ export function replaceHeader(headers: Headers, name: string, value: string): vo
 // admission decisions by tier, database errors and health-check timings, optionally the
 // connection pool's counts, and prom-client's default process metrics; the plugin that records
 // every response into them; and GET /metrics in Prometheus text format, for a scraper holding
-// METRICS_TOKEN. Without a configured token /metrics does not exist (useRoutes in http/app-routes.ts answers it
+// METRICS_TOKEN. Without a configured token /metrics does not exist (useRoutes in http/app-plugins.ts answers it
 // 404 like any unknown path), so it is never public by accident. Never rate limited or counted in a
-// key's quota: http/use-pages.ts answers it before admission.
+// key's quota: http/app-plugins.ts answers it before admission.
 
 /** What a node-postgres `Pool` reports (its public counters). */
 export interface PoolStats {
@@ -524,8 +531,8 @@ function bearerToken(request: Request): string | undefined {
 }
 
 /**
- * GET /metrics, for the scraper that sends `token` (http/use-pages.ts calls it; without a token
- * configured the app has no such page, and useRoutes (http/app-routes.ts) answers 404, as it does to methods
+ * GET /metrics, for the scraper that sends `token` (http/app-plugins.ts calls it; without a token
+ * configured the app has no such page, and useRoutes (http/app-plugins.ts) answers 404, as it does to methods
  * other than GET and HEAD).
  */
 export function metricsPage(metrics: Metrics, token: string): Page<'metrics'> {

@@ -3,8 +3,8 @@
 // for any other client; `GET /api/v1` is the REST API's index, every endpoint with its method,
 // summary and required scope, taken from the route table (and the operation ids from the OpenAPI
 // document's own functions), so it cannot drift from what is served. Neither needs a key, and
-// neither is counted: use-pages.ts calls this page before admission. Unknown methods were refused
-// (405) by useRoutes (app-routes.ts), where the path was matched.
+// neither is counted: app-plugins.ts calls this page before admission. Unknown methods were refused
+// (405) by useRoutes (app-plugins.ts), where the path was matched.
 //
 // The JSON is the API's success envelope (`{ success, data, request_id, timestamp }`): decisions
 // section 1 makes every answer on an API path the envelope, `/api/v1` is one, and a client that
@@ -132,7 +132,7 @@ export function prefersHtml(accept: string | null): boolean {
 }
 
 interface Answer {
-  /** The envelope's text without `request_id` and `timestamp` (envelope.ts successPayload). */
+  /** The envelope's text without `request_id` and `timestamp` (routes.ts successPayload). */
   payload: string;
   etag: string;
 }

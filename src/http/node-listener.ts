@@ -57,7 +57,7 @@ export function createNodeListener(adapter: NodeAdapter, options: NodeListenerOp
           ? writeGraphQLError(response, error, requestId, answerMediaType(request.headers.accept ?? null))
           : writeEnvelope(response, error, requestId),
       );
-      // The request line every request gets (see observability/use-request-log.ts), with the reason.
+      // The request line every request gets (see http/app-plugins.ts), with the reason.
       logger.info(
         {
           request_id: requestId,

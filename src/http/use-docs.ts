@@ -1,4 +1,4 @@
-// The API's own documentation, a page (use-pages.ts): the OpenAPI document at GET /api/v1/openapi.json
+// The API's own documentation, a page (app-plugins.ts): the OpenAPI document at GET /api/v1/openapi.json
 // (no key needed) and an interactive reference at GET /docs. The page is Swagger UI, served from
 // the installed `swagger-ui-dist` package under /docs/ (no CDN: every script, style and image is
 // same-origin); its "Authorize" button takes a Bearer key and "Try it out" sends real requests.
@@ -105,7 +105,7 @@ const PAGE_SECURITY_HEADERS = {
 };
 
 /**
- * The file the route names: app-routes.ts matched the path against DOCS_FILES, and useRoutes
+ * The file the route names: app-plugins.ts matched the path against DOCS_FILES, and useRoutes
  * refused unknown files and methods other than GET and HEAD.
  */
 export function docsPage(options: DocsOptions = {}): Page<'docs'> {

@@ -95,7 +95,7 @@ export function renderGraphiQL(options: GraphiQLOptions): string {
  * Scripts only from this server (no inline script, no eval); Monaco and React set inline styles
  * and inject <style> elements, and GraphiQL's styles carry fonts and icons as data: URLs. Requests
  * (queries, introspection) go to this server only. Its caching headers are those of every answer
- * at /graphql (http/use-private-answers.ts): the same URL answers JSON, and the page may carry the
+ * at /graphql (http/app-plugins.ts): the same URL answers JSON, and the page may carry the
  * demo key.
  */
 const PAGE_SECURITY_HEADERS = {
@@ -105,7 +105,7 @@ const PAGE_SECURITY_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
-/** Yoga's GraphiQL answer carries only `Content-Type: text/html`: the page's own headers (use-pages.ts adds them to it alone). */
+/** Yoga's GraphiQL answer carries only `Content-Type: text/html`: the page's own headers (app-plugins.ts adds them to it alone). */
 export function graphiqlPageHeaders(response: Response): void {
   if (!response.headers.get('content-type')?.startsWith('text/html')) return;
   response.headers.set('Content-Type', 'text/html; charset=utf-8');
@@ -114,7 +114,7 @@ export function graphiqlPageHeaders(response: Response): void {
 
 /**
  * The files under /graphiql/. The path was matched (unknown files and methods other than GET and
- * HEAD refused) by useRoutes (http/app-routes.ts); the route names the file.
+ * HEAD refused) by useRoutes (http/app-plugins.ts); the route names the file.
  */
 export function graphiqlFiles(): Page<'graphiql'> {
   // The bundle is 9 MB of strings: loaded on the first request for GraphiQL, not at start-up.

@@ -28,7 +28,7 @@ async function within<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED
   }
 }
 
-/** /health/live and /health/ready (use-pages.ts calls it for their paths alone). */
+/** /health/live and /health/ready (app-plugins.ts calls it for their paths alone). */
 export function healthPage(db: Db, lifecycle?: Lifecycle): Page<'health'> {
   const committed = listMigrations().migrationDirectories.map((d) => d.path);
   const pool = db[SQL_POOL];

@@ -28,7 +28,7 @@ export type NestedLists = Map<string, DataLoader<string, Interaction[]>>;
 function childLoader(db: Db, visible: VisibleClinics, parentColumn: 'clinic_id' | 'campaign_id', { filters, page, limit }: ChildPage) {
   return new DataLoader<string, Interaction[]>(async (parentIds) => {
     const { text, ...others } = filters;
-    // A full-text search is counted first (count.ts): none match, nothing is read; few, they are
+    // A full-text search is counted first (read-page.ts): none match, nothing is read; few, they are
     // looked up by id; many, each parent's rows are walked in list order and checked.
     const plan = text === undefined ? undefined : await textPlanOf(db, { ...others, text }, visible, (page - 1) * limit, limit);
     if (plan?.matches === 0) return parentIds.map(() => []);

@@ -2,7 +2,7 @@
 // search its total (prisma/migrations/*_interaction_phone_fragments explains both tables). Writes
 // only append changes; a total is exact whether or not they are folded, but each pending change is
 // a row every short search reads, so the service folds them every few seconds and the importer and
-// seeder right after loading. The clinics' data changes (what confirms an ETag: rest/conditional.ts)
+// seeder right after loading. The clinics' data changes (what confirms an ETag: rest/use-rest.ts)
 // are kept the same way and folded by the same periodic job.
 import type { Db } from '../db/client.js';
 import { num, prepared, queryRows } from '../db/client.js';

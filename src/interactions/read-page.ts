@@ -1,3 +1,6 @@
+// A page of interactions: how it is read (the strategies below), the deep pages found by the
+// rollups' day counts, and its exact count, computed once and shared by whoever asks (`lazy`).
+//
 // Reading a page of interactions: the one entry point of every root interaction list (REST and
 // GraphQL), and the one place that chooses how a page is read. The strategies, cheapest first for
 // what each page asks:
@@ -8,7 +11,7 @@
 //   - hand-written page: the interaction's own columns (and transcript) by LIMIT/OFFSET in SQL;
 //   - ids first: from IDS_FIRST_FROM on, the page's ids are found alone (an index-only walk) and
 //     its rows read by id;
-//   - day skipping: from DAY_SKIPPING_FROM on, whole days are skipped by their counts (deep-page.ts);
+//   - day skipping: from DAY_SKIPPING_FROM on, whole days are skipped by their counts (deepPageIds, below);
 //   - a full-text search (`text`) has a path of its own (textPage, text-search.ts);
 // and rows with relations (clinic, campaign) are the same rows with their relations read by id in
 // one statement each (rows.ts). Oldest-first pages (`order=asc`) take the plain path
@@ -40,7 +43,7 @@ import { countMatches, countOneWord, type TextScope, textPageIds, walkIsCheaper 
 
 /** From this offset on, a page's ids are found first and its rows read by id. */
 export const IDS_FIRST_FROM = 1_000;
-/** From this offset on, a page's position is found from the rollups' day counts (deep-page.ts). */
+/** From this offset on, a page's position is found from the rollups' day counts (deepPageIds). */
 export const DAY_SKIPPING_FROM = 20_000;
 /** Most matches of a search read into one statement with its total; beyond it, paged and counted apart. */
 export const SEARCH_MATCHES_MAX = 10_000;
@@ -110,7 +113,7 @@ function readList(db: Db, request: ListRequest): InteractionList {
     // usually common) restricted by clinics alone has its exact total summed from interaction_phones,
     // read with the page's rows when its matches are few (phone-search.ts). A longer one is usually
     // rare: its matches are read with their total when there are few enough (search-page.ts), else
-    // the page walks the newest rows and the total is summed from interaction_phones (count.ts).
+    // the page walks the newest rows and the total is summed from interaction_phones (countInteractions, below).
     // (Its total first, as for short ones, cost a rare search at 1m about a sixth of its
     // requests/s: the two trigram scans cost more than the one that finds its few matches.)
     const byPhone = isShortSearch(filters.search) ? phoneSearchPaging(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX) : null;
@@ -123,7 +126,7 @@ function readList(db: Db, request: ListRequest): InteractionList {
     // a rollup dimension (channel, type, outcome, ...) has no index in (started_at, id) order, so a combination that
     // nothing matches would be walked through the whole table; past page 1, a page after the last
     // would be walked through every match to find none left. A campaign too: one the key may not
-    // see counts 0 (its lookup gates the count: clinic-visibility.ts, campaignVisible), so no row is
+    // see counts 0 (its lookup gates the count: api-keys.ts, campaignVisible), so no row is
     // read whichever way the page would be (Prisma's queries carry no such gate).
     const costlyIfEmpty = restrictsBeyondClinic(filters) || skip > 0;
     known = costlyIfEmpty
@@ -259,7 +262,7 @@ function oldestFirst(db: Db, { filters, visibleClinics, page, limit, includeTota
 //
 // Reading the day counts costs about as much as skipping ten to twenty thousand index entries (a
 // year of daily rollup rows is a few thousand rows), so shallower pages keep the plain offset
-// (read-page.ts has the threshold; figures: bench/results/2026-11-23-design-measurements.md).
+// (the threshold is above; figures: bench/results/2026-11-23-design-measurements.md).
 
 /**
  * The ids of the page `skip`/`take` of the list (newest first), found by skipping whole days;
@@ -322,7 +325,7 @@ async function countText(db: Db, filters: Filters & { text: string }, visibleCli
   return countMatches(db, textScopeOf(filters, visibleClinics));
 }
 
-/** A full-text search's filters as text-search.ts reads them (its count here, its page in read-page.ts). */
+/** A full-text search's filters as text-search.ts reads them (its count here, its page in textPage, above). */
 export function textScopeOf(filters: Filters & { text: string }, visibleClinics: VisibleClinics): TextScope {
   const { text, clinicId, from, to, ...rest } = filters;
   const others = Object.values(rest).some((value) => value !== undefined) ? interactionConditions(rest, visibleClinics) : [];

@@ -1,3 +1,6 @@
+// Which interactions a read selects and how their rows are read: the filters compiled to SQL and
+// to a Prisma `where` (interactionConditions, interactionWhere), and the rows in hand-written SQL.
+//
 // The rows of a page of root `interactions`, in hand-written SQL when the page asks for nothing but
 // the interaction's own columns and, optionally, its transcript (what every REST list selects), with
 // the clinic and campaign read by id afterwards when asked for.
@@ -123,7 +126,7 @@ const CLINICS_BY_ID = (ids: string[]) =>
 const CAMPAIGNS_BY_ID = (ids: string[]) =>
   prepared('campaigns_by_id', Prisma.sql`SELECT ${selectList(CAMPAIGN_COLUMN_OF)} FROM campaigns WHERE id = ANY(${ids}::text[])`);
 
-/** Clinics by id as whole rows, shaped as Prisma's model (also the group keys of breakdowns: graphql/context.ts's entity loaders). */
+/** Clinics by id as whole rows, shaped as Prisma's model (also the group keys of breakdowns: graphql/builder.ts's entity loaders). */
 export function clinicsById(db: Db, ids: string[]): Promise<Clinic[]> {
   return queryRows<Clinic>(db, CLINICS_BY_ID(ids));
 }
@@ -305,7 +308,7 @@ const ROLLUP_FILTERS: ReadonlySet<string> = new Set([...ROLLUP_FILTER_KEYS, 'fro
 
 /**
  * Whether every filter given is a rollup dimension (or the window): a list filtered by these alone
- * is counted from the rollups (count.ts) and its deep pages skip whole days (deep-page.ts).
+ * is counted from the rollups (read-page.ts) and its deep pages skip whole days (read-page.ts).
  */
 export function countableByRollups(filters: Filters): boolean {
   return (Object.keys(filters) as Array<keyof Filters>).every((name) => filters[name] === undefined || ROLLUP_FILTERS.has(name));
@@ -342,7 +345,7 @@ export function interactionConditions(filters: Filters, visible: VisibleClinics,
 
 /**
  * The same selection as a Prisma `where`. Not for a filter Prisma cannot express (a full-text
- * search, `text`): its lists and counts are read in SQL (read-page.ts, count.ts).
+ * search, `text`): its lists and counts are read in SQL (read-page.ts).
  */
 export function interactionWhere(filters: Filters, visible: VisibleClinics): Prisma.InteractionWhereInput {
   const where: Prisma.InteractionWhereInput = {

@@ -11,7 +11,7 @@
 //   - many: the documents are walked in list order (they carry their interaction's started_at)
 //     and each checked, which stops after the page (a word in 30% of rows is found in about three
 //     rows per match); the list's other filters are checked by id for the matching ones only.
-// Which is cheaper is decided from the total (count.ts, textPlanOf), for every list that searches
+// Which is cheaper is decided from the total (read-page.ts, textPlanOf), for every list that searches
 // text: numbered pages, cursors and the change feed, and the lists under a clinic or campaign. A
 // walk where few or none match would read every document of the window.
 import type { VisibleClinics } from '../auth/api-keys.js';
@@ -39,7 +39,7 @@ export interface TextScope {
   from?: Date;
   to?: Date;
   /**
-   * The list's other filters as conditions on the columns of `interactions` (conditions.ts);
+   * The list's other filters as conditions on the columns of `interactions` (rows.ts);
    * empty when there are none. Checked for each matching document, by its interaction's id.
    */
   others: readonly Prisma.Sql[];

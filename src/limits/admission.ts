@@ -1,3 +1,7 @@
+// What one request may take of what every key shares: admission (authentication, then the key's
+// quota), the key's concurrent database work (KeyConcurrency), and the event loop's turns (time
+// slices, so no request holds the thread others wait for).
+//
 // Whether a request may proceed: authentication, then the key's quota (decisions section 1's order:
 // route -> authentication -> rate limit -> scope). Decided once per HTTP request, whichever layer
 // asks first (REST facade or GraphQL endpoint), so one request counts once; the decision is kept
@@ -12,7 +16,7 @@ import { stateOf } from '../request/state.js';
 import { MemoryQuotaStore } from './memory-store.js';
 import { type PerWindow, type QuotaDecision, type QuotaStore, WINDOW_MS, WINDOWS } from './windows.js';
 
-/** Why a request was refused: the metrics' decision labels (prometheus.ts). */
+/** Why a request was refused: the metrics' decision labels (app-plugins.ts). */
 export type Refusal = 'unauthenticated' | 'auth_rate_limited' | 'rate_limited' | 'unavailable';
 
 export type Admission =
@@ -103,7 +107,7 @@ export function createAdmission(options: AdmissionOptions): Admitter {
       if (!counted.allowed) return { ok: false, refusal: 'auth_rate_limited', retryAfterSeconds: counted.retryAfterSeconds ?? 60 };
       return { ok: false, refusal: 'unauthenticated', failure: auth.failure };
     }
-    // From here the request's database work is its key's, served in turn with other keys' (db/fair-pool.ts).
+    // From here the request's database work is its key's, served in turn with other keys' (db/client.ts).
     bindKey(request, auth.key.id);
     const limits = TIER_LIMITS[auth.key.tier];
     if (!limits) return { ok: true, key: auth.key };

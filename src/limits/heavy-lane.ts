@@ -3,7 +3,7 @@
 // and only their finished bytes come back to the thread that serves every other key.
 //
 // Why a thread and not more slices: the main thread already cuts long work into 4 ms slices
-// (time-slices.ts), but a cheap request that needs five turns of the event loop still waits five
+// (admission.ts), but a cheap request that needs five turns of the event loop still waits five
 // slices, and the young-generation collections that such answers cause (15-50 ms, while they are
 // alive across slices) pause every request of the isolate. A worker has its own isolate, heap and
 // collector, and runs at a lower scheduling priority: its work uses the CPU the main thread leaves.

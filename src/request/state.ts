@@ -6,11 +6,11 @@
 // facade's in-process execution included), so the Request is the key; envelop's `withState` keeps
 // one state per plugin, which is what this replaces, and Yoga's server context is not the same
 // object in every hook. This module is below everything that keeps a fact here: the layers above
-// declare their own members of RequestState (declaration merging: auth/authenticate.ts,
-// limits/admission.ts, http/app-routes.ts), so nothing here imports from them.
+// declare their own members of RequestState (declaration merging: auth/api-keys.ts,
+// limits/admission.ts, http/app-plugins.ts), so nothing here imports from them.
 //
 // The current request is for code that has none at hand: the database pool's fair share
-// (db/fair-pool.ts: whose lane a statement waits in), the document limits, and Yoga's logger
+// (db/client.ts: whose lane a statement waits in), the document limits, and Yoga's logger
 // (called while masking an error). Node's AsyncLocalStorage carries it through every await.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
@@ -36,7 +36,7 @@ export interface RequestState {
   readonly id: string;
   /** performance.now() when the service first saw the request. */
   readonly startedAt: number;
-  /** The client address (see http/client-ip.ts); `unknown` until http/use-request-state.ts sets it. */
+  /** The client address (see http/app-plugins.ts); `unknown` until http/app-plugins.ts sets it. */
   clientIp: string;
   /** The executed GraphQL operation's name, when it has one (for the request log). */
   operation?: string;

@@ -4,7 +4,7 @@
 // - parameter types and descriptions from the GraphQL arguments the parameters map to (the route's
 //   document names the root field; REST_NAMES maps REST names to argument names), with REST's own
 //   rules added where REST differs (lowercase enums, comma-separated outcomes, strict validation);
-// - response schemas from the representation tables (representation.ts), which also shape the
+// - response schemas from the representation tables (routes.ts), which also shape the
 //   responses, with the GraphQL fields' descriptions;
 // - error statuses, messages and meanings from the error catalogue (domain/error-catalogue.ts).
 // Validation examples are produced by the real validators, not written by hand.
@@ -786,8 +786,8 @@ const BAD_VALUES: ReadonlyArray<[string, string]> = [
 
 /**
  * The details of the 400 a request gets, found as the facade finds them: the query string read and
- * mapped to variables (query-params.ts), then the route's document executed with the resolvers only
- * checking (graphql/errors.ts), by a key with every scope. Synchronous: a checking resolver throws
+ * mapped to variables (routes.ts), then the route's document executed with the resolvers only
+ * checking (graphql/builder.ts), by a key with every scope. Synchronous: a checking resolver throws
  * before it reads anything.
  */
 function validationDetails(route: Route, url: URL): Problems {
@@ -891,7 +891,7 @@ function sharedResponses(): Record<string, Json> {
       content: jsonContent(unauthorized.schema, {
         missingHeader: { summary: 'No Authorization header', value: errorBody('UNAUTHORIZED', MISSING_HEADER.message) },
         invalidKey: { summary: 'Unknown or revoked key', value: errorBody('INVALID_API_KEY') },
-        // The answer's own wording (auth/authenticate.ts), which is not the catalogue's.
+        // The answer's own wording (auth/api-keys.ts), which is not the catalogue's.
         expiredKey: { summary: 'Expired key', value: errorBody('API_KEY_EXPIRED', 'API key has expired') },
       }),
     },
@@ -971,7 +971,7 @@ function operation(route: Route, schemas: Record<string, Json>): Json {
   };
   // A route without a scope (GET /api/v1/me) is never answered 403.
   if (route.scope) {
-    // The filters that read patient data (phi/scope.ts) need phi:read besides the route's scope.
+    // The filters that read patient data (filters/interaction-filters.ts) need phi:read besides the route's scope.
     const phiParams = PHI_FILTER_KEYS.map((filter) => (REST_NAMES as Partial<Record<string, string>>)[filter]).filter(
       (name): name is string => name !== undefined && route.params.includes(name),
     );

@@ -1,7 +1,12 @@
+// A REST route from its query string to the shape of its answer: the route table, the query string
+// read strictly and turned into the document's variables, the format an export is asked in, the
+// envelope with a list's Link header, and the representations (field tables that shape each answer
+// and yield the OpenAPI schemas). The plugin that runs a route is use-rest.ts.
+//
 // The REST route table: each GET endpoint of the spec maps to a fixed GraphQL document
 // (schema/rest/*.graphql, typed by codegen), its query parameters and scope, and the shaping of
 // the result into the spec's representation. The parameters are the document's variables under
-// their REST names (query-params.ts); their rules are the resolvers'. The OpenAPI document is
+// their REST names (restVariables, below); their rules are the resolvers'. The OpenAPI document is
 // generated from this table.
 
 import { STATUS_CODES } from 'node:http';
@@ -99,7 +104,7 @@ export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
   /** Query parameters of the endpoint, in the spec's order. */
   params: readonly string[];
   document: TypedDocumentNode<TData, TVariables>;
-  /** The document's variables are the parameters under their GraphQL names (query-params.ts maps them). */
+  /** The document's variables are the parameters under their GraphQL names (restVariables maps them). */
   readonly variables?: TVariables;
   /** The envelope's `data` (and `meta`), or null for 404; long lists reshaped in `slice`'s turns. */
   shape(data: TData, query: QueryValues, slice: TimeSlice): RouteResult | null | Promise<RouteResult | null>;
@@ -110,7 +115,7 @@ export interface Route<TData = unknown, TVariables = Record<string, unknown>> {
 
 /** The REST API's index (http/front-door.ts); `/api/v1/` is a 404 like every other trailing slash. */
 export const API_INDEX_PATH = '/api/v1';
-/** The methods every REST path (and the index) answers; any other is a 405 with `Allow` (useRoutes in http/app-routes.ts). */
+/** The methods every REST path (and the index) answers; any other is a 405 with `Allow` (useRoutes in http/app-plugins.ts). */
 export const READ_METHODS = ['GET', 'HEAD'] as const;
 
 const define = <TData, TVariables>(route: Route<TData, TVariables>) => route as unknown as Route;
@@ -349,7 +354,7 @@ export function matchRoute(pathname: string): MatchedRoute | undefined {
 // vanishes).
 //
 // The variables: only names and types are mapped here - the rules every value must follow are the
-// resolvers' (graphql/errors.ts `checked`), judged once for REST and GraphQL alike:
+// resolvers' (graphql/builder.ts `checked`), judged once for REST and GraphQL alike:
 //   - each variable is read from the parameter of its REST name (REST_NAMES), or from the path;
 //   - an `Int` must be written in decimal digits (a query string has no numbers, only text), a
 //     `Boolean` as `true` or `false`;

@@ -1,3 +1,5 @@
+// The REST facade's plugin, and the conditional requests it answers (ETags, If-None-Match).
+//
 // The REST facade as a Yoga plugin (the pattern of graphql-yoga's SOFA plugin): requests under
 // /api/ are answered here, by executing the route's fixed GraphQL document through the same
 // envelop pipeline as /graphql (same context, scopes, masking and plugins), in-process.
@@ -67,7 +69,7 @@ import {
 
 export interface RestOptions {
   /**
-   * The REST route of a request, if it has one: the app's route table (http/app-routes.ts, above
+   * The REST route of a request, if it has one: the app's route table (http/app-plugins.ts, above
    * this facade) matches each request's path once and keeps the match in its request state.
    */
   restRouteOf: (request: Request, url: URL) => MatchedRoute | undefined;
@@ -79,7 +81,7 @@ export interface RestOptions {
   exports?: Exports;
   /** Serves heavy routes (a year of hourly buckets) in a worker thread; unset: here, in time slices. */
   heavyLane?: HeavyWork;
-  /** The keys' units in flight (shared with use-query-limits.ts): taken here for what is handed to the heavy lane. */
+  /** The keys' units in flight (shared with builder.ts): taken here for what is handed to the heavy lane. */
   concurrency: KeyConcurrency;
 }
 
@@ -120,14 +122,14 @@ export function useRest(options: RestOptions): Plugin {
         }
       }
     },
-    // Unknown paths and methods other than GET and HEAD were answered by useRoutes (http/app-routes.ts).
+    // Unknown paths and methods other than GET and HEAD were answered by useRoutes (http/app-plugins.ts).
     async onRequest({ request, url, endResponse, serverContext }) {
       const matched = options.restRouteOf(request, url);
       if (!matched) return;
       try {
         endResponse(await handle(request, url, matched.route, matched.pathParams, serverContext as Record<string, unknown>));
       } catch (error) {
-        // A context that could not be made (graphql/context.ts reads which clinics the key may
+        // A context that could not be made (graphql/builder.ts reads which clinics the key may
         // see) arrives masked by Yoga, which has logged it once already: a database that cannot
         // answer is a 503 there as anywhere else.
         const masked = (error as { extensions?: { code?: unknown } } | null)?.extensions?.code === 'SERVICE_UNAVAILABLE';
@@ -137,7 +139,7 @@ export function useRest(options: RestOptions): Plugin {
     },
   };
 
-  /** The units of database work a route's document takes with these variables, per root field (use-query-limits.ts). */
+  /** The units of database work a route's document takes with these variables, per root field (builder.ts). */
   function unitsOf(document: DocumentNode, variables: Record<string, unknown>): RootFieldUnits[] {
     const operation = getOperationAST(document);
     if (!operation) return [];
@@ -176,7 +178,7 @@ export function useRest(options: RestOptions): Plugin {
     if (route.scope && !auth.key.scopes.includes(route.scope)) {
       return insufficientScope(request, route.scope, `This API key lacks the scope ${route.scope} needed for this endpoint`);
     }
-    // `format` or Accept (src/rest/exports/negotiate.ts): an export, on a route that has one, is every
+    // `format` or Accept (src/rest/routes.ts): an export, on a route that has one, is every
     // matching row as a file, streamed; an Accept the route can meet with nothing is 406.
     const formats = exportFormats.get(route) ?? [];
     const negotiated = negotiate(url, request.headers.get('accept'), formats);
@@ -189,7 +191,7 @@ export function useRest(options: RestOptions): Plugin {
     }
     // Problems of the query string itself (unknown or repeated names, encodings, numbers that are
     // not digits); the values' rules are the resolvers', which name problems as REST does and, when
-    // the query string already has problems, only check (graphql/errors.ts).
+    // the query string already has problems, only check (graphql/builder.ts).
     const problems: Problems = {};
     const query = readQuery(url, withFormat(route.params, formats), problems);
     if (negotiated.problem) report(problems, FORMAT_PARAM, negotiated.problem);
@@ -226,7 +228,7 @@ export function useRest(options: RestOptions): Plugin {
     const contextValue = (await contextFactory()) as unknown as GraphQLContext;
 
     // If-None-Match: answered 304 without running the request when the data it depends on has not
-    // changed since its ETag was computed (conditional.ts).
+    // changed since its ETag was computed (EtagMemory, below).
     const ifNoneMatch = request.headers.get('if-none-match');
     const conditional = conditionalOf(
       { path: route.path, query, pathParams, visibleClinics: contextValue.visibleClinics, masked: !readsPhi(contextValue.key) },
@@ -247,7 +249,7 @@ export function useRest(options: RestOptions): Plugin {
     })) as ExecutionResult<Record<string, unknown>>;
 
     if (caller.checkOnly || result.errors?.length) {
-      // A parameter the key's scopes do not allow (phi/scope.ts: `search`, `q`): refused before
+      // A parameter the key's scopes do not allow (filters/interaction-filters.ts: `search`, `q`): refused before
       // any value is judged, as the route's own scope is.
       const refused = result.errors?.find((e) => e.extensions?.code === 'INSUFFICIENT_SCOPE');
       const required = (refused?.extensions.details as { required_scope?: string } | undefined)?.required_scope;
@@ -257,7 +259,7 @@ export function useRest(options: RestOptions): Plugin {
         return failure(request, 'VALIDATION_ERROR', { details: Object.assign(problems, validation?.extensions.details as Problems | undefined) });
       }
       if (!result.errors) throw new Error('unreachable');
-      // The key's concurrency limit (graphql/use-query-limits.ts) says what it counted.
+      // The key's concurrency limit (graphql/builder.ts) says what it counted.
       const concurrency = result.errors.find((e) => e.extensions?.code === 'RATE_LIMITED' && e.extensions.details);
       if (concurrency) {
         const { details, retryAfterSeconds } = concurrency.extensions as { details: Record<string, unknown>; retryAfterSeconds?: number };

@@ -1,3 +1,6 @@
+// The rollups as counts: a window split into whole days and partial edges, and the counts and sums
+// read from the levels for those days (the raw table for the edges).
+//
 // Reading the rollups: the SQL shared by the metrics (src/analytics) and by the exact counts and
 // deep pages of interaction lists (src/interactions). Everything is counted and summed by PostgreSQL; JavaScript
 // derives the rates from those integer sums (sums.ts, analytics/totals.ts) and converts bigint results to numbers.
@@ -5,7 +8,7 @@
 // Sources: a window's full UTC days are read from rollup tables kept exact by triggers on
 // `interactions` (prisma/migrations/*_daily_rollups and *_rollup_levels): whole calendar months from
 // a monthly level, other full days from a daily level, and only its partial days at the edges from
-// the raw `interactions` table (window.ts). Two grains: TOTALS (day, clinic, channel, type,
+// the raw `interactions` table (splitWindow, below). Two grains: TOTALS (day, clinic, channel, type,
 // direction, with the outcome folded into counts; about 70 rows a day at most) for summaries, daily
 // series and counts, and OUTCOMES (the same plus the outcome) for breakdowns and counts filtered by
 // outcome. Each has a twin with the campaign as one more key: CAMPAIGN_TOTALS serves reads filtered
@@ -170,7 +173,7 @@ export function campaignCountedTotals(sign: Sign): Prisma.Sql {
  * full days from the daily table; each from its all-clinics sum when there is no clinic restriction.
  * `columns` is the select list after `day`. With `months: { negated }` (the same select list with
  * every summed column negated), a month the window holds most of is read whole and the days it
- * does not hold are subtracted (window.ts splitDaysWithComplement): for readers that only sum.
+ * does not hold are subtracted (splitDaysWithComplement, below): for readers that only sum.
  */
 export function rollupParts(
   days: DayRange,

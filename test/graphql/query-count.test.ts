@@ -15,7 +15,7 @@ const db = testDb();
 // The app reads through a client that logs every SQL statement it sends. API keys are resolved
 // through the file's ordinary client, so authentication (and `last_used_at` bookkeeping) is not counted;
 // nor is the one statement per request that reads which clinics the key's environment lets it see
-// (auth/clinic-visibility.ts), counted apart as `environment`.
+// (auth/api-keys.ts), counted apart as `environment`.
 const statements: string[] = [];
 const counting = createPrismaClient(databaseUrl, 4, { onStatement: (text) => statements.push(text) });
 afterAll(async () => {

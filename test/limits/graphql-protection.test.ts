@@ -29,7 +29,7 @@ const db = testDb();
 
 // The app reads through a client that logs every SQL statement; API keys are resolved through the
 // file's ordinary client, so authentication is not counted, and neither is the one small statement
-// that finds the clinics of the key's environment (src/auth/clinic-visibility.ts): it is part of
+// that finds the clinics of the key's environment (src/auth/api-keys.ts): it is part of
 // admitting the request, as the key lookup is, and reads no interaction.
 const statements: string[] = [];
 const ENVIRONMENT_STATEMENT = /^\/\* prepared (key_)?clinics_of_environment \*\//;

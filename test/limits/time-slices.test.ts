@@ -1,4 +1,4 @@
-// Long work in slices (src/limits/time-slices.ts): one slice per turn of the event loop, process-
+// Long work in slices (src/limits/admission.ts): one slice per turn of the event loop, process-
 // wide, so network callbacks run between any two slices however many jobs are slicing at once;
 // and the sliced serializer writes what JSON.stringify writes.
 import net from 'node:net';

@@ -182,7 +182,7 @@ export async function searchedRows<T extends object>(rows: Promise<T[]>, text: s
   return found;
 }
 
-/** The list's page and filters, checked (graphql/errors.ts) as the caller named them. */
+/** The list's page and filters, checked (graphql/builder.ts) as the caller named them. */
 export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'parameters' | 'key'>) {
   requirePhiScope(context, args);
   return checked(context, sentFilters(args), checkList);

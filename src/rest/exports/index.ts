@@ -1,7 +1,7 @@
 // Exports: `Accept: text/csv` or `Accept: application/x-ndjson` (or `format=csv`, `format=ndjson`)
 // on GET /api/v1/interactions, /metrics/daily, /metrics/series and /metrics/breakdown (routes.ts)
 // answers every matching row as a file, streamed, for one quota unit. The REST facade
-// (rest/use-rest.ts) chooses the format (negotiate.ts) and asks `answer` once a request is admitted
+// (rest/use-rest.ts) chooses the format (routes.ts) and asks `answer` once a request is admitted
 // and its key has the route's scope.
 //
 // Interactions: one connection of the pool for the export's whole duration, one `COPY ... TO
@@ -99,7 +99,7 @@ export function createExports(options: ExportOptions): Exports {
 
   async function interactions({ request, url, route, key, execution }: ExportRequest, format: ExportFormat): Promise<Response> {
     const problems: Problems = {};
-    // `format` chose this answer (negotiate.ts); the rest are the export's parameters.
+    // `format` chose this answer (routes.ts); the rest are the export's parameters.
     const query = readQuery(url, [...new Set([...route.params, ...INTERACTION_EXPORT_PARAMS, FORMAT_PARAM])], problems);
     // As for the JSON list: a filter that reads patient data needs phi:read, before any value is judged.
     const refused = phiScopeError({ key, parameters: { names: REST_NAMES } }, phiArgumentsOf(query, REST_NAMES));

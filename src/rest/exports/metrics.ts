@@ -94,7 +94,7 @@ export interface Execution {
 /** The export's rows: the route's document executed with every row, or why not. */
 export async function metricsRows(request: Request, url: URL, route: Route, spec: MetricsExport, execution: Execution): Promise<MetricsOutcome> {
   const problems: Problems = {};
-  // `format` chose this answer (negotiate.ts); it is no parameter of the document.
+  // `format` chose this answer (routes.ts); it is no parameter of the document.
   const sent = readQuery(url, [...route.params, FORMAT_PARAM], problems);
   delete sent[FORMAT_PARAM];
   // The refused parameters are reported and not passed on.

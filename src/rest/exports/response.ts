@@ -19,7 +19,7 @@ export function fileName(what: string, format: ExportFormat, now: Date): string 
 
 /**
  * The streamed answer. `body` null: a HEAD's answer (the same headers, nothing read). The rate-limit
- * headers are added by graphql/use-admission.ts like on every answer to a valid key.
+ * headers are added by graphql/builder.ts like on every answer to a valid key.
  */
 export function exportResponse(request: Request, format: ExportFormat, name: string, body: ReadableStream<Uint8Array> | null): Response {
   return new Response(body, {
@@ -47,7 +47,7 @@ export interface ExportSource {
  * truncated download rather than a file that looks complete.
  */
 export function pulledStream(source: ExportSource): ReadableStream<Uint8Array> {
-  // The Fetch implementation the server adapter uses (as envelope.ts's Response): a Node Readable
+  // The Fetch implementation the server adapter uses (as routes.ts's Response): a Node Readable
   // beneath, read by the adapter chunk by chunk as the socket drains.
   return new FetchReadableStream<Uint8Array>({
     async pull(controller) {

@@ -1,6 +1,6 @@
 // The bytes of an exported interaction, written from the fields of COPY's binary format (copy-out.ts)
 // straight into the batch: a CSV record, or an NDJSON line that is byte for byte what
-// JSON.stringify writes for the REST representation (representation.ts, view `detail`: the
+// JSON.stringify writes for the REST representation (routes.ts, view `detail`: the
 // transcript for both channels) followed by `updated_at`. No row becomes a JavaScript object.
 import { maskPhoneNumber, redactText } from '../../phi/masking.js';
 import { fieldsOf, INTERACTION } from '../routes.js';
