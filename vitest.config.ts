@@ -19,6 +19,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // A worker runs its files one after another in one module graph instead of loading the app
+    // afresh for each (that was 180 of the suite's ~600 s on 2 cores). So a helper that holds a
+    // resource opens it per file and closes it after the file (test/helpers/db.ts testDb) or keeps
+    // one for the worker (test/rest/breakdown-support.ts), never closes it at module scope.
+    isolate: false,
     // Vitest's default is one worker fewer than the cores: one on a 2-core machine, where the files
     // then run one after another while the CPU waits on PostgreSQL. Each worker has a database of
     // its own (test/helpers/db.ts), so workers never see each other's rows or transactions.

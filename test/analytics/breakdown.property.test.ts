@@ -385,6 +385,13 @@ describe('metrics in a time zone filtered by a campaign (property-based, metamor
   const toBound = (b: typeof boundArb extends fc.Arbitrary<infer T> ? T : never): LocalBound =>
     b.kind === 'date' ? { kind: 'date', wall: BASE + b.days * DAY } : { kind: 'instant', at: b.at };
   const start = (b: LocalBound) => (b.kind === 'date' ? b.wall : b.at);
+  // A local date and an instant ordered by their numbers may still be out of order in the zone (a
+  // St. John's date begins at 03:30 UTC): both reads must then refuse the window alike.
+  const settled = <T>(read: Promise<T>): Promise<{ value: T } | { refused: string }> =>
+    read.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ refused: error instanceof Error ? error.constructor.name : String(error) }),
+    );
 
   it('zoned summary, daily, series and outcomes with the campaign equal those of its clinic', async () => {
     await fc.assert(
@@ -437,10 +444,12 @@ describe('metrics in a time zone filtered by a campaign (property-based, metamor
           ]) {
             const byCampaign = query(dims);
             const label = `${JSON.stringify(dims)} ${context}`;
-            expect(await zonedSummary(file.db, byCampaign), `summary ${label}`).toEqual(await zonedSummary(file.db, byClinic));
-            expect(await zonedOutcomes(file.db, byCampaign), `outcomes ${label}`).toEqual(await zonedOutcomes(file.db, byClinic));
-            expect(await zonedDaily(file.db, byCampaign, 400), `daily ${label}`).toEqual(await zonedDaily(file.db, byClinic, 400));
-            expect(await zonedSeries(file.db, byCampaign, granularity), `series ${label}`).toEqual(await zonedSeries(file.db, byClinic, granularity));
+            expect(await settled(zonedSummary(file.db, byCampaign)), `summary ${label}`).toEqual(await settled(zonedSummary(file.db, byClinic)));
+            expect(await settled(zonedOutcomes(file.db, byCampaign)), `outcomes ${label}`).toEqual(await settled(zonedOutcomes(file.db, byClinic)));
+            expect(await settled(zonedDaily(file.db, byCampaign, 400)), `daily ${label}`).toEqual(await settled(zonedDaily(file.db, byClinic, 400)));
+            expect(await settled(zonedSeries(file.db, byCampaign, granularity)), `series ${label}`).toEqual(
+              await settled(zonedSeries(file.db, byClinic, granularity)),
+            );
           }
           // The campaign seen through another clinic: nothing.
           const elsewhere = await zonedSummary(file.db, query({ clinicIds: [clinics[1]!], campaignId: only }));

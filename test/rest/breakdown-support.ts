@@ -2,15 +2,15 @@
 // seeded dataset of two clinics with campaigns, and the metrics computed independently, by SQL
 // straight from the `interactions` table (never from the rollups the API reads).
 import pg from 'pg';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import type { Db } from '../../src/db/client.js';
 import { databaseUrl } from '../helpers/db.js';
 import { createCampaign, createClinic } from '../helpers/factories.js';
 import type { Json } from './client.js';
 
-// The references' own connections (not the app's), closed after the file's tests.
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
-afterAll(() => pool.end());
+// The references' own connections (not the app's): one pool for the worker's files, which run one
+// after another in one module graph; idle, it lets the worker exit.
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 3, allowExitOnIdle: true });
 
 async function sql<T extends pg.QueryResultRow = Record<string, Json>>(text: string, values: unknown[] = []): Promise<T[]> {
   return (await pool.query<T>(text, values)).rows;
