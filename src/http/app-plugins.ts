@@ -344,7 +344,6 @@ export function clientAddressOf(forwardedFor: string | null | undefined, peer: s
 // answer depend on a request header, and a value replaced without leaving the old one beside it.
 
 /** `vary` with `name` added, unless it names it already (in any case) or is `*`. */
-
 export function varyWith(vary: string | null, name: string): string {
   if (!vary?.trim()) return name;
   const names = vary.split(',').map((part) => part.trim().toLowerCase());

@@ -391,7 +391,6 @@ export async function countInteractions(db: Db, filters: Filters, visibleClinics
 // and `hasMore` (GraphQL page info) and the REST meta alike, and is never run when nobody asks.
 
 /** Runs `load` once, when first asked, for everyone who asks. */
-
 export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
   let result: Promise<T> | undefined;
   return () => {

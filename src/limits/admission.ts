@@ -265,7 +265,6 @@ export class KeyConcurrency {
 // each answer's objects between threads (the cost being saved).
 
 /** How long a slice of work may hold the thread before it asks for the next one. */
-
 export const SLICE_MS = 4;
 
 const waiting: Array<() => void> = [];

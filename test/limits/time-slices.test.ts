@@ -3,8 +3,8 @@
 // and the sliced serializer writes what JSON.stringify writes.
 import net from 'node:net';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { mapInSlices, nextSlice, stringifyInSlices, TimeSlice } from '../../src/limits/admission.js';
+import { describe, expect, it, vi } from 'vitest';
+import { mapInSlices, nextSlice, SLICE_MS, stringifyInSlices, TimeSlice } from '../../src/limits/admission.js';
 
 /** A connected pair of loopback sockets; `ping` writes on one, the promise of the other's data resolves. */
 async function loopback(): Promise<{ ping: () => Promise<void>; close: () => void }> {
@@ -72,13 +72,27 @@ describe('slices of long work', () => {
   });
 
   it('a TimeSlice yields only once it has held the thread for its budget', async () => {
-    const slice = new TimeSlice();
-    expect(slice.due).toBe(false);
-    const until = performance.now() + 10;
-    while (performance.now() < until) {}
-    expect(slice.due).toBe(true);
-    await slice.pause();
-    expect(slice.due).toBe(false);
+    // On the slice's own clock (performance.now), held still here: a loaded machine may take the
+    // thread away between any two reads of the real one.
+    let now = 1_000;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    try {
+      const slice = new TimeSlice();
+      now += SLICE_MS / 2;
+      expect(slice.due).toBe(false);
+      await slice.pause();
+      expect(slice.due, 'a pause before the budget is spent keeps the slice').toBe(false);
+      now += SLICE_MS / 2;
+      expect(slice.due).toBe(true);
+      await slice.pause();
+      expect(slice.due, 'the next slice starts a fresh budget').toBe(false);
+      now += SLICE_MS;
+      expect(slice.due).toBe(true);
+      slice.resume();
+      expect(slice.due, 'resume starts the clock again').toBe(false);
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
 
