@@ -64,7 +64,7 @@ export interface AppOptions {
   lifecycle?: Lifecycle;
   /** Shares the per-field GraphQL rate limits between instances. */
   redis?: Redis;
-  /** Per-key limits on expensive GraphQL fields (defaults in graphql/builder.ts). */
+  /** Per-key limits on expensive GraphQL fields (default: FIELD_RATE_LIMITS, derived in graphql/index.ts). */
   fieldRateLimits?: readonly FieldRateLimit[];
   /** Units of database work one key may hold at once, per tier (defaults in limits/admission.ts), or the limiter itself. */
   keyConcurrency?: ConcurrencyLimits | KeyConcurrency;
