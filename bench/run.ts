@@ -14,6 +14,18 @@ import { SCOPES } from '../src/domain/values.js';
 import { createBenchKeys, type Dataset, describeDataset, ensureDataset, openCluster, parseSize, type Size, serverVersion } from './datasets.js';
 import { type ExportMeasurement, exportScenariosFor, exportTable, exportVerdicts, measureExports, selectedExport } from './exports.js';
 import { type IsolationMeasurement, isolationTable, isolationVerdicts, measureIsolation } from './isolation.js';
+import {
+  checkPeer,
+  installPeerDeps,
+  measurePeer,
+  type PeerMeasurement,
+  peerDocuments,
+  peerSelected,
+  peerServiceRuns,
+  peerTable,
+  peerVerdicts,
+  startPeer,
+} from './peer.js';
 import { compile, type Server, sampleRss, startServer, stopServer, treeCpu, workerPids } from './processes.js';
 import { summarizeProfile } from './profile.js';
 import { RESULTS_DIR, updateResultsIndex } from './results-index.js';
@@ -41,7 +53,7 @@ const HELP = `npm run bench -- [options]
   --warmup S          seconds of unmeasured load before each measurement (default 2)
   --connections N     concurrent connections (default 10)
   --keys N            unlimited-tier API keys used in turn (default 200; see bench/README.md)
-  --scenarios LIST    groups (interactions, metrics, graphql, exports, isolation) or parts of scenario names (default all)
+  --scenarios LIST    groups (interactions, metrics, graphql, exports, isolation, peer) or parts of scenario names (default all)
   --rebuild           rebuild the datasets even when they can be reused
   --build-only        build (or check) the datasets, measure nothing
   --profile           instead of comparing: CPU-profile the service per scenario (slower under the profiler)
@@ -359,6 +371,8 @@ interface Row {
 interface SizeReport {
   exports?: ExportMeasurement[];
   isolation?: IsolationMeasurement;
+  /** The PostGraphile peer comparison (peer.ts). */
+  peer?: PeerMeasurement;
   dataset: Dataset;
   durationSeconds: number;
   facts: Awaited<ReturnType<typeof describeDataset>>;
@@ -569,10 +583,12 @@ function verdicts(reports: SizeReport[]): Verdict[] {
 
   // Memory: of each process (with WORKERS > 1, every worker holds its own heap and connections).
   const runs = reports.flatMap((r) => r.rows.map((row) => row.ours));
-  const peakProcess = Math.max(0, ...runs.map((m) => m.peakProcessRssMb));
-  const peakTotal = Math.max(0, ...runs.map((m) => m.peakRssMb));
-  const processes = Math.max(0, ...runs.map((m) => m.processes));
-  if (runs.length) {
+  // With the service's runs of the PostGraphile comparison.
+  const memoryRuns = [...runs, ...reports.flatMap((r) => peerServiceRuns(r.peer))];
+  const peakProcess = Math.max(0, ...memoryRuns.map((m) => m.peakProcessRssMb));
+  const peakTotal = Math.max(0, ...memoryRuns.map((m) => m.peakRssMb));
+  const processes = Math.max(0, ...memoryRuns.map((m) => m.processes));
+  if (memoryRuns.length) {
     out.push({
       target: 'Service RSS < 250 MB under load',
       status: peakProcess < 250 ? 'met' : 'missed',
@@ -651,6 +667,14 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
       '',
       report.rows.length ? sizeTable(report) : '(no request scenarios in this run)',
       '',
+      ...(report.peer
+        ? [
+            'PostGraphile peer (bench/peer.ts): the same documents asked of PostGraphile 4 serving this database, without authentication (ours: key checks, scopes, quotas and masking included):',
+            '',
+            peerTable(report.peer),
+            '',
+          ]
+        : []),
       ...(report.exports?.length ? ['Exports (bench/exports.ts; no baseline):', '', exportTable(report.exports), ''] : []),
       ...(report.isolation
         ? [
@@ -679,6 +703,7 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
     ...verdicts(reports),
     ...exportVerdicts(reports.map((r) => ({ label: r.dataset.size.label, rows: r.dataset.size.rows, exports: r.exports }))),
     ...isolationVerdicts(reports.flatMap((r) => (r.isolation ? [{ label: r.dataset.size.label, m: r.isolation }] : []))),
+    ...peerVerdicts(reports.map((r) => ({ label: r.dataset.size.label, peer: r.peer }))),
   ];
   if (v.length) {
     parts.push('## Targets', '');
@@ -707,6 +732,9 @@ async function main(): Promise<void> {
   log(`Bench: sizes ${options.sizes.map((s) => s.label).join(', ')}; ${options.duration} s per scenario and server at ${options.connections} connections`);
 
   if (!options.buildOnly) compile();
+  // PostGraphile for the peer comparison, from its own lockfile (peer.ts).
+  const peerWanted = !options.buildOnly && !options.profile && peerSelected(options.scenarios);
+  if (peerWanted) installPeerDeps(log);
   const cluster = await openCluster(log);
   const reports: SizeReport[] = [];
   const profiles: string[] = [];
@@ -729,7 +757,8 @@ async function main(): Promise<void> {
       const exportScenarios = options.profile ? [] : exportScenariosFor(dataset.meta, size).filter((s) => selectedExport(options.scenarios, s));
       // The isolation scenario (isolation.ts): an attacker key at its full quota against a victim key.
       const isolation = !options.profile && (options.scenarios.length === 0 || options.scenarios.includes('isolation'));
-      if (!scenarios.length && !exportScenarios.length && !isolation) throw new Error(`No scenario matches --scenarios ${options.scenarios.join(',')}`);
+      if (!scenarios.length && !exportScenarios.length && !isolation && !peerWanted)
+        throw new Error(`No scenario matches --scenarios ${options.scenarios.join(',')}`);
 
       if (options.profile) {
         profiles.push(`## ${size.label}`, '');
@@ -744,6 +773,9 @@ async function main(): Promise<void> {
         servers.push(await startServer('service', 'src/server.ts', dataset.url));
         servers.push(await startServer('baseline', 'bench/baseline/server.ts', dataset.url));
         const [ours, baseline] = servers as [Server, Server];
+        const peer = peerWanted ? await startPeer(dataset.url) : undefined;
+        if (peer) servers.push(peer);
+        const peerDocs = peer ? peerDocuments(dataset.meta) : [];
 
         // Both must answer every scenario, and identically, before anything is measured.
         log('  checking that the service and the baseline answer identically');
@@ -759,9 +791,13 @@ async function main(): Promise<void> {
           const b = scenario.serviceOnly ? undefined : await request(baseline.base, scenario, keys[k++ % keys.length]!);
           for (const p of checkAnswers(scenario, a, b)) problems.push(`${scenario.name}: ${p}`);
         }
+        if (peer) {
+          log('  checking that the service and PostGraphile answer the peer documents alike');
+          problems.push(...(await checkPeer(peerDocs, ours, peer, keys[0]!)));
+        }
         if (problems.length) {
           failed = true;
-          throw new Error(`The service and the baseline disagree; nothing was measured.\n  ${problems.join('\n  ')}`);
+          throw new Error(`The service and the baseline${peer ? ' or PostGraphile' : ''} disagree; nothing was measured.\n  ${problems.join('\n  ')}`);
         }
 
         const report: SizeReport = { dataset, durationSeconds: options.duration, facts: datasetFacts, rows: [] };
@@ -787,6 +823,17 @@ async function main(): Promise<void> {
               (row.ours.workerCpuShares ? ` | workers ${workerSplit(row.ours)}%` : '') +
               (row.ours.non2xx + row.ours.mismatches + row.ours.errors ? ` | FAILED ours ${row.ours.non2xx + row.ours.mismatches + row.ours.errors}` : ''),
           );
+        }
+        if (peer) {
+          report.peer = await measurePeer(peerDocs, ours, peer, {
+            measure: (server, scenario) => measure(server, scenario, keys, options, cluster.postmasterPid(), monitor),
+            warm: async (server, scenario) => {
+              if (options.warmup > 0) await load(server, scenario, keys, options.warmup, options.connections);
+              await settle(monitor);
+            },
+            log,
+          });
+          log(peerTable(report.peer));
         }
         // Exports (bench/exports.ts): measured by what they stream, each verified first; the baseline has none.
         if (exportScenarios.length) {

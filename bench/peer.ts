@@ -1,0 +1,430 @@
+// The PostGraphile peer comparison (`--scenarios peer`; bench/README.md, "PostGraphile peer"): five
+// documents asked of the service's GraphQL, of its REST (where it has the request) and of PostGraphile
+// 4 serving the same database (bench/peer/postgraphile.ts), checked equal, then measured one after
+// another in the same run. run.ts starts the servers and passes its measure().
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../src/config.js';
+import { CLINIC_IDS, type DatasetMeta } from './datasets.js';
+import { type Server, startServer } from './processes.js';
+import { firstDifference, request, type Scenario } from './scenarios.js';
+
+/** `--scenarios peer`, or no --scenarios at all. */
+export const peerSelected = (scenarios: readonly string[]) => scenarios.length === 0 || scenarios.includes('peer');
+
+const DEPS = path.join(projectRoot, 'bench', 'peer', 'deps');
+
+/**
+ * Installs PostGraphile (bench/peer/deps, a project of its own: its package.json says why) from its
+ * lockfile when it is missing or older than the lockfile.
+ */
+export function installPeerDeps(log: (message: string) => void): void {
+  const installed = path.join(DEPS, 'node_modules', '.package-lock.json');
+  if (fs.existsSync(installed) && fs.statSync(installed).mtimeMs >= fs.statSync(path.join(DEPS, 'package-lock.json')).mtimeMs) return;
+  log('Installing PostGraphile for the peer (npm ci --prefix bench/peer/deps)');
+  const result = spawnSync('npm', ['ci', '--prefix', DEPS, '--no-audit', '--no-fund'], { cwd: projectRoot, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`npm ci --prefix bench/peer/deps failed:\n${result.stdout}${result.stderr}`);
+}
+
+export const startPeer = (databaseUrl: string): Promise<Server> => startServer('postgraphile', 'bench/peer/postgraphile.ts', databaseUrl);
+
+// ---------------------------------------------------------------------------------------------
+// Documents
+
+export type PeerServerName = 'ours GraphQL' | 'ours REST' | 'PostGraphile';
+const SERVERS: readonly PeerServerName[] = ['ours GraphQL', 'ours REST', 'PostGraphile'];
+
+/** What an answer says, in one plain form for the three servers. */
+type Kind = 'rows' | 'rows+total' | 'count' | 'outcomes';
+
+export interface PeerDocument {
+  name: string;
+  kind: Kind;
+  /** Judged against PostGraphile: parity (req/s and CPU per request) or the aggregate's 10x. */
+  target: 'parity' | 'aggregate';
+  requests: Record<'ours GraphQL' | 'PostGraphile', Scenario> & { 'ours REST'?: Scenario };
+}
+
+const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+export function peerDocuments(meta: DatasetMeta): PeerDocument[] {
+  // Explicit UTC days, not "now": the dataset's last 30 and 365 days (meta.lastDay included).
+  const end = addDays(meta.lastDay, 1);
+  const days = (n: number) => ({ from: addDays(meta.lastDay, 1 - n), to: meta.lastDay });
+  const month = days(30);
+  const year = days(365);
+  const window = (w: { from: string }) => `startedAt: { greaterThanOrEqualTo: "${w.from}T00:00:00Z", lessThan: "${end}T00:00:00Z" }`;
+  const ours = 'id startedAt channel type outcome durationSeconds clinic { name } campaign { name }';
+  const theirs = 'id startedAt channel type outcome durationSeconds clinicByClinicId { name } campaignByCampaignIdAndClinicId { name }';
+  const newest = 'first: 50, orderBy: [STARTED_AT_DESC, ID_DESC]';
+  const clinic = CLINIC_IDS[0]!;
+  const graphql = (name: string, query: string): Scenario => ({ name, group: 'graphql', method: 'POST', path: '/graphql', body: JSON.stringify({ query }) });
+  const rest = (name: string, group: 'interactions' | 'metrics', path: string): Scenario => ({ name, group, method: 'GET', path });
+  const doc = (name: string, kind: Kind, target: PeerDocument['target'], q: { ours: string; rest?: string; theirs: string }): PeerDocument => {
+    const operation = name.replace(/(^|\W+)(\w)/g, (_, _s: string, c: string) => c.toUpperCase());
+    return {
+      name,
+      kind,
+      target,
+      requests: {
+        'ours GraphQL': graphql(`peer ${name}: ours GraphQL`, `query ${operation} { ${q.ours} }`),
+        ...(q.rest ? { 'ours REST': rest(`peer ${name}: ours REST`, q.rest.includes('/metrics/') ? 'metrics' : 'interactions', q.rest) } : {}),
+        PostGraphile: graphql(`peer ${name}: PostGraphile`, `query ${operation} { ${q.theirs} }`),
+      },
+    };
+  };
+  return [
+    doc('page', 'rows', 'parity', {
+      ours: `interactions(limit: 50) { nodes { ${ours} } }`,
+      rest: '/api/v1/interactions?limit=50',
+      theirs: `allInteractions(${newest}) { nodes { ${theirs} } }`,
+    }),
+    // REST counts its total always: the same request as the page's.
+    doc('page + total', 'rows+total', 'parity', {
+      ours: `interactions(limit: 50) { nodes { ${ours} } pageInfo { total } }`,
+      rest: '/api/v1/interactions?limit=50',
+      theirs: `allInteractions(${newest}) { totalCount nodes { ${theirs} } }`,
+    }),
+    doc('one clinic and channel', 'rows', 'parity', {
+      ours: `interactions(limit: 50, clinicId: "${clinic}", channel: VOICE) { nodes { ${ours} } }`,
+      rest: `/api/v1/interactions?limit=50&clinic_id=${clinic}&channel=voice`,
+      theirs: `allInteractions(${newest}, condition: { clinicId: "${clinic}", channel: VOICE }) { nodes { ${theirs} } }`,
+    }),
+    doc('count of the last 30 days', 'count', 'parity', {
+      ours: `metricsSummary(dateFrom: "${month.from}", dateTo: "${month.to}") { totalInteractions }`,
+      rest: `/api/v1/metrics/summary?date_from=${month.from}&date_to=${month.to}`,
+      theirs: `allInteractions(filter: { ${window(month)} }) { totalCount }`,
+    }),
+    // pg-aggregates 0.1 declares `keys` as [String!]: a group of a null outcome fails the whole answer
+    // ("Cannot return null for non-nullable field"), so the interactions without an outcome are left
+    // out, as the service's breakdown leaves them out. 0.1 has no count per group: distinctCount of
+    // the primary key is one (count(distinct id) in its SQL).
+    doc('by outcome over a year', 'outcomes', 'aggregate', {
+      ours: `metricsOutcomes(dateFrom: "${year.from}", dateTo: "${year.to}") { outcomes { outcome count } }`,
+      rest: `/api/v1/metrics/outcomes?date_from=${year.from}&date_to=${year.to}`,
+      theirs: `allInteractions(filter: { ${window(year)}, outcome: { isNull: false } }) { groupedAggregates(groupBy: OUTCOME) { keys distinctCount { id } } }`,
+    }),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers, in one plain form
+
+interface Row {
+  id: string;
+  startedAt: number;
+  channel: string;
+  type: string;
+  outcome: string | null;
+  durationSeconds: number | null;
+  /** The clinic's and campaign's names; REST has neither (its rows are compared without them). */
+  clinic?: string | null;
+  campaign?: string | null;
+}
+
+interface Value {
+  rows?: Row[];
+  total?: number;
+  count?: number;
+  /** Interactions per outcome, by outcome name; no null outcome, no zero count. */
+  outcomes?: Record<string, number>;
+}
+
+/** The value at `keys` in a JSON answer; throws, naming the path, when a step is missing. */
+function at(value: unknown, ...keys: Array<string | number>): unknown {
+  let current = value;
+  for (const [i, key] of keys.entries()) {
+    if (current === null || typeof current !== 'object' || !(key in current)) throw new Error(`no ${keys.slice(0, i + 1).join('.')} in the answer`);
+    current = (current as Record<string | number, unknown>)[key];
+  }
+  return current;
+}
+
+function list(value: unknown, what: string): unknown[] {
+  if (!Array.isArray(value)) throw new Error(`${what} is not a list`);
+  return value;
+}
+
+const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const number = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+/** A related row's name: `{ name }` or null. */
+const nameOf = (value: unknown): string | null => (value === null || value === undefined ? null : text(at(value, 'name')));
+
+/** The rows of a page; REST spells fields in snake_case, omits null ones and has no names. */
+function rows(server: PeerServerName, nodes: unknown): Row[] {
+  return list(nodes, 'the rows').map((node) => {
+    const field = (camel: string, snake: string) => (node as Record<string, unknown>)[server === 'ours REST' ? snake : camel];
+    const row: Row = {
+      id: String(at(node, 'id')),
+      startedAt: Date.parse(String(field('startedAt', 'started_at'))),
+      // The service's GraphQL and PostGraphile spell enum values VOICE, REST voice.
+      channel: String(at(node, 'channel')).toLowerCase(),
+      type: String(at(node, 'type')),
+      outcome: text(field('outcome', 'outcome')),
+      durationSeconds: number(field('durationSeconds', 'duration_seconds')),
+    };
+    if (server === 'ours GraphQL') return { ...row, clinic: nameOf(at(node, 'clinic')), campaign: nameOf(at(node, 'campaign')) };
+    if (server === 'PostGraphile')
+      return { ...row, clinic: nameOf(at(node, 'clinicByClinicId')), campaign: nameOf(at(node, 'campaignByCampaignIdAndClinicId')) };
+    return row;
+  });
+}
+
+/** Outcome -> count, sorted by outcome, without the null outcome (the service counts those apart) or empty groups. */
+function outcomes(pairs: Array<[string | null, number]>): Record<string, number> {
+  return Object.fromEntries(pairs.filter(([outcome, count]) => outcome !== null && count > 0).sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0)));
+}
+
+function plainValue(document: PeerDocument, server: PeerServerName, body: unknown): Value {
+  const { kind } = document;
+  if (server === 'ours REST') {
+    if (kind === 'rows') return { rows: rows(server, at(body, 'data', 'interactions')) };
+    if (kind === 'rows+total') return { rows: rows(server, at(body, 'data', 'interactions')), total: Number(at(body, 'meta', 'total')) };
+    if (kind === 'count') return { count: Number(at(body, 'data', 'total_interactions')) };
+    return { outcomes: outcomes(list(at(body, 'data', 'outcomes'), 'outcomes').map((o) => [text(at(o, 'outcome')), Number(at(o, 'count'))])) };
+  }
+  if (server === 'ours GraphQL') {
+    if (kind === 'rows') return { rows: rows(server, at(body, 'data', 'interactions', 'nodes')) };
+    if (kind === 'rows+total')
+      return { rows: rows(server, at(body, 'data', 'interactions', 'nodes')), total: Number(at(body, 'data', 'interactions', 'pageInfo', 'total')) };
+    if (kind === 'count') return { count: Number(at(body, 'data', 'metricsSummary', 'totalInteractions')) };
+    return {
+      outcomes: outcomes(list(at(body, 'data', 'metricsOutcomes', 'outcomes'), 'outcomes').map((o) => [text(at(o, 'outcome')), Number(at(o, 'count'))])),
+    };
+  }
+  const connection = at(body, 'data', 'allInteractions');
+  if (kind === 'rows') return { rows: rows(server, at(connection, 'nodes')) };
+  if (kind === 'rows+total') return { rows: rows(server, at(connection, 'nodes')), total: Number(at(connection, 'totalCount')) };
+  if (kind === 'count') return { count: Number(at(connection, 'totalCount')) };
+  // distinctCount is a BigInt: a string in JSON.
+  return {
+    outcomes: outcomes(list(at(connection, 'groupedAggregates'), 'groups').map((g) => [text(at(g, 'keys', 0)), Number(at(g, 'distinctCount', 'id'))])),
+  };
+}
+
+/** The reference as REST can say it: rows without the clinic's and campaign's names. */
+const withoutNames = (value: Value): Value => (value.rows ? { ...value, rows: value.rows.map(({ clinic: _c, campaign: _p, ...row }) => row) } : value);
+
+const serverOf = (name: PeerServerName, ours: Server, peer: Server) => (name === 'PostGraphile' ? peer : ours);
+
+/**
+ * Asks every document of each server once; returns the problems: an answer that is not a success,
+ * that says nothing (50 rows, a count, some outcomes are expected), or the first difference between
+ * the service's answer (GraphQL and REST) and PostGraphile's.
+ */
+export async function checkPeer(documents: readonly PeerDocument[], ours: Server, peer: Server, key: string): Promise<string[]> {
+  const problems: string[] = [];
+  for (const document of documents) {
+    const values = new Map<PeerServerName, Value>();
+    for (const name of SERVERS) {
+      const scenario = document.requests[name];
+      if (!scenario) continue;
+      const answer = await request(serverOf(name, ours, peer).base, scenario, key);
+      const body = answer.body as Record<string, unknown> | undefined;
+      const failed = answer.status !== 200 || (scenario.group === 'graphql' ? body?.errors !== undefined : body?.success !== true);
+      if (failed) {
+        problems.push(`${scenario.name}: answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+        continue;
+      }
+      try {
+        values.set(name, plainValue(document, name, answer.body));
+      } catch (error) {
+        problems.push(`${scenario.name}: ${error instanceof Error ? error.message : String(error)}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+      }
+    }
+    const reference = values.get('PostGraphile');
+    if (!reference) continue;
+    const empty = reference.rows
+      ? reference.rows.length < 50
+      : reference.count !== undefined
+        ? reference.count === 0
+        : !Object.keys(reference.outcomes ?? {}).length;
+    if (empty) problems.push(`peer ${document.name}: PostGraphile answered too little to measure (${JSON.stringify(reference).slice(0, 200)})`);
+    for (const name of ['ours GraphQL', 'ours REST'] as const) {
+      const value = values.get(name);
+      if (!value) continue;
+      const difference = firstDifference(value, name === 'ours REST' ? withoutNames(reference) : reference);
+      if (difference) problems.push(`peer ${document.name}: ${name} and PostGraphile differ at ${difference}`);
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+/** What the report reads of run.ts's measurements (which keep their other fields in the JSON). */
+export interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  mismatches: number;
+  errors: number;
+  peakRssMb: number;
+  peakProcessRssMb: number;
+  processes: number;
+  stolenCpu: number;
+  serverCpuMs?: number;
+  databaseCpuMs?: number;
+}
+
+export interface PeerRow {
+  document: string;
+  server: PeerServerName;
+  figures: Figures;
+  /** REST's page + total is the page's request (REST always counts): its figures, measured once. */
+  sameRequestAs?: string;
+}
+
+export interface PeerMeasurement {
+  /** Each document's requests as sent (GraphQL bodies and REST paths), for the record. */
+  documents: Array<{ name: string; target: PeerDocument['target']; requests: Partial<Record<PeerServerName, string>> }>;
+  rows: PeerRow[];
+}
+
+export interface PeerMeasuring {
+  /** run.ts's measure(): warm-up, then the measured run. */
+  measure: (server: Server, scenario: Scenario) => Promise<Figures>;
+  /** Unmeasured load for the warm-up time. */
+  warm: (server: Server, scenario: Scenario) => Promise<void>;
+  log: (message: string) => void;
+}
+
+export async function measurePeer(
+  documents: readonly PeerDocument[],
+  ours: Server,
+  peer: Server,
+  { measure, warm, log }: PeerMeasuring,
+): Promise<PeerMeasurement> {
+  // Every request warmed up once before the first is measured: with `--scenarios peer` alone the
+  // service is fresh, and its first runs served up to a third fewer requests/s than the same request
+  // a minute later (the page below the page with its total, which asks more), despite the warm-up
+  // before each run.
+  for (const document of documents) {
+    for (const name of SERVERS) {
+      const scenario = document.requests[name];
+      if (scenario) await warm(serverOf(name, ours, peer), scenario);
+    }
+  }
+  const out: PeerMeasurement = { documents: [], rows: [] };
+  const measured = new Map<string, { document: string; figures: Figures }>();
+  for (const document of documents) {
+    const requests: Partial<Record<PeerServerName, string>> = {};
+    for (const name of SERVERS) {
+      const scenario = document.requests[name];
+      if (!scenario) continue;
+      requests[name] = scenario.body ? (JSON.parse(scenario.body) as { query: string }).query : scenario.path;
+      const same = name === 'ours REST' ? measured.get(scenario.path) : undefined;
+      if (same) {
+        out.rows.push({ document: document.name, server: name, figures: same.figures, sameRequestAs: same.document });
+        continue;
+      }
+      const figures = await measure(serverOf(name, ours, peer), scenario);
+      if (name === 'ours REST') measured.set(scenario.path, { document: document.name, figures });
+      out.rows.push({ document: document.name, server: name, figures });
+      log(
+        `  ${scenario.name.padEnd(52)} ${f1(figures.rps).padStart(7)} req/s p50 ${f1(figures.p50).padStart(6)} ms p99 ${f1(figures.p99).padStart(6)} ms` +
+          ` | CPU ms/req ${figures.serverCpuMs?.toFixed(2) ?? '?'}+${figures.databaseCpuMs?.toFixed(2) ?? '?'} | RSS ${figures.peakRssMb} MB` +
+          (failures(figures) ? ` | FAILED ${failures(figures)}` : ''),
+      );
+    }
+    out.documents.push({ name: document.name, target: document.target, requests });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const f1 = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const failures = (m: Figures) => m.non2xx + m.mismatches + m.errors;
+const times = (a: number | undefined, b: number | undefined) => (a !== undefined && b ? `${(a / b).toFixed(2)}x` : '-');
+
+export function peerTable(measurement: PeerMeasurement): string {
+  const lines = [
+    '| Document | Server | req/s | p50 ms | p99 ms | server CPU ms/request | PostgreSQL CPU ms/request | req/s vs PostGraphile | CPU vs PostGraphile | peak RSS MB | non-2xx or failed | stolen CPU % |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const row of measurement.rows) {
+    const m = row.figures;
+    const theirs = measurement.rows.find((r) => r.document === row.document && r.server === 'PostGraphile')?.figures;
+    const versus = row.server !== 'PostGraphile' && theirs;
+    lines.push(
+      `| ${[
+        row.document,
+        row.sameRequestAs ? `${row.server} (the ${row.sameRequestAs} request)` : row.server,
+        m.requests < 20 ? `${f1(m.rps)} (n=${m.requests})` : f1(m.rps),
+        f1(m.p50),
+        f1(m.p99),
+        m.serverCpuMs?.toFixed(2) ?? '?',
+        m.databaseCpuMs?.toFixed(2) ?? '?',
+        versus ? times(m.rps, theirs.rps) : '-',
+        versus ? times(m.serverCpuMs, theirs.serverCpuMs) : '-',
+        m.peakRssMb,
+        failures(m),
+        m.stolenCpu,
+      ].join(' | ')} |`,
+    );
+  }
+  const peak = (servers: PeerServerName[]) => Math.max(0, ...measurement.rows.filter((r) => servers.includes(r.server)).map((r) => r.figures.peakRssMb));
+  lines.push('', `Peak RSS: the service ${peak(['ours GraphQL', 'ours REST'])} MB, PostGraphile ${peak(['PostGraphile'])} MB.`);
+  return lines.join('\n');
+}
+
+/** The service's runs in the comparison, for the RSS target (run.ts). */
+export const peerServiceRuns = (measurement: PeerMeasurement | undefined): Figures[] =>
+  measurement?.rows.filter((r) => r.server !== 'PostGraphile' && !r.sameRequestAs).map((r) => r.figures) ?? [];
+
+interface Verdict {
+  target: string;
+  status: 'met' | 'missed' | 'not measured';
+  detail: string;
+}
+
+/**
+ * Per size: documents 1-4, the service's GraphQL at >= 1.0x PostGraphile's req/s and <= 1.2x its
+ * server CPU per request; the aggregate at >= 10x its req/s; the REST page at >= 1.0x PostGraphile's
+ * req/s on the page.
+ */
+export function peerVerdicts(reports: ReadonlyArray<{ label: string; peer?: PeerMeasurement }>): Verdict[] {
+  const out: Verdict[] = [];
+  for (const { label, peer } of reports) {
+    if (!peer) continue;
+    const find = (document: string, server: PeerServerName) => peer.rows.find((r) => r.document === document && r.server === server)?.figures;
+    for (const document of peer.documents) {
+      const ours = find(document.name, 'ours GraphQL');
+      const theirs = find(document.name, 'PostGraphile');
+      if (!ours || !theirs) continue;
+      const rps = ours.rps / theirs.rps;
+      if (document.target === 'aggregate') {
+        out.push({
+          target: `PostGraphile peer, ${document.name} at ${label}: ours GraphQL >= 10x PostGraphile's req/s`,
+          status: rps >= 10 ? 'met' : 'missed',
+          detail: `${rps.toFixed(2)}x (${f1(ours.rps)} vs ${f1(theirs.rps)} req/s)`,
+        });
+        continue;
+      }
+      const cpu = ours.serverCpuMs !== undefined && theirs.serverCpuMs ? ours.serverCpuMs / theirs.serverCpuMs : undefined;
+      out.push({
+        target: `PostGraphile peer, ${document.name} at ${label}: ours GraphQL >= 1.0x PostGraphile's req/s and server CPU/request <= 1.2x`,
+        status: cpu === undefined ? 'not measured' : rps >= 1 && cpu <= 1.2 ? 'met' : 'missed',
+        detail: `${rps.toFixed(2)}x req/s (${f1(ours.rps)} vs ${f1(theirs.rps)}), ${cpu === undefined ? '?' : cpu.toFixed(2)}x CPU/request (${ours.serverCpuMs?.toFixed(2) ?? '?'} vs ${theirs.serverCpuMs?.toFixed(2) ?? '?'} ms)`,
+      });
+    }
+    const page = peer.documents[0]!.name;
+    const rest = find(page, 'ours REST');
+    const theirs = find(page, 'PostGraphile');
+    if (rest && theirs) {
+      const rps = rest.rps / theirs.rps;
+      out.push({
+        target: `PostGraphile peer, ${page} at ${label}: ours REST >= 1.0x PostGraphile's req/s`,
+        status: rps >= 1 ? 'met' : 'missed',
+        detail: `${rps.toFixed(2)}x (${f1(rest.rps)} vs ${f1(theirs.rps)} req/s)`,
+      });
+    }
+  }
+  return out;
+}
