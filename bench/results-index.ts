@@ -44,11 +44,16 @@ interface IsolationJson {
   quiet: { p99: number };
   attack: { p99: number };
 }
+/** The PostGraphile peer comparison (peer.ts): a run per document and server. */
+interface PeerJson {
+  rows: Array<{ document: string; server: string; figures: { rps: number; p50: number }; sameRequestAs?: string }>;
+}
 interface ReportJson {
   dataset: { size: { label: string } };
   rows?: RowJson[];
   exports?: ExportJson[];
   isolation?: IsolationJson;
+  peer?: PeerJson;
 }
 interface FileJson {
   startedAt?: string;
@@ -75,6 +80,9 @@ export function measuredIn(json: FileJson): Measured[] {
         'isolation (a key at its quota with the costliest requests; another key measured)',
         `${size}: victim p99 ${round(report.isolation.attack.p99)} ms under attack, ${round(report.isolation.quiet.p99)} ms quiet`,
       );
+    // (A request shown again under another document, REST's page + total, was measured once.)
+    for (const row of report.peer?.rows.filter((r) => !r.sameRequestAs) ?? [])
+      add(`peer ${row.document}: ${row.server}`, `${size}: ${round(row.figures.rps)} req/s, p50 ${round(row.figures.p50)} ms`);
   }
   // The soak (bench/soak.ts) writes no size reports: its options and verdicts.
   if (!json.reports && json.options?.minutes !== undefined && json.verdicts) {

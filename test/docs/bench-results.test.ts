@@ -16,6 +16,12 @@ describe('bench/results/', () => {
           rows: [{ scenario: { name: 'interactions first page' }, ours: { rps: 452.6, p50: 19, p99: 40 } }],
           exports: [{ scenario: { name: 'export interactions CSV' }, rows: 100_000, seconds: 2, firstByteMs: 8.44 }],
           isolation: { quiet: { p99: 16.8 }, attack: { p99: 31.25 } },
+          peer: {
+            rows: [
+              { document: 'page', server: 'PostGraphile', figures: { rps: 541.7, p50: 17 } },
+              { document: 'page + total', server: 'ours REST', figures: { rps: 233, p50: 39 }, sameRequestAs: 'page' },
+            ],
+          },
         },
         { dataset: { size: { label: '1m' } }, rows: [{ scenario: { name: 'interactions first page' }, ours: { rps: 1234.4, p50: 8.26, p99: 20 } }] },
       ],
@@ -27,6 +33,7 @@ describe('bench/results/', () => {
         scenario: 'isolation (a key at its quota with the costliest requests; another key measured)',
         figures: ['100k: victim p99 31.3 ms under attack, 16.8 ms quiet'],
       },
+      { scenario: 'peer page: PostGraphile', figures: ['100k: 542 req/s, p50 17 ms'] },
     ]);
   });
 
