@@ -39,7 +39,7 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
   const logger = createLogger(loggerOptions(config));
   // Before the database client: its connections must find pg already patched (tracing.ts).
   const tracing = await startTracing(config, { logger });
-  const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE, { bounds: databaseBounds(config) });
+  const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE, { bounds: databaseBounds(config), catalogCache: true });
   let quotaStore: QuotaStore = new MemoryQuotaStore();
   let redis: Redis | undefined;
   if (config.REDIS_URL) {

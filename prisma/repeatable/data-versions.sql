@@ -23,6 +23,11 @@ BEGIN
   IF ids IS NOT NULL THEN
     PERFORM "clinic_data_versions_bump"(ids);
   END IF;
+  -- Services keep clinics and campaigns in memory (src/db/client.ts, CatalogCache) until told they
+  -- changed; delivered when this transaction commits, never for one that rolls back.
+  IF TG_TABLE_NAME IN ('clinics', 'campaigns') THEN
+    PERFORM pg_notify('catalog_changed', TG_TABLE_NAME);
+  END IF;
   RETURN NULL;
 END
 $function$;
@@ -54,6 +59,9 @@ CREATE OR REPLACE FUNCTION clinic_data_versions_after_truncate()
 AS $function$
 BEGIN
   PERFORM "clinic_data_versions_bump_all"();
+  IF TG_TABLE_NAME IN ('clinics', 'campaigns') THEN
+    PERFORM pg_notify('catalog_changed', TG_TABLE_NAME);
+  END IF;
   RETURN NULL;
 END
 $function$;

@@ -10,7 +10,7 @@
 // so there is nothing to brute-force, and lookup by hash goes through the unique index.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.js';
-import { prepared, queryRows } from '../db/client.js';
+import { prepared, queryRows, SQL_POOL } from '../db/client.js';
 import { isUuid } from '../domain/parameters.js';
 import { KEY_PREFIXES, KEY_TIERS, type KeyTierValue, SCOPES, type Scope } from '../domain/values.js';
 import { Prisma } from '../generated/prisma/client.js';
@@ -559,9 +559,10 @@ export function createApiKeyResolver(db: Db, options: ApiKeyResolverOptions = {}
 // so other clinics' rows are never fetched, and nothing downstream needs to know about
 // environments.
 //
-// Read per request, not cached: a cache would let a key see, for its lifetime, a clinic just
-// imported into the other environment, and would make `null` (every clinic) outlive the first
-// clinic of the other environment.
+// Read from the database unless the service keeps the catalogue in memory (db/client.ts,
+// CatalogCache), which drops it as soon as a clinic is written: a cache that merely expired would
+// let a key see, for its lifetime, a clinic just imported into the other environment, and would
+// make `null` (every clinic) outlive the first clinic of the other environment.
 
 /** The clinics a request may see: `null` means every clinic. */
 export type VisibleClinics = readonly string[] | null;
@@ -599,28 +600,35 @@ function clinicsOfEnvironment(environment: ClinicEnvironmentValue): Prisma.Sql {
  * an unrestricted key while no clinic of the other environment exists, as in a database that holds
  * only live data; otherwise the list of ids, possibly empty (nothing is visible).
  *
- * One small statement per request, kept prepared: for an unrestricted key, an EXISTS that stops at
- * the first clinic of the other environment (the ids are read only when there is one); for a
- * restricted key, the key's clinics looked up by primary key.
+ * One small statement, kept prepared (and kept in memory by the service until a clinic changes):
+ * for an unrestricted key, an EXISTS that stops at the first clinic of the other environment (the
+ * ids are read only when there is one); for a restricted key, the key's clinics looked up by
+ * primary key.
  */
 export async function visibleClinicsOf(db: Db, key: Pick<ApiKeyPrincipal, 'environment' | 'clinicIds'>): Promise<VisibleClinics> {
   const environment = CLINIC_ENVIRONMENT_OF_KEY[key.environment];
   const restricted = key.clinicIds && key.clinicIds.length > 0 ? key.clinicIds : null;
+  const catalog = db[SQL_POOL].catalog;
+  const read = (cacheKey: string, load: () => Promise<VisibleClinics>) => (catalog ? catalog.read(cacheKey, load) : load());
   if (restricted === null) {
-    const [row] = await queryRows<{ ids: string[] | null }>(db, UNRESTRICTED[environment]);
-    return row?.ids ?? null;
+    return read(`visible:${environment}`, async () => {
+      const [row] = await queryRows<{ ids: string[] | null }>(db, UNRESTRICTED[environment]);
+      return row?.ids ? Object.freeze(row.ids) : null;
+    });
   }
-  const [row] = await queryRows<{ ids: string[] }>(
-    db,
-    prepared(
-      'key_clinics_of_environment',
-      Prisma.sql`SELECT array(SELECT id::text FROM clinics WHERE id = ANY(${restricted}::uuid[]) AND environment = ${environment}::"ClinicEnvironment") AS ids`,
-    ),
-  );
-  const own = new Set(row?.ids ?? []);
-  // The key's own list, in its order and spelling (ETag identities and `viewer` stay as they were),
-  // less the clinics of the other environment.
-  return restricted.filter((id) => own.has(id.toLowerCase()));
+  return read(`visible:${environment}:${restricted.join(',')}`, async () => {
+    const [row] = await queryRows<{ ids: string[] }>(
+      db,
+      prepared(
+        'key_clinics_of_environment',
+        Prisma.sql`SELECT array(SELECT id::text FROM clinics WHERE id = ANY(${restricted}::uuid[]) AND environment = ${environment}::"ClinicEnvironment") AS ids`,
+      ),
+    );
+    const own = new Set(row?.ids ?? []);
+    // The key's own list, in its order and spelling (ETag identities and `viewer` stay as they were),
+    // less the clinics of the other environment.
+    return Object.freeze(restricted.filter((id) => own.has(id.toLowerCase())));
+  });
 }
 
 /**

@@ -13,7 +13,7 @@
 // (`transcript` included) resolve from them exactly as they would from Prisma's.
 
 import { clinicCondition, clinicScope, type VisibleClinics } from '../auth/api-keys.js';
-import { and, columnOf, type Db, prepared, queryRows } from '../db/client.js';
+import { and, columnOf, type Db, prepared, queryRows, SQL_POOL } from '../db/client.js';
 import { declarationOf, FILTER_KEYS, type Filters, ROLLUP_FILTER_KEYS } from '../filters/interaction-filters.js';
 import { type Campaign, type Clinic, type Interaction, Prisma } from '../generated/prisma/client.js';
 import { DIMENSION_KEYS, type Dimensions, dimensionConditions, rawRangeConditions } from '../rollups/counted.js';
@@ -126,14 +126,21 @@ const CLINICS_BY_ID = (ids: string[]) =>
 const CAMPAIGNS_BY_ID = (ids: string[]) =>
   prepared('campaigns_by_id', Prisma.sql`SELECT ${selectList(CAMPAIGN_COLUMN_OF)} FROM campaigns WHERE id = ANY(${ids}::text[])`);
 
-/** Clinics by id as whole rows, shaped as Prisma's model (also the group keys of breakdowns: graphql/builder.ts's entity loaders). */
+/**
+ * Clinics by id as whole rows, shaped as Prisma's model (also the group keys of breakdowns:
+ * graphql/builder.ts's entity loaders); kept in memory by the service until one changes
+ * (db/client.ts, CatalogCache). The rows are then shared between requests, and frozen.
+ */
 export function clinicsById(db: Db, ids: string[]): Promise<Clinic[]> {
-  return queryRows<Clinic>(db, CLINICS_BY_ID(ids));
+  const read = (missing: string[]) => queryRows<Clinic>(db, CLINICS_BY_ID(missing));
+  // A uuid matches whatever its letters' case; the rows spell it in lower case.
+  return db[SQL_POOL].catalog?.byIds('clinic', ids, read, (id) => id.toLowerCase()) ?? read(ids);
 }
 
-/** Campaigns by id as whole rows, shaped as Prisma's model. */
+/** Campaigns by id as whole rows, shaped as Prisma's model (kept in memory as clinics are). */
 export function campaignsById(db: Db, ids: string[]): Promise<Campaign[]> {
-  return queryRows<Campaign>(db, CAMPAIGNS_BY_ID(ids));
+  const read = (missing: string[]) => queryRows<Campaign>(db, CAMPAIGNS_BY_ID(missing));
+  return db[SQL_POOL].catalog?.byIds('campaign', ids, read) ?? read(ids);
 }
 
 /**
@@ -149,7 +156,8 @@ function ownColumnsOnly(args: RelationArgs, columns: Record<string, string>): bo
 /**
  * The rows with their clinic and campaign, as findMany's `include` would give them: each related
  * table read once for the page's distinct ids (what Prisma's own include does). When only the
- * related rows' own columns are asked for (what a list shows), by hand-written prepared SQL: the two
+ * related rows' own columns are asked for (what a list shows), by hand-written prepared SQL (or from
+ * the service's memory of the catalogue: clinicsById, campaignsById): the two
  * findMany calls through Prisma's client were about a sixth of the service's CPU for a GraphQL page
  * of 50 interactions with clinic and campaign (bench/results/2026-11-24-one-home-closing.md);
  * nested relations (a campaign's clinic, say) still go through Prisma.
@@ -161,14 +169,14 @@ export async function withRelations(db: Db, rows: InteractionRow[], relations: R
     args: RelationArgs | undefined,
     ids: Array<string | null>,
     columns: Record<string, string>,
-    statement: (ids: string[]) => Prisma.Sql,
+    read: (db: Db, ids: string[]) => Promise<T[]>,
     find: (query: object) => Promise<T[]>,
   ) => {
     if (!args) return undefined;
     const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
     let found: T[];
     if (ownColumnsOnly(args, columns)) {
-      found = wanted.length === 0 ? [] : await queryRows<T>(db, statement(wanted));
+      found = wanted.length === 0 ? [] : await read(db, wanted);
     } else {
       const query = args === true ? {} : { ...args, ...(args.select ? { select: { ...args.select, id: true } } : {}) };
       // Asked also for no ids, as Prisma's include does: a page costs the same statements whatever its rows.
@@ -181,14 +189,14 @@ export async function withRelations(db: Db, rows: InteractionRow[], relations: R
       clinic,
       rows.map((row) => row.clinicId),
       CLINIC_COLUMN_OF,
-      CLINICS_BY_ID,
+      clinicsById,
       (query) => db.clinic.findMany(query),
     ),
     byId(
       campaign,
       rows.map((row) => row.campaignId),
       CAMPAIGN_COLUMN_OF,
-      CAMPAIGNS_BY_ID,
+      campaignsById,
       (query) => db.campaign.findMany(query),
     ),
   ]);
