@@ -38,6 +38,12 @@ export interface ClientOptions {
   onStatement?: (text: string) => void;
   /** Timeouts for a client that serves requests; none by default (the CLI's commands, tests, bench). */
   bounds?: DatabaseBounds;
+  /**
+   * Keep clinics and campaigns in memory until PostgreSQL says they changed (CatalogCache, below):
+   * the service's client. Off by default: a process that writes them and reads them back at once
+   * through the same client (a test) would race its own notification.
+   */
+  catalogCache?: boolean;
 }
 
 export function createPrismaClient(url: string, poolSize = 10, options: ClientOptions = {}): Db {
@@ -84,8 +90,9 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
     }
     return probePool.query({ text, query_timeout: timeoutMs } as pg.QueryConfig);
   };
+  const catalog = options.catalogCache ? new CatalogCache(settings) : undefined;
   const end = pool.end.bind(pool);
-  Object.assign(pool, { end: async () => Promise.all([end(), probePool?.end()]).then(() => undefined) });
+  Object.assign(pool, { end: async () => Promise.all([end(), probePool?.end(), catalog?.close()]).then(() => undefined) });
   // An idle connection that PostgreSQL ends (a restart, the embedded cluster stopping at shutdown)
   // is an 'error' event on the pool, fatal to the process without a listener. The pool drops that
   // connection and opens another when next asked; Prisma's adapter adds its listener only on its
@@ -99,6 +106,7 @@ export function createPrismaClient(url: string, poolSize = 10, options: ClientOp
     query: (config) => pool.query(config),
     connect: () => pool.connect(),
     probe,
+    catalog,
     statementName: statementNames(),
     // Requests waiting for a connection wait in the gate's queues, not in node-postgres's.
     stats: {
@@ -373,6 +381,8 @@ export interface SqlPool {
    * (`timeoutMs` bounds both getting the connection and the answer).
    */
   probe(text: string, timeoutMs: number): Promise<pg.QueryResult>;
+  /** Clinics and campaigns kept in memory until they change; undefined: read every time. */
+  readonly catalog?: CatalogCache;
   /** The name to prepare a text under (`prepared`), or undefined to run it unnamed. */
   statementName(text: string): string | undefined;
   /**
@@ -452,9 +462,63 @@ const PRISMA_LIKE_TYPES = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === pg.types.builtins.INT8) return (value: string) => BigInt(value);
     if (oid === pg.types.builtins.DATE) return (value: string) => new Date(`${value}T00:00:00.000Z`);
+    if (oid === pg.types.builtins.TIMESTAMPTZ && format !== 'binary') return parseTimestamptz;
     return pg.types.getTypeParser(oid, format);
   },
 } as const;
+
+const parseTimestamptzAnyForm = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
+const digits = (text: string, from: number, to: number) => {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = digit(text, i);
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+};
+
+/**
+ * A timestamptz as PostgreSQL writes it in the UTC session every connection has (createPrismaClient):
+ * `2026-12-06 10:00:00.12+00`, read by position. node-postgres's parser (postgres-date) runs
+ * three regular expressions per value, which was 3-4% of the service's CPU for a page of 50 rows
+ * with four timestamps each; anything else (another offset, a year beyond 9999, BC, infinity) is
+ * left to it, and a property test keeps the two equal.
+ */
+export function parseTimestamptz(text: string): Date {
+  const length = text.length;
+  if (length >= 22 && text.charCodeAt(4) === 45 && text.charCodeAt(10) === 32 && text.charCodeAt(length - 3) === 43 && text.endsWith('+00')) {
+    const year = digits(text, 0, 4);
+    const month = digits(text, 5, 7);
+    const day = digits(text, 8, 10);
+    const hour = digits(text, 11, 13);
+    const minute = digits(text, 14, 16);
+    const second = digits(text, 17, 19);
+    let ms = 0;
+    let valid =
+      year >= 100 &&
+      month >= 0 &&
+      day >= 0 &&
+      hour >= 0 &&
+      minute >= 0 &&
+      second >= 0 &&
+      text.charCodeAt(7) === 45 &&
+      text.charCodeAt(13) === 58 &&
+      text.charCodeAt(16) === 58;
+    if (length > 22) {
+      // A fraction: `.` and 1 to 6 digits, of which milliseconds keep the first three (as postgres-date).
+      valid &&= text.charCodeAt(19) === 46 && length <= 29;
+      for (let i = 20, scale = 100; valid && i < length - 3; i++, scale /= 10) {
+        const d = digit(text, i);
+        if (d < 0 || d > 9) valid = false;
+        else if (scale >= 1) ms += d * scale;
+      }
+    } else valid &&= length === 22;
+    if (valid) return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
+  }
+  return parseTimestamptzAnyForm(text);
+}
 
 /**
  * The rows of hand-written SQL (`Prisma.sql`), run by node-postgres on the client's pool rather than
@@ -497,4 +561,161 @@ export function num(value: bigint | number | string | null | undefined): number 
   const n = Number(value);
   if (!Number.isFinite(n)) throw new TypeError(`sql: unexpected numeric value ${String(value)}`);
   return n;
+}
+
+// The catalogue in memory: clinics and campaigns, a few rows that change only when an operator
+// imports, seeds or purges, yet read by nearly every request (which clinics a key's environment
+// may see; the clinic and campaign of each row of a page). A statement is the largest cost of a
+// small request in this process (the driver's work and a socket write each, about 0.1-0.2 ms of
+// CPU), so they are kept here and dropped when PostgreSQL says they changed: the data versions'
+// triggers (prisma/repeatable/data-versions.sql) NOTIFY `catalog_changed` in the writer's
+// transaction, delivered when it commits.
+//
+// Correctness rests on three rules. Nothing is served from memory unless this process is
+// LISTENing (a lost connection clears the memory and reads go to the database until it listens
+// again). A read is kept only if the process was already listening when it began and no
+// notification arrived while it ran (a generation count), so an answer read before a commit is
+// never kept after the commit's notification. And the memory is bounded (cleared when full).
+// The window left is the one any read has: a request served between a commit and the arrival of
+// its notification (microseconds on one machine) sees the catalogue as it was just before.
+// No library: caches with invalidation by LISTEN (pg-listen, for one) handle the connection but
+// not the read-versus-notification race, which is the part that matters here.
+
+const CATALOG_CHANNEL = 'catalog_changed';
+/** Entries kept at most; past it the memory starts again (a catalogue of this many rows is not small). */
+const CATALOG_MAX_ENTRIES = 50_000;
+/** After a lost listening connection, the next attempt waits this long. */
+const CATALOG_RETRY_MS = 1_000;
+
+export class CatalogCache {
+  readonly #settings: pg.ClientConfig;
+  readonly #entries = new Map<string, unknown>();
+  #generation = 0;
+  #listening = false;
+  #client: pg.Client | undefined;
+  #retryAt = 0;
+  #closed = false;
+
+  constructor(settings: pg.ClientConfig) {
+    this.#settings = settings;
+  }
+
+  /** Whether reads are served from memory now (tests wait for it). */
+  get listening(): boolean {
+    return this.#listening;
+  }
+
+  /** The value kept under `key`, or `load()`'s, kept when it is safe to (see above). */
+  async read<T>(key: string, load: () => Promise<T>): Promise<T> {
+    if (this.#listening && this.#entries.has(key)) return this.#entries.get(key) as T;
+    const keep = this.#startRead();
+    const value = await load();
+    keep((): void => this.#put(key, value));
+    return value;
+  }
+
+  /**
+   * Rows by id: those in memory, and the others read by `load` in one call. An id `load` does not
+   * return is kept as absent. `keyOf` gives the id as the rows spell it (a uuid's lower case).
+   */
+  async byIds<T extends { id: string }>(
+    kind: string,
+    ids: readonly string[],
+    load: (missing: string[]) => Promise<T[]>,
+    keyOf = (id: string) => id,
+  ): Promise<T[]> {
+    const found: T[] = [];
+    const missing: string[] = [];
+    for (const id of ids) {
+      const key = `${kind}:${keyOf(id)}`;
+      if (this.#listening && this.#entries.has(key)) {
+        const row = this.#entries.get(key) as T | null;
+        if (row !== null) found.push(row);
+      } else missing.push(id);
+    }
+    if (missing.length === 0) return found;
+    const keep = this.#startRead();
+    const loaded = await load(missing);
+    keep(() => {
+      const byKey = new Map(loaded.map((row) => [keyOf(row.id), Object.freeze(row)]));
+      for (const id of missing) this.#put(`${kind}:${keyOf(id)}`, byKey.get(keyOf(id)) ?? null);
+    });
+    return found.concat(loaded);
+  }
+
+  /**
+   * Resolves once every change committed before the call has dropped what it made stale: a round
+   * trip on the listening connection, before whose answer PostgreSQL sends the notifications it holds.
+   */
+  async settled(): Promise<void> {
+    await this.#client?.query('SELECT 1').catch(() => {});
+  }
+
+  /** Ends the listening connection; reads go to the database from now on. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#forget();
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.end().catch(() => {});
+  }
+
+  /** Begins a read: returns how to keep its answer, which does nothing unless keeping it is safe. */
+  #startRead(): (put: () => void) => void {
+    if (!this.#listening) {
+      this.#listen();
+      return () => {};
+    }
+    const generation = this.#generation;
+    return (put) => {
+      if (this.#listening && generation === this.#generation) put();
+    };
+  }
+
+  #put(key: string, value: unknown): void {
+    if (this.#entries.size >= CATALOG_MAX_ENTRIES) this.#entries.clear();
+    this.#entries.set(key, value);
+  }
+
+  /** Something changed: nothing kept is served again, nor is any read begun before now kept. */
+  #invalidate(): void {
+    this.#generation++;
+    this.#entries.clear();
+  }
+
+  /** Not listening any more: as after a change, and nothing is kept until listening again. */
+  #forget(): void {
+    this.#listening = false;
+    this.#invalidate();
+  }
+
+  #listen(): void {
+    if (this.#client || this.#closed || Date.now() < this.#retryAt) return;
+    // Named apart from the pool's connections, so that operators tell it in pg_stat_activity.
+    const client = new pg.Client({ ...this.#settings, application_name: `${this.#settings.application_name ?? APPLICATION_NAME} catalog listener` });
+    this.#client = client;
+    const lost = () => {
+      if (this.#client !== client) return;
+      this.#client = undefined;
+      this.#retryAt = Date.now() + CATALOG_RETRY_MS;
+      this.#forget();
+      client.end().catch(() => {});
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', (message) => {
+      if (message.channel === CATALOG_CHANNEL) this.#invalidate();
+    });
+    client
+      .connect()
+      .then(() => {
+        // The listening connection alone must not keep a process alive (a CLI command, a test).
+        (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+        return client.query(`LISTEN ${CATALOG_CHANNEL}`);
+      })
+      .then(() => {
+        if (this.#client === client && !this.#closed) this.#listening = true;
+      })
+      .catch(lost);
+  }
 }
