@@ -269,6 +269,8 @@ export interface Figures {
   stolenCpu: number;
   serverCpuMs?: number;
   databaseCpuMs?: number;
+  /** Statements still running after the run, cancelled (run.ts settle()). */
+  cancelled: number;
 }
 
 export interface PeerRow {
@@ -371,6 +373,8 @@ export function peerTable(measurement: PeerMeasurement): string {
   }
   const peak = (servers: PeerServerName[]) => Math.max(0, ...measurement.rows.filter((r) => servers.includes(r.server)).map((r) => r.figures.peakRssMb));
   lines.push('', `Peak RSS: the service ${peak(['ours GraphQL', 'ours REST'])} MB, PostGraphile ${peak(['PostGraphile'])} MB.`);
+  const cancelled = measurement.rows.filter((r) => r.figures.cancelled && !r.sameRequestAs);
+  if (cancelled.length) lines.push('', `Cancelled after the run: ${cancelled.map((r) => `${r.document}, ${r.server}: ${r.figures.cancelled}`).join('; ')}.`);
   return lines.join('\n');
 }
 
