@@ -19,7 +19,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { feedHorizon } from './change-feed.js';
 import { type CursorList, type CursorOrder, cursorCodec, type Position } from './cursor.js';
 import { countInteractions, lazy, textPlanOf } from './read-page.js';
-import { type InteractionRow, inIdOrder, interactionConditions, type PothosQuery, rowsById, rowsSelection, withRelations } from './rows.js';
+import { type InteractionRow, inIdOrder, interactionConditions, type PothosQuery, rowsById, rowsSelection } from './rows.js';
 import { fewTextMatchIds, textMatchIds, textPageIds } from './text-search.js';
 
 export interface CursorListRequest {
@@ -129,7 +129,7 @@ export function listInteractionsAfter(db: Db, request: CursorListRequest): Curso
       // Built also for an empty page: reading `query` tells Pothos the selection was honoured.
       return selection ? [] : db.interaction.findMany({ ...query, where: { id: { in: [] } } });
     }
-    if (selection) found = await withRelations(db, await rowsById(db, ids, selection.transcript), selection.relations);
+    if (selection) found = await rowsById(db, ids, selection.transcript);
     else found = await db.interaction.findMany({ ...query, where: { id: { in: ids } } });
     return inIdOrder(ids, found);
   }

@@ -13,8 +13,8 @@
 //     its rows read by id;
 //   - day skipping: from DAY_SKIPPING_FROM on, whole days are skipped by their counts (deepPageIds, below);
 //   - a full-text search (`text`) has a path of its own (textPage, text-search.ts);
-// and rows with relations (clinic, campaign) are the same rows with their relations read by id in
-// one statement each (rows.ts). Oldest-first pages (`order=asc`) take the plain path
+// and a row's clinic and campaign are read by the GraphQL fields that ask for them (graphql/schema/
+// clinic.ts and campaign.ts: in batches by id, from the service's memory of the catalogue). Oldest-first pages (`order=asc`) take the plain path
 // (`oldestFirst`), and cursor pages are read by cursor-page.ts. Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
 import type { VisibleClinics } from '../auth/api-keys.js';
 import { and, type Db, num, prepared, queryRows } from '../db/client.js';
@@ -36,7 +36,6 @@ import {
   restrictsBeyondClinic,
   rowsById,
   rowsSelection,
-  withRelations,
 } from './rows.js';
 import { matchesPage } from './search-page.js';
 import { countMatches, countOneWord, type TextScope, textPageIds, walkIsCheaper } from './text-search.js';
@@ -142,7 +141,7 @@ function readList(db: Db, request: ListRequest): InteractionList {
     // (Between finding a page's ids and reading its rows a row may be deleted: the page is then
     // one row short, as it would be a moment later anyway.)
     const byIds = async (ids: string[]) => {
-      if (selection) return withRelations(db, await rowsById(db, ids, selection.transcript), selection.relations);
+      if (selection) return rowsById(db, ids, selection.transcript);
       // Built also for an empty page: reading `query` tells Pothos the selection was honoured
       // (outside production it warns about every resolver that leaves it unread).
       const args = { ...query, where: { id: { in: ids } }, orderBy: ORDER_INTERACTIONS };
@@ -150,11 +149,10 @@ function readList(db: Db, request: ListRequest): InteractionList {
     };
     const found = await known();
     const searched = selection && foundRows(found, selection.transcript);
-    if (searched && selection) return withRelations(db, searched, selection.relations);
+    if (searched) return searched;
     if (found) return byIds(found.ids);
     if (skip < IDS_FIRST_FROM && selection) {
-      const page = await pageRows(db, interactionConditions(filters, visibleClinics), skip, take, selection.transcript);
-      return withRelations(db, page, selection.relations);
+      return pageRows(db, interactionConditions(filters, visibleClinics), skip, take, selection.transcript);
     }
     const paged = { where: interactionWhere(filters, visibleClinics), orderBy: ORDER_INTERACTIONS, skip, take };
     if (skip < IDS_FIRST_FROM) return db.interaction.findMany({ ...query, ...paged });
@@ -199,7 +197,7 @@ function textPage(db: Db, { filters, visibleClinics, page, limit, order }: ListR
   async function rows(query: PothosQuery): Promise<InteractionRow[]> {
     const selection = rowsSelection(query);
     const found = await ids();
-    if (selection) return inIdOrder(found, await withRelations(db, await rowsById(db, found, selection.transcript), selection.relations));
+    if (selection) return inIdOrder(found, await rowsById(db, found, selection.transcript));
     // Built also for an empty page (Pothos checks that the selection was read).
     const args = { ...query, where: { id: { in: found } } };
     return found.length === 0 ? [] : inIdOrder(found, await db.interaction.findMany(args));
@@ -233,12 +231,11 @@ function oldestFirst(db: Db, { filters, visibleClinics, page, limit, includeTota
     // A campaign is counted first, as newest first (listInteractions): one the key may not see reads no row.
     if (filters.campaignId !== undefined && skip >= (await total())) return selection ? [] : db.interaction.findMany({ ...query, where: { id: { in: [] } } });
     if (skip < IDS_FIRST_FROM && selection) {
-      const found = await pageRows(db, interactionConditions(filters, visibleClinics), skip, limit, selection.transcript, true);
-      return withRelations(db, found, selection.relations);
+      return pageRows(db, interactionConditions(filters, visibleClinics), skip, limit, selection.transcript, true);
     }
     if (skip < IDS_FIRST_FROM) return db.interaction.findMany({ ...query, ...paged });
     const ids = (await db.interaction.findMany({ ...paged, select: { id: true } })).map((row) => row.id);
-    if (selection) return inIdOrder(ids, await withRelations(db, await rowsById(db, ids, selection.transcript), selection.relations));
+    if (selection) return inIdOrder(ids, await rowsById(db, ids, selection.transcript));
     return ids.length === 0 ? [] : inIdOrder(ids, await db.interaction.findMany({ ...query, where: { id: { in: ids } } }));
   }
   return {

@@ -61,36 +61,23 @@ export interface PothosQuery {
   include?: Prisma.InteractionInclude;
 }
 
-/** A relation of the interaction as Pothos includes it: `true`, or Prisma arguments (`select`/`include`) of its own. */
-type RelationArgs = true | { select?: Record<string, unknown>; include?: Record<string, unknown> };
-
 export interface RowsSelection {
   /** Whether the transcripts are read too. */
   transcript: boolean;
-  /** The clinic and campaign to attach, as Pothos asked for them. */
-  relations: { clinic?: RelationArgs; campaign?: RelationArgs };
 }
 
 /**
  * Whether the rows Pothos asks for can be read here: the interaction's own columns, optionally its
- * transcript, and its clinic and campaign read by id afterwards (`withRelations`); null when the
- * query needs Prisma (a narrowed selection, or relation arguments other than select/include).
+ * transcript; null when the query needs Prisma (a narrowed selection, another include).
  */
 export function rowsSelection(query: PothosQuery): RowsSelection | null {
   if (query.select !== undefined) return null;
-  const selection: RowsSelection = { transcript: false, relations: {} };
+  const selection: RowsSelection = { transcript: false };
   for (const [relation, value] of Object.entries(query.include ?? {})) {
     if (relation === 'transcript' && isEntriesSelection(value)) selection.transcript = true;
-    else if ((relation === 'clinic' || relation === 'campaign') && isRelationArgs(value)) selection.relations[relation] = value;
     else return null;
   }
   return selection;
-}
-
-function isRelationArgs(value: unknown): value is RelationArgs {
-  if (value === true) return true;
-  if (typeof value !== 'object' || value === null) return false;
-  return Object.keys(value).every((key) => key === 'select' || key === 'include');
 }
 
 /** Each field of Prisma's `Clinic` model and its column (typed by the model, as COLUMN_OF). */
@@ -141,72 +128,6 @@ export function clinicsById(db: Db, ids: string[]): Promise<Clinic[]> {
 export function campaignsById(db: Db, ids: string[]): Promise<Campaign[]> {
   const read = (missing: string[]) => queryRows<Campaign>(db, CAMPAIGNS_BY_ID(missing));
   return db[SQL_POOL].catalog?.byIds('campaign', ids, read) ?? read(ids);
-}
-
-/**
- * Whether a relation's arguments ask for nothing but the model's own columns (`true`, or a select of
- * scalar fields): the whole row read by hand serves them (Pothos reads the fields it selected).
- */
-function ownColumnsOnly(args: RelationArgs, columns: Record<string, string>): boolean {
-  if (args === true) return true;
-  if (args.include !== undefined) return false;
-  return Object.entries(args.select ?? {}).every(([field, value]) => value === true && field in columns);
-}
-
-/**
- * The rows with their clinic and campaign, as findMany's `include` would give them: each related
- * table read once for the page's distinct ids (what Prisma's own include does). When only the
- * related rows' own columns are asked for (what a list shows), by hand-written prepared SQL (or from
- * the service's memory of the catalogue: clinicsById, campaignsById): the two
- * findMany calls through Prisma's client were about a sixth of the service's CPU for a GraphQL page
- * of 50 interactions with clinic and campaign (bench/results/2026-11-24-one-home-closing.md);
- * nested relations (a campaign's clinic, say) still go through Prisma.
- */
-export async function withRelations(db: Db, rows: InteractionRow[], relations: RowsSelection['relations']): Promise<InteractionRow[]> {
-  const { clinic, campaign } = relations;
-  if (rows.length === 0 || (!clinic && !campaign)) return rows;
-  const byId = async <T extends { id: string }>(
-    args: RelationArgs | undefined,
-    ids: Array<string | null>,
-    columns: Record<string, string>,
-    read: (db: Db, ids: string[]) => Promise<T[]>,
-    find: (query: object) => Promise<T[]>,
-  ) => {
-    if (!args) return undefined;
-    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-    let found: T[];
-    if (ownColumnsOnly(args, columns)) {
-      found = wanted.length === 0 ? [] : await read(db, wanted);
-    } else {
-      const query = args === true ? {} : { ...args, ...(args.select ? { select: { ...args.select, id: true } } : {}) };
-      // Asked also for no ids, as Prisma's include does: a page costs the same statements whatever its rows.
-      found = await find({ ...query, where: { id: { in: wanted } } });
-    }
-    return new Map(found.map((row) => [row.id, row]));
-  };
-  const [clinics, campaigns] = await Promise.all([
-    byId(
-      clinic,
-      rows.map((row) => row.clinicId),
-      CLINIC_COLUMN_OF,
-      clinicsById,
-      (query) => db.clinic.findMany(query),
-    ),
-    byId(
-      campaign,
-      rows.map((row) => row.campaignId),
-      CAMPAIGN_COLUMN_OF,
-      campaignsById,
-      (query) => db.campaign.findMany(query),
-    ),
-  ]);
-  // Set on the rows themselves: they were made for this page (copying 50 rows per page showed in
-  // the service's profile).
-  for (const row of rows as Array<InteractionRow & { clinic?: unknown; campaign?: unknown }>) {
-    if (clinics) row.clinic = clinics.get(row.clinicId) ?? null;
-    if (campaigns) row.campaign = row.campaignId === null ? null : (campaigns.get(row.campaignId) ?? null);
-  }
-  return rows;
 }
 
 /** `true` or `{ select: { entries: true } }`: the transcript field's own selection. */

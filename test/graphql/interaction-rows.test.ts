@@ -7,7 +7,7 @@ import { queryRows } from '../../src/db/client.js';
 import type { Filters } from '../../src/filters/interaction-filters.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { ORDER_INTERACTIONS } from '../../src/interactions/read-page.js';
-import { interactionConditions, interactionWhere, pageRows, type RowsSelection, rowsById, rowsSelection, withRelations } from '../../src/interactions/rows.js';
+import { campaignsById, clinicsById, interactionConditions, interactionWhere, pageRows, rowsById, rowsSelection } from '../../src/interactions/rows.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
 
@@ -91,57 +91,30 @@ describe('hand-written interaction pages', () => {
   });
 });
 
-describe('withRelations (clinic and campaign read by id)', () => {
-  it('equal findMany with include, for whole rows, a select of columns, and nested relations through Prisma', async () => {
+describe('clinicsById and campaignsById (the rows Interaction.clinic and .campaign resolve to)', () => {
+  it("equal findMany's whole rows, including JSON settings, and leave out unknown ids", async () => {
     const visible = await seed();
     await db.campaign.updateMany({ where: { clinicId: visible[0]! }, data: { settings: { reminderHoursBefore: 24, note: 'ünï ✓' } } });
-    const where = { clinicId: { in: visible } };
-    const includes = [
-      { clinic: true, campaign: true },
-      { clinic: { select: { name: true } }, campaign: { select: { name: true, settings: true } } },
-      { campaign: { include: { clinic: true } } },
-      { clinic: { include: { campaigns: true } } },
-    ] as const;
-    for (const include of includes) {
-      const expected = await db.interaction.findMany({ where, orderBy: ORDER_INTERACTIONS, include });
-      expect(expected.some((row) => row.campaignId !== null)).toBe(true);
-      const plain = await db.interaction.findMany({ where, orderBy: ORDER_INTERACTIONS });
-      const actual = await withRelations(db, plain, include as RowsSelection['relations']);
-      // A select of columns is answered with whole rows (Pothos reads only the fields it selected):
-      // compared on the selected fields.
-      const picked = actual.map((row) => {
-        const r = row as typeof row & { clinic?: Record<string, unknown>; campaign?: Record<string, unknown> | null };
-        const pick = (value: Record<string, unknown> | null | undefined, args: unknown) => {
-          if (value == null || args === true || !(args as { select?: object }).select) return value;
-          return Object.fromEntries(Object.keys((args as { select: object }).select).map((k) => [k, value[k]]));
-        };
-        return {
-          ...row,
-          ...('clinic' in include ? { clinic: pick(r.clinic, include.clinic) } : {}),
-          ...('campaign' in include ? { campaign: pick(r.campaign, include.campaign) } : {}),
-        };
-      });
-      expect(picked, JSON.stringify(include)).toEqual(expected);
-    }
+    const campaignIds = (await db.campaign.findMany({ where: { clinicId: { in: visible } }, select: { id: true } })).map((c) => c.id);
+    const byId = <T extends { id: string }>(rows: T[]) => [...rows].sort((x, y) => x.id.localeCompare(y.id));
+    expect(byId(await clinicsById(db, [...visible, '00000000-0000-0000-0000-000000000000']))).toEqual(
+      byId(await db.clinic.findMany({ where: { id: { in: visible } } })),
+    );
+    expect(byId(await campaignsById(db, [...campaignIds, 'cmp-unknown']))).toEqual(byId(await db.campaign.findMany({ where: { id: { in: campaignIds } } })));
   });
 });
 
 describe('rowsSelection (which pages are read by hand-written SQL)', () => {
-  it('the own columns, with or without the transcript, and the clinic and campaign read by id', () => {
-    expect(rowsSelection({})).toEqual({ transcript: false, relations: {} });
-    expect(rowsSelection({ include: {} })).toEqual({ transcript: false, relations: {} });
-    expect(rowsSelection({ include: TRANSCRIPT })).toEqual({ transcript: true, relations: {} });
-    expect(rowsSelection({ include: { transcript: true } })).toEqual({ transcript: true, relations: {} });
-    expect(rowsSelection({ include: { clinic: true } })).toEqual({ transcript: false, relations: { clinic: true } });
-    expect(rowsSelection({ include: { ...TRANSCRIPT, campaign: { select: { name: true } } } })).toEqual({
-      transcript: true,
-      relations: { campaign: { select: { name: true } } },
-    });
+  it('the own columns, with or without the transcript', () => {
+    expect(rowsSelection({})).toEqual({ transcript: false });
+    expect(rowsSelection({ include: {} })).toEqual({ transcript: false });
+    expect(rowsSelection({ include: TRANSCRIPT })).toEqual({ transcript: true });
+    expect(rowsSelection({ include: { transcript: true } })).toEqual({ transcript: true });
   });
 
-  it('not a narrowed selection, relation arguments beyond select and include, or a transcript selection of more than its entries', () => {
+  it('not a narrowed selection, another include, or a transcript selection of more than its entries', () => {
     expect(rowsSelection({ select: { id: true } })).toBeNull();
-    expect(rowsSelection({ include: { clinic: { where: { name: 'x' } } } as never })).toBeNull();
+    expect(rowsSelection({ include: { clinic: true } })).toBeNull();
     expect(rowsSelection({ include: { transcript: { select: { entries: true, interactionId: true } } } })).toBeNull();
     expect(rowsSelection({ include: { transcript: { include: { interaction: true } } } })).toBeNull();
   });

@@ -108,3 +108,14 @@ builder.queryFields((t) => ({
     },
   }),
 }));
+
+builder.prismaObjectField(Interaction, 'campaign', (t) =>
+  t.field({
+    type: Campaign,
+    databaseCost: { readsDatabase: true, countedBy: 'parent' },
+    nullable: true,
+    description: 'The campaign, if any (needs scope `campaigns:read`).',
+    authScopes: { 'campaigns:read': true },
+    resolve: (row, _args, context) => (row.campaignId === null ? null : context.entities.campaign.load(row.campaignId)),
+  }),
+);

@@ -134,3 +134,14 @@ builder.queryFields((t) => ({
     },
   }),
 }));
+
+builder.prismaObjectField(Interaction, 'clinic', (t) =>
+  t.field({
+    type: Clinic,
+    databaseCost: { readsDatabase: true, countedBy: 'parent' },
+    nullable: true,
+    description: 'The clinic (needs scope `clinics:read`).',
+    authScopes: { 'clinics:read': true },
+    resolve: (row, _args, context) => context.entities.clinic.load(row.clinicId),
+  }),
+);

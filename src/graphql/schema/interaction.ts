@@ -93,20 +93,7 @@ export const Interaction = builder.prismaObject('Interaction', {
         return entries === null || readsPhi(context.key) ? entries : redactTranscript(entries);
       },
     }),
-    // The clinic and the campaign: read by id for the whole page (with a root page's rows, read-page.ts
-    // withRelations; by Pothos for the rows of a nested list), one statement each.
-    clinic: t.relation('clinic', {
-      databaseCost: { readsDatabase: true, countedBy: 'parent' },
-      nullable: true,
-      description: 'The clinic (needs scope `clinics:read`).',
-      authScopes: { 'clinics:read': true },
-    }),
-    campaign: t.relation('campaign', {
-      databaseCost: { readsDatabase: true, countedBy: 'parent' },
-      nullable: true,
-      description: 'The campaign, if any (needs scope `campaigns:read`).',
-      authScopes: { 'campaigns:read': true },
-    }),
+    // `clinic` and `campaign` are declared with their types (clinic.ts, campaign.ts), which import this file.
   }),
 });
 
