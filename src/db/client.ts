@@ -614,6 +614,11 @@ export class CatalogCache {
     return value;
   }
 
+  /** A row kept by `byIds` under `kind`: the row, null (known absent), or undefined (not in memory). */
+  peek<T>(kind: string, id: string): T | null | undefined {
+    return this.#listening ? (this.#entries.get(`${kind}:${id}`) as T | null | undefined) : undefined;
+  }
+
   /**
    * Rows by id: those in memory, and the others read by `load` in one call. An id `load` does not
    * return is kept as absent. `keyOf` gives the id as the rows spell it (a uuid's lower case).

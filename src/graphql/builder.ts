@@ -37,7 +37,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { type ApiKeyPrincipal, type VisibleClinics, visibleClinicsOf } from '../auth/api-keys.js';
-import { bindLane, type Db } from '../db/client.js';
+import { bindLane, type Db, SQL_POOL } from '../db/client.js';
 import { codedError, httpOf } from '../domain/coded-error.js';
 import { ERRORS, type ErrorCode, retryAfterHeader } from '../domain/error-catalogue.js';
 import { checkPaging, type Paging, type Problems } from '../domain/parameters.js';
@@ -47,7 +47,7 @@ import type PrismaTypes from '../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../generated/pothos-prisma-types.js';
 import type { Campaign, Clinic } from '../generated/prisma/client.js';
 import type { NestedLists } from '../interactions/nested-pages.js';
-import { campaignsById, clinicsById } from '../interactions/rows.js';
+import { CAMPAIGN_KIND, CLINIC_KIND, campaignsById, clinicsById } from '../interactions/rows.js';
 import {
   type Admission,
   type Admitter,
@@ -436,6 +436,13 @@ export async function createGraphQLContext(
 export interface EntityLoaders {
   readonly clinic: DataLoader<string, Clinic | null>;
   readonly campaign: DataLoader<string, Campaign | null>;
+  /**
+   * The clinic (or campaign) at once when the service holds it in memory (db/client.ts,
+   * CatalogCache), else through its loader: a page's 50 rows then resolve their clinic and campaign
+   * without 100 promises. Either way, nothing the key may not see.
+   */
+  clinicOf(id: string): Clinic | null | Promise<Clinic | null>;
+  campaignOf(id: string): Campaign | null | Promise<Campaign | null>;
 }
 
 /**
@@ -450,9 +457,10 @@ function entityLoaders(db: Db, visible: VisibleClinics): EntityLoaders {
       const byId = new Map((await load(db, [...ids])).filter((row) => seen(clinicOf(row))).map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
     });
-  let clinic: EntityLoaders['clinic'] | undefined;
-  let campaign: EntityLoaders['campaign'] | undefined;
-  return {
+  let clinic: DataLoader<string, Clinic | null> | undefined;
+  let campaign: DataLoader<string, Campaign | null> | undefined;
+  const catalog = db[SQL_POOL].catalog;
+  const loaders: EntityLoaders = {
     get clinic() {
       clinic ??= visibleById(clinicsById, (row) => row.id);
       return clinic;
@@ -461,7 +469,16 @@ function entityLoaders(db: Db, visible: VisibleClinics): EntityLoaders {
       campaign ??= visibleById(campaignsById, (row) => row.clinicId);
       return campaign;
     },
+    clinicOf(id) {
+      const kept = catalog?.peek<Clinic>(CLINIC_KIND, id.toLowerCase());
+      return kept === undefined ? loaders.clinic.load(id) : kept !== null && seen(kept.id) ? kept : null;
+    },
+    campaignOf(id) {
+      const kept = catalog?.peek<Campaign>(CAMPAIGN_KIND, id);
+      return kept === undefined ? loaders.campaign.load(id) : kept !== null && seen(kept.clinicId) ? kept : null;
+    },
   };
+  return loaders;
 }
 
 // The limits derived from each field's declared database cost (DatabaseCost, above, for Query

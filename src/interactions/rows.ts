@@ -107,6 +107,10 @@ const CAMPAIGN_COLUMN_OF: { readonly [Field in keyof Campaign]-?: string } = {
   settings: 'settings',
 };
 
+/** Under which kinds the catalogue in memory keeps clinics and campaigns by id (db/client.ts, CatalogCache). */
+export const CLINIC_KIND = 'clinic';
+export const CAMPAIGN_KIND = 'campaign';
+
 // Prepared: looked up by primary key whatever the ids, so one generic plan serves every call.
 const CLINICS_BY_ID = (ids: string[]) =>
   prepared('clinics_by_id', Prisma.sql`SELECT ${selectList(CLINIC_COLUMN_OF)} FROM clinics WHERE id = ANY(${ids}::uuid[])`);
@@ -121,13 +125,13 @@ const CAMPAIGNS_BY_ID = (ids: string[]) =>
 export function clinicsById(db: Db, ids: string[]): Promise<Clinic[]> {
   const read = (missing: string[]) => queryRows<Clinic>(db, CLINICS_BY_ID(missing));
   // A uuid matches whatever its letters' case; the rows spell it in lower case.
-  return db[SQL_POOL].catalog?.byIds('clinic', ids, read, (id) => id.toLowerCase()) ?? read(ids);
+  return db[SQL_POOL].catalog?.byIds(CLINIC_KIND, ids, read, (id) => id.toLowerCase()) ?? read(ids);
 }
 
 /** Campaigns by id as whole rows, shaped as Prisma's model (kept in memory as clinics are). */
 export function campaignsById(db: Db, ids: string[]): Promise<Campaign[]> {
   const read = (missing: string[]) => queryRows<Campaign>(db, CAMPAIGNS_BY_ID(missing));
-  return db[SQL_POOL].catalog?.byIds('campaign', ids, read) ?? read(ids);
+  return db[SQL_POOL].catalog?.byIds(CAMPAIGN_KIND, ids, read) ?? read(ids);
 }
 
 /** `true` or `{ select: { entries: true } }`: the transcript field's own selection. */

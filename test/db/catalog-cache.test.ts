@@ -5,6 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { visibleClinicsOf } from '../../src/auth/api-keys.js';
 import { type CatalogCache, createPrismaClient, SQL_POOL } from '../../src/db/client.js';
+import { createGraphQLContext } from '../../src/graphql/builder.js';
 import { campaignsById, clinicsById } from '../../src/interactions/rows.js';
 import { databaseUrl, sql, testDb } from '../helpers/db.js';
 import { createCampaign, createClinic } from '../helpers/factories.js';
@@ -94,6 +95,27 @@ describe('catalogue in memory', () => {
     await slow;
     await catalog.settled();
     expect((await clinicsById(cached, [clinic.id]))[0]?.name).toBe('Renamed');
+  });
+
+  it("hands a request's clinic and campaign from memory at once, never one of a clinic the key may not see", async () => {
+    const [own, other] = [await createClinic(writer), await createClinic(writer)];
+    const [ownCampaign, otherCampaign] = [await createCampaign(writer, own.id), await createCampaign(writer, other.id)];
+    await listening(() => clinicsById(cached, [own.id, other.id]));
+    await catalog.settled();
+    await clinicsById(cached, [own.id, other.id]);
+    await campaignsById(cached, [ownCampaign.id, otherCampaign.id]);
+    // (The context reads the key's environment and clinics.)
+    const principal = { environment: 'live', clinicIds: [own.id] } as Parameters<typeof createGraphQLContext>[1];
+    const { entities } = await createGraphQLContext(cached, principal);
+    statements.length = 0;
+    // Values, not promises: nothing was waited for.
+    expect(entities.clinicOf(own.id)).toMatchObject({ id: own.id, name: own.name });
+    expect(entities.campaignOf(ownCampaign.id)).toMatchObject({ id: ownCampaign.id });
+    expect(entities.clinicOf(other.id)).toBeNull();
+    expect(entities.campaignOf(otherCampaign.id)).toBeNull();
+    expect(statements).toEqual([]);
+    // Not in memory: through the loader, with the same rule.
+    expect(await entities.clinicOf('00000000-0000-0000-0000-00000000000f')).toBeNull();
   });
 
   it('reads from the database while its listening connection is lost, and listens again', async () => {

@@ -116,6 +116,6 @@ builder.prismaObjectField(Interaction, 'campaign', (t) =>
     nullable: true,
     description: 'The campaign, if any (needs scope `campaigns:read`).',
     authScopes: { 'campaigns:read': true },
-    resolve: (row, _args, context) => (row.campaignId === null ? null : context.entities.campaign.load(row.campaignId)),
+    resolve: (row, _args, context) => (row.campaignId === null ? null : context.entities.campaignOf(row.campaignId)),
   }),
 );

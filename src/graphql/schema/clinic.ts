@@ -142,6 +142,6 @@ builder.prismaObjectField(Interaction, 'clinic', (t) =>
     nullable: true,
     description: 'The clinic (needs scope `clinics:read`).',
     authScopes: { 'clinics:read': true },
-    resolve: (row, _args, context) => context.entities.clinic.load(row.clinicId),
+    resolve: (row, _args, context) => context.entities.clinicOf(row.clinicId),
   }),
 );
