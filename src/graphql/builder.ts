@@ -45,9 +45,9 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Scope } from '../domain/values.j
 import { GRAPHQL_NAMES, type ParameterNames } from '../filters/interaction-filters.js';
 import type PrismaTypes from '../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../generated/pothos-prisma-types.js';
-import type { Campaign, Clinic } from '../generated/prisma/client.js';
+import type { Campaign, Clinic, Prisma } from '../generated/prisma/client.js';
 import type { NestedLists } from '../interactions/nested-pages.js';
-import { CAMPAIGN_KIND, CLINIC_KIND, campaignsById, clinicsById } from '../interactions/rows.js';
+import { CAMPAIGN_KIND, CLINIC_KIND, campaignsById, clinicsById, transcriptsById } from '../interactions/rows.js';
 import {
   type Admission,
   type Admitter,
@@ -443,6 +443,8 @@ export interface EntityLoaders {
    */
   clinicOf(id: string): Clinic | null | Promise<Clinic | null>;
   campaignOf(id: string): Campaign | null | Promise<Campaign | null>;
+  /** Transcripts by interaction id, for rows read without theirs (a nested list's); the rows are visible ones. */
+  readonly transcript: DataLoader<string, { entries: Prisma.JsonValue } | null>;
 }
 
 /**
@@ -457,6 +459,7 @@ function entityLoaders(db: Db, visible: VisibleClinics): EntityLoaders {
       const byId = new Map((await load(db, [...ids])).filter((row) => seen(clinicOf(row))).map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
     });
+  let transcript: EntityLoaders['transcript'] | undefined;
   let clinic: DataLoader<string, Clinic | null> | undefined;
   let campaign: DataLoader<string, Campaign | null> | undefined;
   const catalog = db[SQL_POOL].catalog;
@@ -468,6 +471,13 @@ function entityLoaders(db: Db, visible: VisibleClinics): EntityLoaders {
     get campaign() {
       campaign ??= visibleById(campaignsById, (row) => row.clinicId);
       return campaign;
+    },
+    get transcript() {
+      transcript ??= new DataLoader(async (ids) => {
+        const found = await transcriptsById(db, ids);
+        return ids.map((id) => found.get(id) ?? null);
+      });
+      return transcript;
     },
     clinicOf(id) {
       const kept = catalog?.peek<Clinic>(CLINIC_KIND, id.toLowerCase());

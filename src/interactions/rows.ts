@@ -134,6 +134,19 @@ export function campaignsById(db: Db, ids: string[]): Promise<Campaign[]> {
   return db[SQL_POOL].catalog?.byIds(CAMPAIGN_KIND, ids, read) ?? read(ids);
 }
 
+/** The transcripts of these interactions (by interaction id), as the rows of a page carry them. */
+export async function transcriptsById(db: Db, ids: readonly string[]): Promise<Map<string, { entries: Prisma.JsonValue }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await queryRows<{ id: string; text: string }>(
+    db,
+    prepared(
+      'transcripts_by_id',
+      Prisma.sql`SELECT interaction_id AS id, entries::text AS text FROM interaction_transcripts WHERE interaction_id = ANY(${ids}::text[])`,
+    ),
+  );
+  return new Map(rows.map((row) => [row.id, { entries: JSON.parse(row.text) as Prisma.JsonValue }]));
+}
+
 /** `true` or `{ select: { entries: true } }`: the transcript field's own selection. */
 function isEntriesSelection(value: unknown): boolean {
   if (value === true) return true;

@@ -8,7 +8,7 @@ import { CursorError, cursorCodec, type Position } from '../../interactions/curs
 import { type CursorPage, listInteractionsAfter } from '../../interactions/cursor-page.js';
 import { builder, COST_COUNTED_BY_PARENT, checked, rejected } from '../builder.js';
 import { SortOrderEnum } from './enums.js';
-import { rootListArgs, searchedRows, sentFilters } from './interaction.js';
+import { rootListArgs, searchedRows, sentFilters, withTranscript } from './interaction.js';
 
 /** What a cursor page's position needs (the tombstones' pages have it too: deleted-interactions.ts). */
 export type CursorPosition = Pick<CursorPage, 'limit' | 'total' | 'hasMore' | 'nextCursor'>;
@@ -45,7 +45,7 @@ const InteractionConnection = builder.objectRef<CursorPage>('InteractionConnecti
       complexity: COST_COUNTED_BY_PARENT,
       type: ['Interaction'],
       description: 'The interactions of this page, in the list order.',
-      resolve: (query, page) => searchedRows(page.rows(query), page.text),
+      resolve: (query, page, _args, _context, info) => searchedRows(page.rows(withTranscript(query, info)), page.text),
     }),
     pageInfo: t.field({
       databaseCost: { readsDatabase: false },
