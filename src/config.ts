@@ -146,6 +146,12 @@ const serverSchema = logSchema.extend({
    * it leaves (in the soak at 10, the main thread's /health/live p99 was 111 ms; at 19, 77 ms).
    */
   HEAVY_LANE_NICE: z.coerce.number().int().min(0).max(19).default(19),
+  /**
+   * Keep clinics and campaigns in memory until PostgreSQL says they changed (db/client.ts,
+   * CatalogCache; a LISTEN connection per process). Off behind a pooler in transaction mode, which
+   * does not deliver notifications: every request then reads them.
+   */
+  CATALOG_CACHE: z.enum(['on', 'off']).default('on'),
   /** Exports of interactions running at once per serving process (each holds a database connection); more are answered 503. */
   EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
   /**

@@ -19,7 +19,7 @@ const priority = lowerThreadPriority(settings.nice);
 // Request lines are the main thread's (it logs every request once); warnings and errors are kept.
 const quiet = ['trace', 'debug', 'info'].includes(settings.logger.level ?? 'info');
 const logger = createLogger({ ...settings.logger, level: quiet ? 'warn' : settings.logger.level });
-const db = createPrismaClient(settings.databaseUrl, settings.connections, { bounds: settings.bounds, catalogCache: true });
+const db = createPrismaClient(settings.databaseUrl, settings.connections, { bounds: settings.bounds, catalogCache: settings.catalogCache });
 const admissions = new WeakMap<Request, Admission>();
 const app = createApp({
   db,

@@ -39,7 +39,7 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
   const logger = createLogger(loggerOptions(config));
   // Before the database client: its connections must find pg already patched (tracing.ts).
   const tracing = await startTracing(config, { logger });
-  const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE, { bounds: databaseBounds(config), catalogCache: true });
+  const db = createPrismaClient(databaseUrl, config.DATABASE_POOL_SIZE, { bounds: databaseBounds(config), catalogCache: config.CATALOG_CACHE === 'on' });
   let quotaStore: QuotaStore = new MemoryQuotaStore();
   let redis: Redis | undefined;
   if (config.REDIS_URL) {
@@ -65,6 +65,7 @@ export async function serve(config: Config, databaseUrl: string, demoKey: string
             databaseUrl,
             connections: config.HEAVY_LANE_CONNECTIONS,
             bounds: databaseBounds(config),
+            catalogCache: config.CATALOG_CACHE === 'on',
             nice: config.HEAVY_LANE_NICE,
             logger: { level: config.LOG_LEVEL, pretty: config.LOG_FORMAT === 'pretty' },
           },

@@ -35,6 +35,8 @@ export interface HeavyLaneSettings {
   /** Its own connections to the database. */
   connections: number;
   bounds?: DatabaseBounds;
+  /** Clinics and campaigns in memory, as the main thread keeps them (CATALOG_CACHE). */
+  catalogCache?: boolean;
   /** Its thread's nice value (0-19): how much it yields to the main thread under contention. */
   nice: number;
   /** The worker's logging: its warnings and unexpected errors (request lines are the main thread's). */
