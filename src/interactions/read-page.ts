@@ -32,6 +32,7 @@ import {
   interactionWhere,
   type MatchesPage,
   type PothosQuery,
+  pageAndTotal,
   pageRows,
   restrictsBeyondClinic,
   rowsById,
@@ -107,6 +108,8 @@ function readList(db: Db, request: ListRequest): InteractionList {
   const probeInsteadOfCount = request.includeTotal === false && countQuery(filters, visibleClinics) === null;
   let known: () => Promise<MatchesPage | null>;
   let total: () => Promise<number>;
+  /** The page's rows read with its total (pairedRead), when the list allows it. */
+  let pairedRows: ((transcript: boolean) => Promise<InteractionRow[]>) | undefined;
   if (filters.search !== undefined) {
     // Shared by the rows and the total: one statement for both. A short search (1 to 3 characters,
     // usually common) restricted by clinics alone has its exact total summed from interaction_phones,
@@ -128,9 +131,18 @@ function readList(db: Db, request: ListRequest): InteractionList {
     // see counts 0 (its lookup gates the count: api-keys.ts, campaignVisible), so no row is
     // read whichever way the page would be (Prisma's queries carry no such gate).
     const costlyIfEmpty = restrictsBeyondClinic(filters) || skip > 0;
+    // A page near the start whose total the rollups count: the page and its total in one statement
+    // when both are asked for in the same turn (GraphQL asks for a page's nodes and its pageInfo at
+    // once), and the count-first page (costlyIfEmpty) always in one.
+    const countSql = skip < IDS_FIRST_FROM ? countQuery(filters, visibleClinics) : null;
+    if (countSql) {
+      const pair = pairedRead(db, countSql, interactionConditions(filters, visibleClinics), skip, take, costlyIfEmpty, counted);
+      total = pair.total;
+      pairedRows = pair.rows;
+    }
     known = costlyIfEmpty
       ? lazy(async () => {
-          const n = await counted();
+          const n = await total();
           return skip >= n ? { ids: [], total: n } : null;
         })
       : async () => null;
@@ -138,6 +150,7 @@ function readList(db: Db, request: ListRequest): InteractionList {
 
   async function rows(query: PothosQuery): Promise<InteractionRow[]> {
     const selection = rowsSelection(query);
+    if (pairedRows && selection) return pairedRows(selection.transcript);
     // (Between finding a page's ids and reading its rows a row may be deleted: the page is then
     // one row short, as it would be a moment later anyway.)
     const byIds = async (ids: string[]) => {
@@ -174,6 +187,50 @@ function readList(db: Db, request: ListRequest): InteractionList {
     hasMore: probeInsteadOfCount ? () => matchBeyond(db, filters, visibleClinics, skip + take, false) : async () => page < Math.ceil((await total()) / limit),
     rows,
     text: filters.text,
+  };
+}
+
+/** Resolves after the current turn's promise jobs, as DataLoader batches: the calls made meanwhile join. */
+const afterThisTurn = () => Promise.resolve().then(() => new Promise<void>((resolve) => process.nextTick(resolve)));
+
+/**
+ * A page's rows and its total, read together when asked for in the same turn (or when the page must
+ * be gated by its count): one statement (rows.ts, pageAndTotal) instead of two. Either asked alone
+ * is read alone; one asked after the other was read is read then.
+ */
+function pairedRead(
+  db: Db,
+  countSql: Prisma.Sql,
+  conditions: Prisma.Sql[],
+  skip: number,
+  take: number,
+  gated: boolean,
+  counted: () => Promise<number>,
+): { rows: (transcript: boolean) => Promise<InteractionRow[]>; total: () => Promise<number> } {
+  let rowsAsked: boolean | undefined;
+  let totalAsked = false;
+  let read: Promise<{ rows?: InteractionRow[]; total?: number }> | undefined;
+  /** Whether the read has begun: what is asked after that is read on its own. */
+  let begun = false;
+  const together = (transcript: boolean) => pageAndTotal(db, countSql, conditions, skip, take, transcript, gated);
+  const flush = () => {
+    read ??= afterThisTurn().then(async () => {
+      begun = true;
+      if (rowsAsked === undefined) return { total: await counted() };
+      if (totalAsked || gated) return together(rowsAsked);
+      return { rows: await pageRows(db, conditions, skip, take, rowsAsked) };
+    });
+    return read;
+  };
+  return {
+    rows: async (transcript) => {
+      if (!begun) rowsAsked ??= transcript;
+      return (await flush()).rows ?? (await together(transcript)).rows;
+    },
+    total: async () => {
+      if (!begun) totalAsked = true;
+      return (await flush()).total ?? counted();
+    },
   };
 }
 
