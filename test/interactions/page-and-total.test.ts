@@ -40,7 +40,7 @@ describe('a page and its total', () => {
     statements.length = 0;
     const page = await graphql(app, { key, query: '{ interactions(limit: 3, channel: VOICE) { nodes { id channel } pageInfo { total hasMore } } }' });
     expect(page.body.data?.interactions).toMatchObject({ pageInfo: { total: 4, hasMore: true } });
-    expect((page.body.data?.interactions.nodes as unknown[]).length).toBe(3);
+    expect(page.body.data?.interactions?.nodes).toHaveLength(3);
     expect(reads()).toHaveLength(1);
 
     // A page past the last (gated by the count in the same statement) and a filter nothing matches.
@@ -54,7 +54,7 @@ describe('a page and its total', () => {
     // Without the total: the page alone.
     statements.length = 0;
     const alone = await graphql(app, { key, query: '{ interactions(limit: 2) { nodes { id } } }' });
-    expect((alone.body.data?.interactions.nodes as unknown[]).length).toBe(2);
+    expect(alone.body.data?.interactions?.nodes).toHaveLength(2);
     expect(reads()).toHaveLength(1);
     expect(reads()[0]).not.toContain('"listTotal"');
   });
