@@ -14,8 +14,9 @@
 //   - day skipping: from DAY_SKIPPING_FROM on, whole days are skipped by their counts (deepPageIds, below);
 //   - a full-text search (`text`) has a path of its own (textPage, text-search.ts);
 // and a row's clinic and campaign are read by the GraphQL fields that ask for them (graphql/schema/
-// clinic.ts and campaign.ts: in batches by id, from the service's memory of the catalogue). Oldest-first pages (`order=asc`) take the plain path
-// (`oldestFirst`), and cursor pages are read by cursor-page.ts. Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
+// clinic.ts and campaign.ts: in batches by id, from the service's memory of the catalogue).
+// Oldest-first pages (`order=asc`) take the plain path (`oldestFirst`), and cursor pages are read
+// by cursor-page.ts. Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
 import type { VisibleClinics } from '../auth/api-keys.js';
 import { and, type Db, num, prepared, queryRows } from '../db/client.js';
 import { declarationOf, FILTER_KEYS, type Filters, type ListOrder } from '../filters/interaction-filters.js';
