@@ -163,6 +163,13 @@ export const TRANSCRIPT_TEXT = Prisma.sql`t.entries::text AS "transcriptText"`;
 const ORDER = Prisma.sql`ORDER BY i.started_at DESC, i.id DESC`;
 const ORDER_ASC = Prisma.sql`ORDER BY i.started_at, i.id`;
 
+/** The model's columns of the rows `from` names `i`, with the text of each one's transcript when asked for. */
+function columnsOf(from: Prisma.Sql, transcript: boolean): Prisma.Sql {
+  return transcript
+    ? Prisma.sql`SELECT ${INTERACTION_COLUMNS}, ${TRANSCRIPT_TEXT} FROM ${from} LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id`
+    : Prisma.sql`SELECT ${INTERACTION_COLUMNS} FROM ${from}`;
+}
+
 /** A row as hand-written SQL reads it: the transcript (when read) as the text of its JSON. */
 export type RawRow = Interaction & { transcriptText?: string | null };
 
@@ -194,13 +201,7 @@ export async function pageRows(
 ): Promise<InteractionRow[]> {
   const order = ascending ? ORDER_ASC : ORDER;
   const page = Prisma.sql`SELECT * FROM interactions i WHERE ${and(conditions)} ${order} LIMIT ${take} OFFSET ${skip}`;
-  const rows = await queryRows<RawRow>(
-    db,
-    transcript
-      ? Prisma.sql`SELECT ${INTERACTION_COLUMNS}, ${TRANSCRIPT_TEXT} FROM (${page}) AS i
-          LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id ${order}`
-      : Prisma.sql`SELECT ${INTERACTION_COLUMNS} FROM (${page}) AS i ${order}`,
-  );
+  const rows = await queryRows<RawRow>(db, Prisma.sql`${columnsOf(Prisma.sql`(${page}) AS i`, transcript)} ${order}`);
   return sqlRows(rows, transcript);
 }
 
@@ -223,9 +224,7 @@ export async function pageAndTotal(
 ): Promise<{ rows: InteractionRow[]; total: number }> {
   const gate = gated ? Prisma.sql` AND c.total > ${skip}` : Prisma.empty;
   const page = Prisma.sql`SELECT * FROM interactions i WHERE ${and(conditions)}${gate} ${ORDER} LIMIT ${take} OFFSET ${skip}`;
-  const rows = transcript
-    ? Prisma.sql`SELECT ${INTERACTION_COLUMNS}, ${TRANSCRIPT_TEXT} FROM (${page}) AS i LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id`
-    : Prisma.sql`SELECT ${INTERACTION_COLUMNS} FROM (${page}) AS i`;
+  const rows = columnsOf(Prisma.sql`(${page}) AS i`, transcript);
   const found = await queryRows<RawRow & { listTotal?: bigint }>(
     db,
     Prisma.sql`SELECT c.total AS "listTotal", p.* FROM (${countSql}) AS c LEFT JOIN LATERAL (${rows}) AS p ON true ORDER BY p."startedAt" DESC, p.id DESC`,
@@ -243,13 +242,7 @@ export async function rowsById(db: Db, ids: readonly string[], transcript: boole
   // Prepared: looked up by primary key whatever the ids, so one generic plan serves every call.
   const rows = await queryRows<RawRow>(
     db,
-    prepared(
-      'interactions_by_id',
-      transcript
-        ? Prisma.sql`SELECT ${INTERACTION_COLUMNS}, ${TRANSCRIPT_TEXT} FROM interactions i
-            LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id WHERE i.id = ANY(${ids}::text[]) ${ORDER}`
-        : Prisma.sql`SELECT ${INTERACTION_COLUMNS} FROM interactions i WHERE i.id = ANY(${ids}::text[]) ${ORDER}`,
-    ),
+    prepared('interactions_by_id', Prisma.sql`${columnsOf(Prisma.sql`interactions i`, transcript)} WHERE i.id = ANY(${ids}::text[]) ${ORDER}`),
   );
   return sqlRows(rows, transcript);
 }
