@@ -8,6 +8,7 @@ import path from 'node:path';
 import { projectRoot } from '../src/config.js';
 import { CLINIC_IDS, type DatasetMeta } from './datasets.js';
 import { type Server, startServer } from './processes.js';
+import type { Measurement } from './run.js';
 import { firstDifference, request, type Scenario } from './scenarios.js';
 
 /** `--scenarios peer`, or no --scenarios at all. */
@@ -254,29 +255,10 @@ export async function checkPeer(documents: readonly PeerDocument[], ours: Server
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
-/** What the report reads of run.ts's measurements (which keep their other fields in the JSON). */
-export interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  non2xx: number;
-  mismatches: number;
-  errors: number;
-  peakRssMb: number;
-  peakProcessRssMb: number;
-  processes: number;
-  stolenCpu: number;
-  serverCpuMs?: number;
-  databaseCpuMs?: number;
-  /** Statements still running after the run, cancelled (run.ts settle()). */
-  cancelled: number;
-}
-
 export interface PeerRow {
   document: string;
   server: PeerServerName;
-  figures: Figures;
+  figures: Measurement;
   /** REST's page + total is the page's request (REST always counts): its figures, measured once. */
   sameRequestAs?: string;
 }
@@ -289,7 +271,7 @@ export interface PeerMeasurement {
 
 export interface PeerMeasuring {
   /** run.ts's measure(): warm-up, then the measured run. */
-  measure: (server: Server, scenario: Scenario) => Promise<Figures>;
+  measure: (server: Server, scenario: Scenario) => Promise<Measurement>;
   /** Unmeasured load for the warm-up time. */
   warm: (server: Server, scenario: Scenario) => Promise<void>;
   log: (message: string) => void;
@@ -312,7 +294,7 @@ export async function measurePeer(
     }
   }
   const out: PeerMeasurement = { documents: [], rows: [] };
-  const measured = new Map<string, { document: string; figures: Figures }>();
+  const measured = new Map<string, { document: string; figures: Measurement }>();
   for (const document of documents) {
     const requests: Partial<Record<PeerServerName, string>> = {};
     for (const name of SERVERS) {
@@ -342,7 +324,7 @@ export async function measurePeer(
 // Report
 
 const f1 = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
-const failures = (m: Figures) => m.non2xx + m.mismatches + m.errors;
+const failures = (m: Measurement) => m.non2xx + m.mismatches + m.errors;
 const times = (a: number | undefined, b: number | undefined) => (a !== undefined && b ? `${(a / b).toFixed(2)}x` : '-');
 
 export function peerTable(measurement: PeerMeasurement): string {
@@ -379,7 +361,7 @@ export function peerTable(measurement: PeerMeasurement): string {
 }
 
 /** The service's runs in the comparison, for the RSS target (run.ts). */
-export const peerServiceRuns = (measurement: PeerMeasurement | undefined): Figures[] =>
+export const peerServiceRuns = (measurement: PeerMeasurement | undefined): Measurement[] =>
   measurement?.rows.filter((r) => r.server !== 'PostGraphile' && !r.sameRequestAs).map((r) => r.figures) ?? [];
 
 interface Verdict {

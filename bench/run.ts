@@ -194,7 +194,7 @@ function workerCpuSplit(workers: number[]): { stop(): number[] } {
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
-interface Measurement {
+export interface Measurement {
   rps: number;
   p50: number;
   p99: number;
