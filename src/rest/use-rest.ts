@@ -112,7 +112,8 @@ export function useRest(options: RestOptions): Plugin {
       // HOT_FROM times; Yoga's parser cache hands each repeat the same DocumentNode): what an
       // application sends over and over runs compiled, while a document sent once or twice (a
       // developer in GraphiQL, a client sending a new document on every request) never pays for a
-      // compilation. The compiled and the reference executor answer alike (test/graphql/jit-equivalence.test.ts).
+      // compilation. The compiled and the reference executor answer alike (test/rest/jit-equivalence.test.ts,
+      // test/graphql/hot-documents.test.ts).
       const hot = new WeakMap<DocumentNode, number>();
       const isHot = (document: DocumentNode) => {
         const seen = hot.get(document) ?? 0;
