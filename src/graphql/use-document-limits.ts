@@ -91,10 +91,19 @@ function useBodyLimit(): Plugin {
         return;
       }
       setRequestParser(async (incoming) => {
-        const declared = Number(incoming.headers.get('content-length') ?? '0');
+        const length = incoming.headers.get('content-length');
+        const declared = length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
         // Refused before a byte is read: Node discards the unread body and keeps the connection.
-        if (declared > MAX_BODY_BYTES) throw tooLarge();
-        const body = incoming.body ? await readAtMost(incoming.body, MAX_BODY_BYTES) : '';
+        if (declared !== undefined && declared > MAX_BODY_BYTES) throw tooLarge();
+        // Node's parser delivers exactly a declared Content-Length (it refuses one that is not a
+        // single number), so such a body is read whole, without a stream reader per request (the
+        // length is checked again for a Request built in-process); a body of unknown length is
+        // read under the cap as it streams.
+        const body = !incoming.body
+          ? ''
+          : declared !== undefined
+            ? await incoming.text().then((text) => (Buffer.byteLength(text) > MAX_BODY_BYTES ? undefined : text))
+            : await readAtMost(incoming.body, MAX_BODY_BYTES);
         // Part of the body is left unread: the connection cannot carry another request.
         if (body === undefined) throw tooLarge({ Connection: 'close' });
         if (body === '') throw codedError('BAD_REQUEST', 'The POST body is empty: send the query as JSON', { extensions: { http: { status: 400 } } });
