@@ -589,7 +589,9 @@ const CATALOG_RETRY_MS = 1_000;
 
 export class CatalogCache {
   readonly #settings: pg.ClientConfig;
-  readonly #entries = new Map<string, unknown>();
+  /** By kind, then id (reads by key under kind ''): no key string is built per lookup (a page looks up 100). */
+  readonly #entries = new Map<string, Map<string, unknown>>();
+  #size = 0;
   #generation = 0;
   #listening = false;
   #client: pg.Client | undefined;
@@ -607,16 +609,17 @@ export class CatalogCache {
 
   /** The value kept under `key`, or `load()`'s, kept when it is safe to (see above). */
   async read<T>(key: string, load: () => Promise<T>): Promise<T> {
-    if (this.#listening && this.#entries.has(key)) return this.#entries.get(key) as T;
+    const kept = this.#listening ? this.#entries.get('') : undefined;
+    if (kept?.has(key)) return kept.get(key) as T;
     const keep = this.#startRead();
     const value = await load();
-    keep((): void => this.#put(key, value));
+    keep((): void => this.#put('', key, value));
     return value;
   }
 
   /** A row kept by `byIds` under `kind`: the row, null (known absent), or undefined (not in memory). */
   peek<T>(kind: string, id: string): T | null | undefined {
-    return this.#listening ? (this.#entries.get(`${kind}:${id}`) as T | null | undefined) : undefined;
+    return this.#listening ? (this.#entries.get(kind)?.get(id) as T | null | undefined) : undefined;
   }
 
   /**
@@ -631,19 +634,18 @@ export class CatalogCache {
   ): Promise<T[]> {
     const found: T[] = [];
     const missing: string[] = [];
+    const kept = this.#listening ? this.#entries.get(kind) : undefined;
     for (const id of ids) {
-      const key = `${kind}:${keyOf(id)}`;
-      if (this.#listening && this.#entries.has(key)) {
-        const row = this.#entries.get(key) as T | null;
-        if (row !== null) found.push(row);
-      } else missing.push(id);
+      const row = kept?.get(keyOf(id)) as T | null | undefined;
+      if (row === undefined) missing.push(id);
+      else if (row !== null) found.push(row);
     }
     if (missing.length === 0) return found;
     const keep = this.#startRead();
     const loaded = await load(missing);
     keep(() => {
       const byKey = new Map(loaded.map((row) => [keyOf(row.id), Object.freeze(row)]));
-      for (const id of missing) this.#put(`${kind}:${keyOf(id)}`, byKey.get(keyOf(id)) ?? null);
+      for (const id of missing) this.#put(kind, keyOf(id), byKey.get(keyOf(id)) ?? null);
     });
     return found.concat(loaded);
   }
@@ -677,15 +679,23 @@ export class CatalogCache {
     };
   }
 
-  #put(key: string, value: unknown): void {
-    if (this.#entries.size >= CATALOG_MAX_ENTRIES) this.#entries.clear();
-    this.#entries.set(key, value);
+  #put(kind: string, key: string, value: unknown): void {
+    if (this.#size >= CATALOG_MAX_ENTRIES) this.#clear();
+    let entries = this.#entries.get(kind);
+    if (!entries) this.#entries.set(kind, (entries = new Map()));
+    if (!entries.has(key)) this.#size++;
+    entries.set(key, value);
+  }
+
+  #clear(): void {
+    this.#entries.clear();
+    this.#size = 0;
   }
 
   /** Something changed: nothing kept is served again, nor is any read begun before now kept. */
   #invalidate(): void {
     this.#generation++;
-    this.#entries.clear();
+    this.#clear();
   }
 
   /** Not listening any more: as after a change, and nothing is kept until listening again. */
