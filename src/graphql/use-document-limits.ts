@@ -193,10 +193,28 @@ function useOperationCost(): Plugin {
   return {
     // Not called for the REST facade's executions: its fixed documents are exempt (the header says why).
     onExecute: forFreeFormDocuments(({ args, setResultAndStopExecution }) => {
-      const error = operationCostError(args.schema, args.document, args.operationName ?? undefined, args.variableValues ?? {}, args.contextValue);
+      const error = costOf(args.schema, args.document, args.operationName ?? undefined, args.variableValues ?? {}, args.contextValue);
       if (error) setResultAndStopExecution({ errors: [error] });
     }),
   };
+}
+
+/**
+ * The verdict on an operation without variables, by the parsed document (Yoga keeps one per query
+ * text), so a document sent again is not costed again: its cost depends only on the document and
+ * the variables (no field's cost reads the context).
+ */
+const verdicts = new WeakMap<DocumentNode, Map<string | undefined, GraphQLError | undefined>>();
+
+function costOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variableValues: Record<string, unknown>, context: unknown) {
+  if (Object.keys(variableValues).length > 0) return operationCostError(schema, document, operationName, variableValues, context);
+  let byName = verdicts.get(document);
+  if (!byName) verdicts.set(document, (byName = new Map()));
+  if (byName.has(operationName)) return byName.get(operationName);
+  const error = operationCostError(schema, document, operationName, variableValues, context);
+  // At most 16 operation names per document are kept (a client may name one the document lacks).
+  if (byName.size < 16) byName.set(operationName, error);
+  return error;
 }
 
 function operationCostError(

@@ -279,6 +279,33 @@ describe('every field counts: __typename and introspection', () => {
     const rest = await get(app, '/api/v1/interactions?limit=500', key);
     expect(rest.status).toBe(200);
   });
+
+  it('a document sent again gets the same verdict (kept per document), and its variables are costed on each request', async () => {
+    const app = appOn();
+    const pages = (limits: number[]) =>
+      `query Pages { ${limits.map((limit, i) => `p${i}: interactions(limit: ${limit}) { nodes { id transcript { role content } } }`).join(' ')} }`;
+    for (let i = 0; i < 3; i++) {
+      expectNoErrors((await measure(app, key, pages([500, 500, 360]))).response);
+      const over = await measure(app, key, pages([500, 500, 500, 500, 500]));
+      expect(codesOf(over.response)).toEqual(['QUERY_TOO_COMPLEX']);
+      expect(over.sql).toBe(0);
+    }
+    const byVariable =
+      'query Pages($n: Int!) { a: interactions(limit: $n) { nodes { id transcript { role content } } } b: interactions(limit: $n) { nodes { id transcript { role content } } } c: interactions(limit: $n) { nodes { id transcript { role content } } } }';
+    for (const [n, passes] of [
+      [100, true],
+      [500, false],
+      [100, true],
+      [500, false],
+    ] as const) {
+      const { response, sql } = await measure(app, key, byVariable, { n });
+      if (passes) expectNoErrors(response);
+      else {
+        expect(codesOf(response), `limit ${n}`).toEqual(['QUERY_TOO_COMPLEX']);
+        expect(sql).toBe(0);
+      }
+    }
+  });
 });
 
 describe('document size', () => {
