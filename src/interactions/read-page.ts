@@ -135,8 +135,10 @@ function readList(db: Db, request: ListRequest): InteractionList {
     // A page near the start whose total the rollups count: the page and its total in one statement
     // when both are asked for in the same turn (GraphQL asks for a page's nodes and its pageInfo at
     // once), and the count-first page (costlyIfEmpty) always in one.
-    const countSql = skip < IDS_FIRST_FROM ? countQuery(filters, visibleClinics) : null;
-    if (countSql) {
+    // (Its SQL is built only when the read pairs them: a page of nodes alone never needs it.
+    // countQuery is null exactly when countableByRollups is false.)
+    if (skip < IDS_FIRST_FROM && countableByRollups(filters)) {
+      const countSql = () => countQuery(filters, visibleClinics) as Prisma.Sql;
       const pair = pairedRead(db, countSql, interactionConditions(filters, visibleClinics), skip, take, costlyIfEmpty, counted);
       total = pair.total;
       pairedRows = pair.rows;
@@ -201,7 +203,7 @@ const afterThisTurn = () => Promise.resolve().then(() => new Promise<void>((reso
  */
 function pairedRead(
   db: Db,
-  countSql: Prisma.Sql,
+  countSql: () => Prisma.Sql,
   conditions: Prisma.Sql[],
   skip: number,
   take: number,
@@ -213,7 +215,7 @@ function pairedRead(
   let read: Promise<{ rows?: InteractionRow[]; total?: number }> | undefined;
   /** Whether the read has begun: what is asked after that is read on its own. */
   let begun = false;
-  const together = (transcript: boolean) => pageAndTotal(db, countSql, conditions, skip, take, transcript, gated);
+  const together = (transcript: boolean) => pageAndTotal(db, countSql(), conditions, skip, take, transcript, gated);
   const flush = () => {
     read ??= afterThisTurn().then(async () => {
       begun = true;
