@@ -8,7 +8,7 @@ import { CursorError, cursorCodec, type Position } from '../../interactions/curs
 import { type CursorPage, listInteractionsAfter } from '../../interactions/cursor-page.js';
 import { builder, COST_COUNTED_BY_PARENT, checked, rejected } from '../builder.js';
 import { SortOrderEnum } from './enums.js';
-import { rootListArgs, searchedRows, sentFilters, withTranscript } from './interaction.js';
+import { Interaction, rootListArgs, rowsQuery, searchedRows, sentFilters } from './interaction.js';
 
 /** What a cursor page's position needs (the tombstones' pages have it too: deleted-interactions.ts). */
 export type CursorPosition = Pick<CursorPage, 'limit' | 'total' | 'hasMore' | 'nextCursor'>;
@@ -40,12 +40,12 @@ export const CursorPageInfo = builder.objectRef<CursorPosition>('CursorPageInfo'
 const InteractionConnection = builder.objectRef<CursorPage>('InteractionConnection').implement({
   description: 'A page of interactions read after a cursor.',
   fields: (t) => ({
-    nodes: t.prismaField({
+    nodes: t.field({
       databaseCost: { readsDatabase: true, countedBy: 'parent' },
       complexity: COST_COUNTED_BY_PARENT,
-      type: ['Interaction'],
+      type: [Interaction],
       description: 'The interactions of this page, in the list order.',
-      resolve: (query, page, _args, _context, info) => searchedRows(page.rows(withTranscript(query, info)), page.text),
+      resolve: (page, _args, _context, info) => searchedRows(page.rows(rowsQuery(info)), page.text),
     }),
     pageInfo: t.field({
       databaseCost: { readsDatabase: false },

@@ -82,7 +82,7 @@ export const Interaction = builder.prismaObject('Interaction', {
         'When the interaction was stored or last changed by an import (its transcript included); an import that changes nothing leaves it alone. The order of the change feed (`interactionsConnection(updatedSince:)`).',
     }),
     transcript: t.field({
-      // Read with the page's rows when the page selects it (withTranscript, below), else by id for
+      // Read with the page's rows when the page selects it (rowsQuery, below), else by id for
       // all the rows of the request at once (a nested list's).
       databaseCost: { readsDatabase: true, countedBy: 'parent' },
       complexity: TRANSCRIPT_COST,
@@ -215,22 +215,28 @@ function selects(set: SelectionSetNode, name: string, fragments: GraphQLResolveI
   return false;
 }
 
-/** Pothos' query for a list's rows, asking also for their transcripts when the selection does. */
-export function withTranscript<Q extends PothosQuery>(query: Q, info: GraphQLResolveInfo): Q {
-  if (!selectsTranscript(info)) return query;
-  const transcript = { select: { entries: true } } as const;
-  return query.select ? { ...query, select: { ...query.select, transcript } } : { ...query, include: { ...query.include, transcript } };
+const WITH_TRANSCRIPT: PothosQuery = { include: { transcript: { select: { entries: true } } } };
+const ROWS_ALONE: PothosQuery = {};
+
+/**
+ * What a list's rows are read with: the interaction's own columns, and its transcript when the
+ * selection asks for it. Every other field of an Interaction completes from the row or reads on its
+ * own (its clinic and campaign), so the lists' `nodes` are plain fields: Pothos' Prisma plugin
+ * would map the whole selection on every request to find the same answer.
+ */
+export function rowsQuery(info: GraphQLResolveInfo): PothosQuery {
+  return selectsTranscript(info) ? WITH_TRANSCRIPT : ROWS_ALONE;
 }
 
 export const InteractionPage = builder.objectRef<InteractionList>('InteractionPage').implement({
   description: 'A page of interactions, newest first (`startedAt` descending, then `id` descending).',
   fields: (t) => ({
-    nodes: t.prismaField({
+    nodes: t.field({
       databaseCost: { readsDatabase: true, countedBy: 'parent' },
       complexity: COST_COUNTED_BY_PARENT,
-      type: ['Interaction'],
+      type: [Interaction],
       description: 'The interactions on this page.',
-      resolve: (query, list, _args, _context, info) => searchedRows(list.rows(withTranscript(query, info)), list.text),
+      resolve: (list, _args, _context, info) => searchedRows(list.rows(rowsQuery(info)), list.text),
     }),
     pageInfo: t.field({ databaseCost: { readsDatabase: false }, type: PageInfo, description: 'Paging information.', resolve: (list) => list }),
   }),
@@ -259,16 +265,16 @@ builder.queryFields((t) => ({
       return listInteractions(context.db, { filters, visibleClinics: context.visibleClinics, page, limit, order, includeTotal });
     },
   }),
-  interaction: t.prismaField({
+  interaction: t.field({
     databaseCost: { readsDatabase: true, units: 1, perSecond: 50 },
-    type: 'Interaction',
+    type: Interaction,
     nullable: true,
     description: 'One interaction with its transcript; null when it does not exist or the key may not see its clinic. Needs scope `interactions:read`.',
     authScopes: { 'interactions:read': true },
     args: { id: t.arg.id({ required: true, description: 'The interaction id.' }) },
-    resolve: (query, _root, args, { db, visibleClinics }, info) =>
+    resolve: (_root, args, { db, visibleClinics }, info) =>
       hasControlCharacter(String(args.id))
         ? null
-        : db.interaction.findFirst({ ...withTranscript(query, info), where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
+        : db.interaction.findFirst({ ...rowsQuery(info), where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
   }),
 }));
