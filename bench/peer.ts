@@ -1,7 +1,9 @@
-// The PostGraphile peer comparison (`--scenarios peer`; bench/README.md, "PostGraphile peer"): five
-// documents asked of the service's GraphQL, of its REST (where it has the request) and of PostGraphile
-// 4 serving the same database (bench/peer/postgraphile.ts), checked equal, then measured one after
-// another in the same run. run.ts starts the servers and passes its measure().
+// The PostGraphile peer comparison (`--scenarios peer`; bench/README.md, "PostGraphile peer"): six
+// documents asked of the service's GraphQL, of its REST (where it has the request), of the Yoga floor
+// (bench/peer/yoga-floor.ts: graphql-yoga and one pg statement per root field, the service's GraphQL
+// documents) and of PostGraphile 4 serving the same database (bench/peer/postgraphile.ts), checked
+// equal, then measured one after another in the same run. run.ts starts the servers and passes its
+// measure().
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,21 +32,38 @@ export function installPeerDeps(log: (message: string) => void): void {
 
 export const startPeer = (databaseUrl: string): Promise<Server> => startServer('postgraphile', 'bench/peer/postgraphile.ts', databaseUrl);
 
+/** The Yoga floor: the project's graphql-yoga and pg, nothing of the service's own code. */
+export const startFloor = (databaseUrl: string): Promise<Server> => startServer('yoga floor', 'bench/peer/yoga-floor.ts', databaseUrl);
+
+/** The servers of the comparison. */
+export interface PeerServers {
+  ours: Server;
+  floor: Server;
+  peer: Server;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Documents
 
-export type PeerServerName = 'ours GraphQL' | 'ours REST' | 'PostGraphile';
-const SERVERS: readonly PeerServerName[] = ['ours GraphQL', 'ours REST', 'PostGraphile'];
+export type PeerServerName = 'ours GraphQL' | 'ours REST' | 'Yoga floor' | 'PostGraphile';
+const SERVERS: readonly PeerServerName[] = ['ours GraphQL', 'ours REST', 'Yoga floor', 'PostGraphile'];
 
-/** What an answer says, in one plain form for the three servers. */
-type Kind = 'rows' | 'rows+total' | 'count' | 'outcomes';
+/**
+ * What an answer says, in one plain form for every server. `records+total`: the REST list's page,
+ * every field of its items (transcript included) and the total.
+ */
+type Kind = 'rows' | 'rows+total' | 'records+total' | 'count' | 'outcomes';
 
 export interface PeerDocument {
   name: string;
   kind: Kind;
-  /** Judged against PostGraphile: parity (req/s and CPU per request) or the aggregate's 10x. */
-  target: 'parity' | 'aggregate';
-  requests: Record<'ours GraphQL' | 'PostGraphile', Scenario> & { 'ours REST'?: Scenario };
+  /**
+   * Judged against PostGraphile: parity (req/s and CPU per request), the aggregate's 10x, or none
+   * (compared and measured, no target of its own).
+   */
+  target: 'parity' | 'aggregate' | 'none';
+  /** The Yoga floor's request is the service's GraphQL one, for the documents whose fields its schema has. */
+  requests: Record<'ours GraphQL' | 'PostGraphile', Scenario> & { 'ours REST'?: Scenario; 'Yoga floor'?: Scenario };
 }
 
 const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -59,10 +78,13 @@ export function peerDocuments(meta: DatasetMeta): PeerDocument[] {
   const ours = 'id startedAt channel type outcome durationSeconds clinic { name } campaign { name }';
   const theirs = 'id startedAt channel type outcome durationSeconds clinicByClinicId { name } campaignByCampaignIdAndClinicId { name }';
   const newest = 'first: 50, orderBy: [STARTED_AT_DESC, ID_DESC]';
+  // Every field of a REST list item (schema/rest/interactions.graphql, RestInteractionFields and the transcript).
+  const fields = 'id channel type direction phoneNumber clinicId startedAt endedAt durationSeconds outcome summary recordingUrl';
+  const record = { ours: `${fields} transcript { role content }`, theirs: `${fields} interactionTranscriptByInteractionId { entries }` };
   const clinic = CLINIC_IDS[0]!;
   const graphql = (name: string, query: string): Scenario => ({ name, group: 'graphql', method: 'POST', path: '/graphql', body: JSON.stringify({ query }) });
   const rest = (name: string, group: 'interactions' | 'metrics', path: string): Scenario => ({ name, group, method: 'GET', path });
-  const doc = (name: string, kind: Kind, target: PeerDocument['target'], q: { ours: string; rest?: string; theirs: string }): PeerDocument => {
+  const doc = (name: string, kind: Kind, target: PeerDocument['target'], q: { ours: string; rest?: string; theirs: string; floor?: false }): PeerDocument => {
     const operation = name.replace(/(^|\W+)(\w)/g, (_, _s: string, c: string) => c.toUpperCase());
     return {
       name,
@@ -71,6 +93,7 @@ export function peerDocuments(meta: DatasetMeta): PeerDocument[] {
       requests: {
         'ours GraphQL': graphql(`peer ${name}: ours GraphQL`, `query ${operation} { ${q.ours} }`),
         ...(q.rest ? { 'ours REST': rest(`peer ${name}: ours REST`, q.rest.includes('/metrics/') ? 'metrics' : 'interactions', q.rest) } : {}),
+        ...(q.floor === false ? {} : { 'Yoga floor': graphql(`peer ${name}: Yoga floor`, `query ${operation} { ${q.ours} }`) }),
         PostGraphile: graphql(`peer ${name}: PostGraphile`, `query ${operation} { ${q.theirs} }`),
       },
     };
@@ -106,6 +129,15 @@ export function peerDocuments(meta: DatasetMeta): PeerDocument[] {
       rest: `/api/v1/metrics/outcomes?date_from=${year.from}&date_to=${year.to}`,
       theirs: `allInteractions(filter: { ${window(year)}, outcome: { isNull: false } }) { groupedAggregates(groupBy: OUTCOME) { keys distinctCount { id } } }`,
     }),
+    // The REST page's whole content (every field of its items, each one's transcript, the total)
+    // asked of PostGraphile; the service's GraphQL asks it as REST does (schema/rest/interactions.graphql).
+    // REST's request is the page's (measured once). The Yoga floor's schema has none of these fields.
+    doc('page as REST answers it', 'records+total', 'none', {
+      ours: `interactions(limit: 50) { nodes { ${record.ours} } pageInfo { total } }`,
+      rest: '/api/v1/interactions?limit=50',
+      theirs: `allInteractions(${newest}) { totalCount nodes { ${record.theirs} } }`,
+      floor: false,
+    }),
   ];
 }
 
@@ -122,6 +154,22 @@ interface Row {
   /** The clinic's and campaign's names; REST has neither (its rows are compared without them). */
   clinic?: string | null;
   campaign?: string | null;
+  /** The rest of a REST list item (`records+total` only). */
+  record?: RecordFields;
+}
+
+interface RecordFields {
+  direction: string;
+  phoneNumber: string | null;
+  clinicId: string | null;
+  endedAt: number | null;
+  summary: string | null;
+  recordingUrl: string | null;
+  /**
+   * The transcript's entries, null when the interaction has none. REST's lists carry a WhatsApp
+   * conversation's (an empty list when it has none) and no call's: absent from its calls.
+   */
+  transcript?: Array<{ role: string | null; content: string | null }> | null;
 }
 
 interface Value {
@@ -152,8 +200,26 @@ const number = (value: unknown): number | null => (value === null || value === u
 /** A related row's name: `{ name }` or null. */
 const nameOf = (value: unknown): string | null => (value === null || value === undefined ? null : text(at(value, 'name')));
 
-/** The rows of a page; REST spells fields in snake_case, omits null ones and has no names. */
-function rows(server: PeerServerName, nodes: unknown): Row[] {
+/** An instant in epoch milliseconds (REST and the service spell it with `Z`, PostGraphile with `+00:00`). */
+const instant = (value: unknown): number | null => (value === null || value === undefined ? null : Date.parse(String(value)));
+
+/**
+ * A transcript's entries as role and content: the service's GraphQL `transcript` (null without one),
+ * PostGraphile's `interactionTranscriptByInteractionId` (null without one) `{ entries }`, the
+ * table's jsonb as it is; REST's `transcript` (see RecordFields).
+ */
+function transcript(server: PeerServerName, node: Record<string, unknown>): RecordFields['transcript'] {
+  const value = server === 'PostGraphile' ? node.interactionTranscriptByInteractionId : node.transcript;
+  if (value === null || value === undefined) return null;
+  const entries = server === 'PostGraphile' ? at(value, 'entries') : value;
+  return list(entries, 'the transcript').map((entry) => ({ role: text(at(entry, 'role')), content: text(at(entry, 'content')) }));
+}
+
+/**
+ * The rows of a page; REST spells fields in snake_case, omits null ones and has no names. With
+ * `records`, every field of a REST list item too.
+ */
+function rows(server: PeerServerName, nodes: unknown, records = false): Row[] {
   return list(nodes, 'the rows').map((node) => {
     const field = (camel: string, snake: string) => (node as Record<string, unknown>)[server === 'ours REST' ? snake : camel];
     const row: Row = {
@@ -165,6 +231,20 @@ function rows(server: PeerServerName, nodes: unknown): Row[] {
       outcome: text(field('outcome', 'outcome')),
       durationSeconds: number(field('durationSeconds', 'duration_seconds')),
     };
+    if (records) {
+      // Enum values: REST spells direction in lower case, the service's GraphQL and PostGraphile in upper.
+      row.record = {
+        direction: String(at(node, 'direction')).toLowerCase(),
+        phoneNumber: text(field('phoneNumber', 'phone_number')),
+        clinicId: text(field('clinicId', 'clinic_id')),
+        endedAt: instant(field('endedAt', 'ended_at')),
+        summary: text(field('summary', 'summary')),
+        recordingUrl: text(field('recordingUrl', 'recording_url')),
+      };
+      if (server !== 'ours REST' || 'transcript' in (node as object)) row.record.transcript = transcript(server, node as Record<string, unknown>);
+      // The REST page's content has no names: the other servers' answers are not asked them.
+      return row;
+    }
     if (server === 'ours GraphQL') return { ...row, clinic: nameOf(at(node, 'clinic')), campaign: nameOf(at(node, 'campaign')) };
     if (server === 'PostGraphile')
       return { ...row, clinic: nameOf(at(node, 'clinicByClinicId')), campaign: nameOf(at(node, 'campaignByCampaignIdAndClinicId')) };
@@ -177,18 +257,24 @@ function outcomes(pairs: Array<[string | null, number]>): Record<string, number>
   return Object.fromEntries(pairs.filter(([outcome, count]) => outcome !== null && count > 0).sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0)));
 }
 
-function plainValue(document: PeerDocument, server: PeerServerName, body: unknown): Value {
+/** The Yoga floor answers as the service's GraphQL does (its schema spells the same fields alike). */
+function plainValue(document: PeerDocument, asked: PeerServerName, body: unknown): Value {
   const { kind } = document;
+  const server = asked === 'Yoga floor' ? 'ours GraphQL' : asked;
+  const records = kind === 'records+total';
   if (server === 'ours REST') {
     if (kind === 'rows') return { rows: rows(server, at(body, 'data', 'interactions')) };
-    if (kind === 'rows+total') return { rows: rows(server, at(body, 'data', 'interactions')), total: Number(at(body, 'meta', 'total')) };
+    if (kind === 'rows+total' || records) return { rows: rows(server, at(body, 'data', 'interactions'), records), total: Number(at(body, 'meta', 'total')) };
     if (kind === 'count') return { count: Number(at(body, 'data', 'total_interactions')) };
     return { outcomes: outcomes(list(at(body, 'data', 'outcomes'), 'outcomes').map((o) => [text(at(o, 'outcome')), Number(at(o, 'count'))])) };
   }
   if (server === 'ours GraphQL') {
     if (kind === 'rows') return { rows: rows(server, at(body, 'data', 'interactions', 'nodes')) };
-    if (kind === 'rows+total')
-      return { rows: rows(server, at(body, 'data', 'interactions', 'nodes')), total: Number(at(body, 'data', 'interactions', 'pageInfo', 'total')) };
+    if (kind === 'rows+total' || records)
+      return {
+        rows: rows(server, at(body, 'data', 'interactions', 'nodes'), records),
+        total: Number(at(body, 'data', 'interactions', 'pageInfo', 'total')),
+      };
     if (kind === 'count') return { count: Number(at(body, 'data', 'metricsSummary', 'totalInteractions')) };
     return {
       outcomes: outcomes(list(at(body, 'data', 'metricsOutcomes', 'outcomes'), 'outcomes').map((o) => [text(at(o, 'outcome')), Number(at(o, 'count'))])),
@@ -196,7 +282,7 @@ function plainValue(document: PeerDocument, server: PeerServerName, body: unknow
   }
   const connection = at(body, 'data', 'allInteractions');
   if (kind === 'rows') return { rows: rows(server, at(connection, 'nodes')) };
-  if (kind === 'rows+total') return { rows: rows(server, at(connection, 'nodes')), total: Number(at(connection, 'totalCount')) };
+  if (kind === 'rows+total' || records) return { rows: rows(server, at(connection, 'nodes'), records), total: Number(at(connection, 'totalCount')) };
   if (kind === 'count') return { count: Number(at(connection, 'totalCount')) };
   // distinctCount is a BigInt: a string in JSON.
   return {
@@ -204,24 +290,40 @@ function plainValue(document: PeerDocument, server: PeerServerName, body: unknow
   };
 }
 
-/** The reference as REST can say it: rows without the clinic's and campaign's names. */
-const withoutNames = (value: Value): Value => (value.rows ? { ...value, rows: value.rows.map(({ clinic: _c, campaign: _p, ...row }) => row) } : value);
+/**
+ * The reference as REST says it: rows without the clinic's and campaign's names, and (the REST
+ * page's content) transcripts as its lists carry them: a WhatsApp conversation's, an empty list when
+ * it has none, and none for calls.
+ */
+const asRest = (value: Value): Value =>
+  value.rows
+    ? {
+        ...value,
+        rows: value.rows.map(({ clinic: _c, campaign: _p, ...row }) => {
+          if (!row.record) return row;
+          const { transcript: entries, ...record } = row.record;
+          return { ...row, record: row.channel === 'voice' ? record : { ...record, transcript: entries ?? [] } };
+        }),
+      }
+    : value;
 
-const serverOf = (name: PeerServerName, ours: Server, peer: Server) => (name === 'PostGraphile' ? peer : ours);
+const serverOf = (name: PeerServerName, servers: PeerServers) =>
+  name === 'PostGraphile' ? servers.peer : name === 'Yoga floor' ? servers.floor : servers.ours;
 
 /**
  * Asks every document of each server once; returns the problems: an answer that is not a success,
  * that says nothing (50 rows, a count, some outcomes are expected), or the first difference between
- * the service's answer (GraphQL and REST) and PostGraphile's.
+ * the service's answer (GraphQL and REST) and PostGraphile's, or between the Yoga floor's and the
+ * service's GraphQL one.
  */
-export async function checkPeer(documents: readonly PeerDocument[], ours: Server, peer: Server, key: string): Promise<string[]> {
+export async function checkPeer(documents: readonly PeerDocument[], servers: PeerServers, key: string): Promise<string[]> {
   const problems: string[] = [];
   for (const document of documents) {
     const values = new Map<PeerServerName, Value>();
     for (const name of SERVERS) {
       const scenario = document.requests[name];
       if (!scenario) continue;
-      const answer = await request(serverOf(name, ours, peer).base, scenario, key);
+      const answer = await request(serverOf(name, servers).base, scenario, key);
       const body = answer.body as Record<string, unknown> | undefined;
       const failed = answer.status !== 200 || (scenario.group === 'graphql' ? body?.errors !== undefined : body?.success !== true);
       if (failed) {
@@ -245,8 +347,16 @@ export async function checkPeer(documents: readonly PeerDocument[], ours: Server
     for (const name of ['ours GraphQL', 'ours REST'] as const) {
       const value = values.get(name);
       if (!value) continue;
-      const difference = firstDifference(value, name === 'ours REST' ? withoutNames(reference) : reference);
+      const difference = firstDifference(value, name === 'ours REST' ? asRest(reference) : reference);
       if (difference) problems.push(`peer ${document.name}: ${name} and PostGraphile differ at ${difference}`);
+    }
+    // The floor against the service's GraphQL (equal to PostGraphile's, checked above), or against
+    // PostGraphile's when the service's failed.
+    const floor = values.get('Yoga floor');
+    if (floor) {
+      const versus = values.has('ours GraphQL') ? 'ours GraphQL' : 'PostGraphile';
+      const difference = firstDifference(floor, values.get(versus));
+      if (difference) problems.push(`peer ${document.name}: Yoga floor and ${versus} differ at ${difference}`);
     }
   }
   return problems;
@@ -277,12 +387,7 @@ export interface PeerMeasuring {
   log: (message: string) => void;
 }
 
-export async function measurePeer(
-  documents: readonly PeerDocument[],
-  ours: Server,
-  peer: Server,
-  { measure, warm, log }: PeerMeasuring,
-): Promise<PeerMeasurement> {
+export async function measurePeer(documents: readonly PeerDocument[], servers: PeerServers, { measure, warm, log }: PeerMeasuring): Promise<PeerMeasurement> {
   // Every request warmed up once before the first is measured: with `--scenarios peer` alone the
   // service is fresh, and its first runs served up to a third fewer requests/s than the same request
   // a minute later (the page below the page with its total, which asks more), despite the warm-up
@@ -290,7 +395,7 @@ export async function measurePeer(
   for (const document of documents) {
     for (const name of SERVERS) {
       const scenario = document.requests[name];
-      if (scenario) await warm(serverOf(name, ours, peer), scenario);
+      if (scenario) await warm(serverOf(name, servers), scenario);
     }
   }
   const out: PeerMeasurement = { documents: [], rows: [] };
@@ -306,7 +411,7 @@ export async function measurePeer(
         out.rows.push({ document: document.name, server: name, figures: same.figures, sameRequestAs: same.document });
         continue;
       }
-      const figures = await measure(serverOf(name, ours, peer), scenario);
+      const figures = await measure(serverOf(name, servers), scenario);
       if (name === 'ours REST') measured.set(scenario.path, { document: document.name, figures });
       out.rows.push({ document: document.name, server: name, figures });
       log(
@@ -354,7 +459,10 @@ export function peerTable(measurement: PeerMeasurement): string {
     );
   }
   const peak = (servers: PeerServerName[]) => Math.max(0, ...measurement.rows.filter((r) => servers.includes(r.server)).map((r) => r.figures.peakRssMb));
-  lines.push('', `Peak RSS: the service ${peak(['ours GraphQL', 'ours REST'])} MB, PostGraphile ${peak(['PostGraphile'])} MB.`);
+  lines.push(
+    '',
+    `Peak RSS: the service ${peak(['ours GraphQL', 'ours REST'])} MB, the Yoga floor ${peak(['Yoga floor'])} MB, PostGraphile ${peak(['PostGraphile'])} MB.`,
+  );
   const cancelled = measurement.rows.filter((r) => r.figures.cancelled && !r.sameRequestAs);
   if (cancelled.length) lines.push('', `Cancelled after the run: ${cancelled.map((r) => `${r.document}, ${r.server}: ${r.figures.cancelled}`).join('; ')}.`);
   return lines.join('\n');
@@ -362,7 +470,7 @@ export function peerTable(measurement: PeerMeasurement): string {
 
 /** The service's runs in the comparison, for the RSS target (run.ts). */
 export const peerServiceRuns = (measurement: PeerMeasurement | undefined): Measurement[] =>
-  measurement?.rows.filter((r) => r.server !== 'PostGraphile' && !r.sameRequestAs).map((r) => r.figures) ?? [];
+  measurement?.rows.filter((r) => (r.server === 'ours GraphQL' || r.server === 'ours REST') && !r.sameRequestAs).map((r) => r.figures) ?? [];
 
 interface Verdict {
   target: string;
@@ -373,7 +481,7 @@ interface Verdict {
 /**
  * Per size: documents 1-4, the service's GraphQL at >= 1.0x PostGraphile's req/s and <= 1.2x its
  * server CPU per request; the aggregate at >= 10x its req/s; the REST page at >= 1.0x PostGraphile's
- * req/s on the page.
+ * req/s on the page. No verdict for the REST page's content (target none) nor for the Yoga floor.
  */
 export function peerVerdicts(reports: ReadonlyArray<{ label: string; peer?: PeerMeasurement }>): Verdict[] {
   const out: Verdict[] = [];
@@ -383,7 +491,7 @@ export function peerVerdicts(reports: ReadonlyArray<{ label: string; peer?: Peer
     for (const document of peer.documents) {
       const ours = find(document.name, 'ours GraphQL');
       const theirs = find(document.name, 'PostGraphile');
-      if (!ours || !theirs) continue;
+      if (!ours || !theirs || document.target === 'none') continue;
       const rps = ours.rps / theirs.rps;
       if (document.target === 'aggregate') {
         out.push({

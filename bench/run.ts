@@ -24,6 +24,7 @@ import {
   peerServiceRuns,
   peerTable,
   peerVerdicts,
+  startFloor,
   startPeer,
 } from './peer.js';
 import { compile, type Server, sampleRss, startServer, stopServer, treeCpu, workerPids } from './processes.js';
@@ -669,7 +670,9 @@ function renderReport(options: Options, reports: SizeReport[], facts: string[], 
       '',
       ...(report.peer
         ? [
-            'PostGraphile peer (bench/peer.ts): the same documents asked of PostGraphile 4 serving this database, without authentication (ours: key checks, scopes, quotas and masking included):',
+            'PostGraphile peer (bench/peer.ts): the same documents asked of PostGraphile 4 serving this database, without authentication (ours: key checks, scopes, quotas and masking included).' +
+              " The Yoga floor is the service's design before any of its own code: the project's graphql-yoga over node:http with an SDL schema of the documents' fields, one pg statement per root field, no authentication, quotas or masking, asked the service's GraphQL documents; its CPU per request is the fixed cost of the Yoga pipeline in ours." +
+              " \"page as REST answers it\" asks PostGraphile (and the service's GraphQL) for everything GET /api/v1/interactions?limit=50 answers: every field of each item, its transcript's entries and the total; REST's figures there are the page's request.",
             '',
             peerTable(report.peer),
             '',
@@ -775,6 +778,10 @@ async function main(): Promise<void> {
         const [ours, baseline] = servers as [Server, Server];
         const peer = peerWanted ? await startPeer(dataset.url) : undefined;
         if (peer) servers.push(peer);
+        // The Yoga floor (bench/peer/yoga-floor.ts), measured beside the peer.
+        const floor = peerWanted ? await startFloor(dataset.url) : undefined;
+        if (floor) servers.push(floor);
+        const peerServers = peer && floor ? { ours, floor, peer } : undefined;
         const peerDocs = peer ? peerDocuments(dataset.meta) : [];
 
         // Both must answer every scenario, and identically, before anything is measured.
@@ -791,13 +798,15 @@ async function main(): Promise<void> {
           const b = scenario.serviceOnly ? undefined : await request(baseline.base, scenario, keys[k++ % keys.length]!);
           for (const p of checkAnswers(scenario, a, b)) problems.push(`${scenario.name}: ${p}`);
         }
-        if (peer) {
-          log('  checking that the service and PostGraphile answer the peer documents alike');
-          problems.push(...(await checkPeer(peerDocs, ours, peer, keys[0]!)));
+        if (peerServers) {
+          log('  checking that the service, the Yoga floor and PostGraphile answer the peer documents alike');
+          problems.push(...(await checkPeer(peerDocs, peerServers, keys[0]!)));
         }
         if (problems.length) {
           failed = true;
-          throw new Error(`The service and the baseline${peer ? ' or PostGraphile' : ''} disagree; nothing was measured.\n  ${problems.join('\n  ')}`);
+          throw new Error(
+            `The service and the baseline${peer ? ', the Yoga floor or PostGraphile' : ''} disagree; nothing was measured.\n  ${problems.join('\n  ')}`,
+          );
         }
 
         const report: SizeReport = { dataset, durationSeconds: options.duration, facts: datasetFacts, rows: [] };
@@ -824,8 +833,8 @@ async function main(): Promise<void> {
               (row.ours.non2xx + row.ours.mismatches + row.ours.errors ? ` | FAILED ours ${row.ours.non2xx + row.ours.mismatches + row.ours.errors}` : ''),
           );
         }
-        if (peer) {
-          report.peer = await measurePeer(peerDocs, ours, peer, {
+        if (peerServers) {
+          report.peer = await measurePeer(peerDocs, peerServers, {
             measure: (server, scenario) => measure(server, scenario, keys, options, cluster.postmasterPid(), monitor),
             warm: async (server, scenario) => {
               if (options.warmup > 0) await load(server, scenario, keys, options.warmup, options.connections);
