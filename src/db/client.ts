@@ -682,7 +682,10 @@ export class CatalogCache {
   #put(kind: string, key: string, value: unknown): void {
     if (this.#size >= CATALOG_MAX_ENTRIES) this.#clear();
     let entries = this.#entries.get(kind);
-    if (!entries) this.#entries.set(kind, (entries = new Map()));
+    if (!entries) {
+      entries = new Map();
+      this.#entries.set(kind, entries);
+    }
     if (!entries.has(key)) this.#size++;
     entries.set(key, value);
   }

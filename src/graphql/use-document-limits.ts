@@ -209,7 +209,10 @@ const verdicts = new WeakMap<DocumentNode, Map<string | undefined, GraphQLError 
 function costOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variableValues: Record<string, unknown>, context: unknown) {
   if (Object.keys(variableValues).length > 0) return operationCostError(schema, document, operationName, variableValues, context);
   let byName = verdicts.get(document);
-  if (!byName) verdicts.set(document, (byName = new Map()));
+  if (!byName) {
+    byName = new Map();
+    verdicts.set(document, byName);
+  }
   if (byName.has(operationName)) return byName.get(operationName);
   const error = operationCostError(schema, document, operationName, variableValues, context);
   // At most 16 operation names per document are kept (a client may name one the document lacks).
