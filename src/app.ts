@@ -12,6 +12,7 @@ import { codedError, httpOf } from './domain/coded-error.js';
 import { callerParametersOf, createGraphQLContext, type FieldRateLimit, type GraphQLContext, useAdmission, useQueryLimits } from './graphql/builder.js';
 import { useGraphQLOverHttp } from './graphql/graphql-http.js';
 import { FIELD_RATE_LIMITS, schema } from './graphql/index.js';
+import { useCompiledExecution } from './graphql/use-compiled-execution.js';
 import { useDocumentLimits } from './graphql/use-document-limits.js';
 import { useHeavyLane } from './graphql/use-heavy-lane.js';
 import { useOperationErrors } from './graphql/use-operation-errors.js';
@@ -153,6 +154,9 @@ export function createApp(options: AppOptions): App {
     useOperationErrors(),
     ...useDocumentLimits(),
     ...useQueryLimits({ redis: options.redis, fieldRateLimits: options.fieldRateLimits ?? FIELD_RATE_LIMITS, concurrency }),
+    // REST documents and hot free-form ones run compiled; before the heavy lane, whose executor
+    // (the worker's answer) must be the one that runs for a heavy document.
+    useCompiledExecution(),
     // After the limits: a heavy document is handed over with its units already taken.
     ...(options.heavyLane ? [useHeavyLane(options.heavyLane)] : []),
     // Last of the app's own: it executes the route's document through the hooks above.

@@ -4,25 +4,10 @@
 // /api/ are answered here, by executing the route's fixed GraphQL document through the same
 // envelop pipeline as /graphql (same context, scopes, masking and plugins), in-process.
 // Documents are validated once, at start-up; requests skip parsing and validation, and execute
-// through graphql-jit (compiled once per document).
+// compiled (graphql/use-compiled-execution.ts).
 
 import { createHash, type Hash } from 'node:crypto';
-import { useGraphQlJit } from '@envelop/graphql-jit';
-import {
-  BREAK,
-  type DocumentNode,
-  type ExecutionResult,
-  GraphQLBoolean,
-  GraphQLError,
-  GraphQLFloat,
-  GraphQLInt,
-  type GraphQLSchema,
-  GraphQLString,
-  getOperationAST,
-  type Source,
-  validate,
-  visit,
-} from 'graphql';
+import { type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema, getOperationAST, validate } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { type ApiKeyPrincipal, readsPhi, type VisibleClinics } from '../auth/api-keys.js';
@@ -37,7 +22,6 @@ import {
   concurrencyRefusal,
   databaseCosts,
   type GraphQLContext,
-  isRestExecution,
   REST_EXECUTION,
   type RootFieldUnits,
   rootFieldUnits,
@@ -105,49 +89,6 @@ export function useRest(options: RestOptions): Plugin {
   let costs: ReturnType<typeof databaseCosts> | undefined;
 
   return {
-    onPluginInit({ addPlugin }) {
-      // A REST document is fixed, so compiling it to JavaScript once pays off from the second
-      // request: a year of daily metrics is 365 objects of 9 fields, which graphql-js resolves one
-      // field at a time. A free-form /graphql document is compiled once it is hot (executed
-      // HOT_FROM times; Yoga's parser cache hands each repeat the same DocumentNode): what an
-      // application sends over and over runs compiled, while a document sent once or twice (a
-      // developer in GraphiQL, a client sending a new document on every request) never pays for a
-      // compilation. The compiled and the reference executor answer alike (test/rest/jit-equivalence.test.ts,
-      // test/graphql/hot-documents.test.ts).
-      const hot = new WeakMap<DocumentNode, number>();
-      const isHot = (document: DocumentNode) => {
-        const seen = hot.get(document) ?? 0;
-        if (seen < 0) return false;
-        if (seen >= HOT_FROM) return true;
-        if (seen + 1 < HOT_FROM) {
-          hot.set(document, seen + 1);
-          return false;
-        }
-        // Checked once, when it becomes hot: graphql-jit builds answers as object literals, where a
-        // response name `__proto__` would set the prototype instead of a member.
-        const compiled = !namesProto(document);
-        hot.set(document, compiled ? HOT_FROM : -1);
-        return compiled;
-      };
-      addPlugin(
-        useGraphQlJit(
-          { customSerializers: FAST_LEAVES },
-          { enableIf: ({ contextValue, document }) => isRestExecution(contextValue) || isHot(document) },
-        ) as Plugin,
-      );
-      // graphql-jit's field errors carry their `locations` but not the nodes or positions they came
-      // from, which is what every later step (ours, Yoga's) rebuilds an error from: without this the
-      // locations would be lost and a compiled answer would differ from the reference one.
-      addPlugin({
-        onExecute: ({ args }) => ({
-          onExecuteDone: ({ result, setResult }) => {
-            if (!('errors' in result) || !result.errors?.some(isUnplaced)) return;
-            const source = args.document.loc?.source;
-            if (source) setResult({ ...result, errors: result.errors.map((error) => (isUnplaced(error) ? placed(error, source) : error)) });
-          },
-        }),
-      });
-    },
     onYogaInit({ yoga: instance }) {
       const schema = instance.getEnveloped().schema;
       typeSchema = schema;
@@ -320,51 +261,6 @@ export function useRest(options: RestOptions): Plugin {
     return successFromPayload(request, parts, headers);
   }
 }
-
-const MAX_INT = 2 ** 31 - 1;
-const MIN_INT = -(2 ** 31);
-
-/**
- * The built-in scalars' serializers with a fast path for values that are already what they output
- * (which is what every resolver returns); anything else goes to graphql's own, errors included.
- * graphql's serializers first look for valueOf and toJSON: a tenth of a microsecond per field,
- * 175,000 fields in a year of hourly buckets with a comparison.
- */
-/** An error with locations but nothing to compute them from (graphql-jit's). */
-const isUnplaced = (error: GraphQLError) => error.locations !== undefined && error.nodes === undefined && error.positions === undefined;
-
-/** The same error, placed in `source` by the positions of its locations (GraphQLError computes them back). */
-function placed(error: GraphQLError, source: Source): GraphQLError {
-  const lineStarts = [0];
-  for (const match of source.body.matchAll(/\r\n|[\n\r]/g)) lineStarts.push((match.index ?? 0) + match[0].length);
-  const positions = (error.locations ?? []).map(({ line, column }) => (lineStarts[line - 1] ?? 0) + column - 1);
-  return new GraphQLError(error.message, { source, positions, path: error.path, originalError: error.originalError, extensions: error.extensions });
-}
-
-/** Executions of one free-form document after which it runs compiled (above). */
-const HOT_FROM = 3;
-
-/** Whether a document names a field or alias `__proto__` (answered by the reference executor alone). */
-function namesProto(document: DocumentNode): boolean {
-  let found = false;
-  visit(document, {
-    Field(node) {
-      if (node.name.value === '__proto__' || node.alias?.value === '__proto__') {
-        found = true;
-        return BREAK;
-      }
-      return undefined;
-    },
-  });
-  return found;
-}
-
-const FAST_LEAVES = {
-  Int: (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value <= MAX_INT && value >= MIN_INT ? value : GraphQLInt.serialize(value)),
-  Float: (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : GraphQLFloat.serialize(value)),
-  String: (value: unknown) => (typeof value === 'string' ? value : GraphQLString.serialize(value)),
-  Boolean: (value: unknown) => (typeof value === 'boolean' ? value : GraphQLBoolean.serialize(value)),
-};
 
 /**
  * Caching of a 200 or 304: a private cache may keep it but must revalidate (If-None-Match) before

@@ -1,5 +1,5 @@
 // A free-form document runs compiled (graphql-jit) once it is hot, from its third execution
-// (src/rest/use-rest.ts): every answer must then be the one the reference executor gave the
+// (src/graphql/use-compiled-execution.ts): every answer must then be the one the reference executor gave the
 // first time, errors and masked fields included; a document naming `__proto__` is never compiled.
 import type { Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
@@ -71,6 +71,33 @@ describe('hot free-form documents', () => {
       expect(run.compiled, query).toEqual([false, false, true, true]);
       for (const answer of run.answers.slice(1)) expect(answer, query).toEqual(run.answers[0]);
     }
+  });
+
+  it('answers the operation asked for: a hot document of two operations, and an operation name it lacks', async () => {
+    const clinic = await createClinic(db, { name: 'Operation Clinic' });
+    await createInteraction(db, { clinicId: clinic.id });
+    const key = await createKey(db, { clinicIds: [clinic.id] });
+    const query = `query A { clinics(limit: 1) { nodes { name } } } query B { metricsSummary(dateFrom: "2020-01-01", dateTo: "2030-12-31") { totalInteractions } }`;
+    const ask = async (operationName: string) => {
+      const response = await app.fetch('http://localhost/graphql', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        body: JSON.stringify({ query, operationName }),
+      });
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    const expected = {
+      A: { status: 200, body: { data: { clinics: { nodes: [{ name: 'Operation Clinic' }] } } } },
+      B: { status: 200, body: { data: { metricsSummary: { totalInteractions: 1 } } } },
+    };
+    const missing = await ask('C');
+    expect(missing.status).toBe(400);
+    compiled.length = 0;
+    for (const name of ['A', 'B', 'A', 'B', 'C', 'A', 'B', 'C', 'B', 'A'] as const) {
+      expect(await ask(name), `operation ${name}`).toEqual(name === 'C' ? missing : expected[name]);
+    }
+    // From the third execution of the document on, whichever operation: compiled (C is refused before it executes).
+    expect(compiled.slice(3)).toEqual([true, true, true, true, true]);
   });
 
   it('never compiles a document that names __proto__', async () => {

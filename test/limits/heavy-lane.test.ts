@@ -124,6 +124,17 @@ describe('the heavy lane', () => {
     }
   });
 
+  it('hands a heavy document over every time, also once it is sent often enough to run compiled', async () => {
+    const key = await createKey(db, { tier: 'premium', clinicIds: [clinicId] });
+    const app = testApp(db, { heavyLane: counting });
+    handedOver.length = 0;
+    for (let i = 1; i <= 5; i++) {
+      const answer = await graphqlText(app, key, HEAVY_DOCUMENT);
+      expect(answer.status).toBe(200);
+      expect(handedOver, `request ${i}`).toHaveLength(i);
+    }
+  });
+
   it("answers a heavy document's errors as the main thread does: the client's own line and column", async () => {
     const key = await createKey(db, { tier: 'premium', clinicIds: [clinicId] });
     const document = `query Year {\n  metricsSeries(granularity: HOUR, timezone: "Mars/Olympus", dateFrom: "2025-03-01", dateTo: "2026-02-28") { series { start } }\n}`;
