@@ -19,7 +19,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { feedHorizon } from './change-feed.js';
 import { type CursorList, type CursorOrder, cursorCodec, type Position } from './cursor.js';
 import { countInteractions, lazy, textPlanOf } from './read-page.js';
-import { type InteractionRow, inIdOrder, interactionConditions, type PothosQuery, rowsById, rowsSelection } from './rows.js';
+import { type InteractionRow, inIdOrder, interactionConditions, rowsById } from './rows.js';
 import { fewTextMatchIds, textMatchIds, textPageIds } from './text-search.js';
 
 export interface CursorListRequest {
@@ -41,7 +41,7 @@ export interface CursorPage {
   hasMore(): Promise<boolean>;
   /** The cursor of the page's last row when more follow, else null. */
   nextCursor(): Promise<string | null>;
-  rows(query: PothosQuery): Promise<InteractionRow[]>;
+  rows(transcript: boolean): Promise<InteractionRow[]>;
   /** The full-text search of the list, if any (GraphQL's highlights read it). */
   text?: string;
 }
@@ -121,17 +121,9 @@ export function listInteractionsAfter(db: Db, request: CursorListRequest): Curso
     return Number(row?.n ?? 0);
   });
 
-  async function rows(query: PothosQuery): Promise<InteractionRow[]> {
+  async function rows(transcript: boolean): Promise<InteractionRow[]> {
     const ids = (await positions()).page.map((p) => p.id);
-    const selection = rowsSelection(query);
-    let found: InteractionRow[];
-    if (ids.length === 0) {
-      // Built also for an empty page: reading `query` tells Pothos the selection was honoured.
-      return selection ? [] : db.interaction.findMany({ ...query, where: { id: { in: [] } } });
-    }
-    if (selection) found = await rowsById(db, ids, selection.transcript);
-    else found = await db.interaction.findMany({ ...query, where: { id: { in: ids } } });
-    return inIdOrder(ids, found);
+    return ids.length === 0 ? [] : inIdOrder(ids, await rowsById(db, ids, transcript));
   }
 
   return {

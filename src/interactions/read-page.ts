@@ -32,12 +32,10 @@ import {
   interactionConditions,
   interactionWhere,
   type MatchesPage,
-  type PothosQuery,
   pageAndTotal,
   pageRows,
   restrictsBeyondClinic,
   rowsById,
-  rowsSelection,
 } from './rows.js';
 import { matchesPage } from './search-page.js';
 import { countMatches, countOneWord, type TextScope, textPageIds, walkIsCheaper } from './text-search.js';
@@ -71,8 +69,8 @@ export interface InteractionList {
   total(): Promise<number>;
   /** Whether a page follows this one. */
   hasMore(): Promise<boolean>;
-  /** The page's rows with what Pothos asks for (its `query` of the `nodes` field). */
-  rows(query: PothosQuery): Promise<InteractionRow[]>;
+  /** The page's rows, with their transcripts when `transcript` (the selection asks for them). */
+  rows(transcript: boolean): Promise<InteractionRow[]>;
   /** The full-text search of the list, if any (GraphQL's highlights read it). */
   text?: string;
 }
@@ -96,7 +94,7 @@ export function listInteractions(db: Db, request: ListRequest): InteractionList 
     text,
     total: async () => (await chosen()).total(),
     hasMore: async () => (await chosen()).hasMore(),
-    rows: async (query) => (await chosen()).rows(query),
+    rows: async (transcript) => (await chosen()).rows(transcript),
   };
 }
 
@@ -151,27 +149,17 @@ function readList(db: Db, request: ListRequest): InteractionList {
       : async () => null;
   }
 
-  async function rows(query: PothosQuery): Promise<InteractionRow[]> {
-    const selection = rowsSelection(query);
-    if (pairedRows && selection) return pairedRows(selection.transcript);
+  async function rows(transcript: boolean): Promise<InteractionRow[]> {
+    if (pairedRows) return pairedRows(transcript);
     // (Between finding a page's ids and reading its rows a row may be deleted: the page is then
     // one row short, as it would be a moment later anyway.)
-    const byIds = async (ids: string[]) => {
-      if (selection) return rowsById(db, ids, selection.transcript);
-      // Built also for an empty page: reading `query` tells Pothos the selection was honoured
-      // (outside production it warns about every resolver that leaves it unread).
-      const args = { ...query, where: { id: { in: ids } }, orderBy: ORDER_INTERACTIONS };
-      return ids.length === 0 ? [] : db.interaction.findMany(args);
-    };
+    const byIds = (ids: string[]) => rowsById(db, ids, transcript);
     const found = await known();
-    const searched = selection && foundRows(found, selection.transcript);
+    const searched = foundRows(found, transcript);
     if (searched) return searched;
     if (found) return byIds(found.ids);
-    if (skip < IDS_FIRST_FROM && selection) {
-      return pageRows(db, interactionConditions(filters, visibleClinics), skip, take, selection.transcript);
-    }
+    if (skip < IDS_FIRST_FROM) return pageRows(db, interactionConditions(filters, visibleClinics), skip, take, transcript);
     const paged = { where: interactionWhere(filters, visibleClinics), orderBy: ORDER_INTERACTIONS, skip, take };
-    if (skip < IDS_FIRST_FROM) return db.interaction.findMany({ ...query, ...paged });
     // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole rows
     // makes each of those a heap fetch; selecting only the ids lets it walk the (started_at, id)
     // index alone (an index-only scan when unfiltered). Deeper still, whole days are skipped.
@@ -254,13 +242,9 @@ function textPage(db: Db, { filters, visibleClinics, page, limit, order }: ListR
     const found = await textPageIds(db, scope, { skip, take: limit, ascending: order === 'asc', fewMatches: few });
     return found.map((match) => match.id);
   });
-  async function rows(query: PothosQuery): Promise<InteractionRow[]> {
-    const selection = rowsSelection(query);
+  async function rows(transcript: boolean): Promise<InteractionRow[]> {
     const found = await ids();
-    if (selection) return inIdOrder(found, await rowsById(db, found, selection.transcript));
-    // Built also for an empty page (Pothos checks that the selection was read).
-    const args = { ...query, where: { id: { in: found } } };
-    return found.length === 0 ? [] : inIdOrder(found, await db.interaction.findMany(args));
+    return inIdOrder(found, await rowsById(db, found, transcript));
   }
   return { page, limit, total, hasMore: async () => page < Math.ceil((await total()) / limit), rows, text };
 }
@@ -286,17 +270,12 @@ function oldestFirst(db: Db, { filters, visibleClinics, page, limit, includeTota
   const total = lazy(() => countInteractions(db, filters, visibleClinics));
   const probe = includeTotal === false && countQuery(filters, visibleClinics) === null;
   const paged = { where: interactionWhere(filters, visibleClinics), orderBy: ORDER_OLDEST_FIRST, skip, take: limit };
-  async function rows(query: PothosQuery): Promise<InteractionRow[]> {
-    const selection = rowsSelection(query);
+  async function rows(transcript: boolean): Promise<InteractionRow[]> {
     // A campaign is counted first, as newest first (listInteractions): one the key may not see reads no row.
-    if (filters.campaignId !== undefined && skip >= (await total())) return selection ? [] : db.interaction.findMany({ ...query, where: { id: { in: [] } } });
-    if (skip < IDS_FIRST_FROM && selection) {
-      return pageRows(db, interactionConditions(filters, visibleClinics), skip, limit, selection.transcript, true);
-    }
-    if (skip < IDS_FIRST_FROM) return db.interaction.findMany({ ...query, ...paged });
+    if (filters.campaignId !== undefined && skip >= (await total())) return [];
+    if (skip < IDS_FIRST_FROM) return pageRows(db, interactionConditions(filters, visibleClinics), skip, limit, transcript, true);
     const ids = (await db.interaction.findMany({ ...paged, select: { id: true } })).map((row) => row.id);
-    if (selection) return inIdOrder(ids, await rowsById(db, ids, selection.transcript));
-    return ids.length === 0 ? [] : inIdOrder(ids, await db.interaction.findMany({ ...query, where: { id: { in: ids } } }));
+    return inIdOrder(ids, await rowsById(db, ids, transcript));
   }
   return {
     page,

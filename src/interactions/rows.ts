@@ -55,31 +55,6 @@ export const INTERACTION_COLUMNS = selectList(COLUMN_OF);
 /** A row as findMany returns it with `include: { transcript: { select: { entries: true } } }`. */
 export type InteractionRow = Interaction & { transcript?: { entries: Prisma.JsonValue } | null };
 
-/** What Pothos asks findMany for (its `query` argument of a prismaField). */
-export interface PothosQuery {
-  select?: Prisma.InteractionSelect;
-  include?: Prisma.InteractionInclude;
-}
-
-export interface RowsSelection {
-  /** Whether the transcripts are read too. */
-  transcript: boolean;
-}
-
-/**
- * Whether the rows Pothos asks for can be read here: the interaction's own columns, optionally its
- * transcript; null when the query needs Prisma (a narrowed selection, another include).
- */
-export function rowsSelection(query: PothosQuery): RowsSelection | null {
-  if (query.select !== undefined) return null;
-  const selection: RowsSelection = { transcript: false };
-  for (const [relation, value] of Object.entries(query.include ?? {})) {
-    if (relation === 'transcript' && isEntriesSelection(value)) selection.transcript = true;
-    else return null;
-  }
-  return selection;
-}
-
 /** Each field of Prisma's `Clinic` model and its column (typed by the model, as COLUMN_OF). */
 const CLINIC_COLUMN_OF: { readonly [Field in keyof Clinic]-?: string } = {
   id: 'id::text',
@@ -145,17 +120,6 @@ export async function transcriptsById(db: Db, ids: readonly string[]): Promise<M
     ),
   );
   return new Map(rows.map((row) => [row.id, { entries: JSON.parse(row.text) as Prisma.JsonValue }]));
-}
-
-/** `true` or `{ select: { entries: true } }`: the transcript field's own selection. */
-function isEntriesSelection(value: unknown): boolean {
-  if (value === true) return true;
-  if (typeof value !== 'object' || value === null) return false;
-  const { select, ...rest } = value as { select?: unknown };
-  if (Object.keys(rest).length) return false;
-  if (typeof select !== 'object' || select === null) return false;
-  const keys = Object.keys(select);
-  return keys.length === 1 && (select as { entries?: unknown }).entries === true;
 }
 
 /** The transcript of alias `t` as the text of its JSON (parsed once, by `sqlRows`). */

@@ -7,7 +7,7 @@ import { queryRows } from '../../src/db/client.js';
 import type { Filters } from '../../src/filters/interaction-filters.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { ORDER_INTERACTIONS } from '../../src/interactions/read-page.js';
-import { campaignsById, clinicsById, interactionConditions, interactionWhere, pageRows, rowsById, rowsSelection } from '../../src/interactions/rows.js';
+import { campaignsById, clinicsById, interactionConditions, interactionWhere, pageRows, rowsById } from '../../src/interactions/rows.js';
 import { testDb } from '../helpers/db.js';
 import { createCampaign, createClinic, createInteraction } from '../helpers/factories.js';
 
@@ -101,22 +101,6 @@ describe('clinicsById and campaignsById (the rows Interaction.clinic and .campai
       byId(await db.clinic.findMany({ where: { id: { in: visible } } })),
     );
     expect(byId(await campaignsById(db, [...campaignIds, 'cmp-unknown']))).toEqual(byId(await db.campaign.findMany({ where: { id: { in: campaignIds } } })));
-  });
-});
-
-describe('rowsSelection (which pages are read by hand-written SQL)', () => {
-  it('the own columns, with or without the transcript', () => {
-    expect(rowsSelection({})).toEqual({ transcript: false });
-    expect(rowsSelection({ include: {} })).toEqual({ transcript: false });
-    expect(rowsSelection({ include: TRANSCRIPT })).toEqual({ transcript: true });
-    expect(rowsSelection({ include: { transcript: true } })).toEqual({ transcript: true });
-  });
-
-  it('not a narrowed selection, another include, or a transcript selection of more than its entries', () => {
-    expect(rowsSelection({ select: { id: true } })).toBeNull();
-    expect(rowsSelection({ include: { clinic: true } })).toBeNull();
-    expect(rowsSelection({ include: { transcript: { select: { entries: true, interactionId: true } } } })).toBeNull();
-    expect(rowsSelection({ include: { transcript: { include: { interaction: true } } } })).toBeNull();
   });
 });
 

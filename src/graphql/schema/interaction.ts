@@ -18,7 +18,6 @@ import {
   requirePhiScope,
 } from '../../filters/interaction-filters.js';
 import { type InteractionList, listInteractions } from '../../interactions/read-page.js';
-import type { PothosQuery } from '../../interactions/rows.js';
 import { maskPhoneNumber, redactText, redactTranscript } from '../../phi/masking.js';
 import type { GraphQLContext } from '../builder.js';
 import { builder, COST_COUNTED_BY_PARENT, checked, costByLimit, PageInfo, pagingArgs } from '../builder.js';
@@ -82,7 +81,7 @@ export const Interaction = builder.prismaObject('Interaction', {
         'When the interaction was stored or last changed by an import (its transcript included); an import that changes nothing leaves it alone. The order of the change feed (`interactionsConnection(updatedSince:)`).',
     }),
     transcript: t.field({
-      // Read with the page's rows when the page selects it (rowsQuery, below), else by id for
+      // Read with the page's rows when the page selects it (withTranscripts, below), else by id for
       // all the rows of the request at once (a nested list's).
       databaseCost: { readsDatabase: true, countedBy: 'parent' },
       complexity: TRANSCRIPT_COST,
@@ -188,7 +187,13 @@ export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'param
 /** Whether a field's selection asks for its rows' `transcript` (fragments followed); once per field of a document. */
 const selectsTranscriptByNode = new WeakMap<FieldNode, boolean>();
 
-function selectsTranscript(info: GraphQLResolveInfo): boolean {
+/**
+ * Whether a list's rows are read with their transcripts (the selection asks for them). The
+ * interaction's own columns are always read, and every other field of an Interaction completes from
+ * the row or reads on its own (its clinic and campaign), so the lists' `nodes` are plain fields:
+ * Pothos' Prisma plugin would map the whole selection on every request to find the same answer.
+ */
+export function withTranscripts(info: GraphQLResolveInfo): boolean {
   const node = info.fieldNodes[0];
   let known = node ? selectsTranscriptByNode.get(node) : undefined;
   if (known === undefined) {
@@ -215,19 +220,6 @@ function selects(set: SelectionSetNode, name: string, fragments: GraphQLResolveI
   return false;
 }
 
-const WITH_TRANSCRIPT: PothosQuery = { include: { transcript: { select: { entries: true } } } };
-const ROWS_ALONE: PothosQuery = {};
-
-/**
- * What a list's rows are read with: the interaction's own columns, and its transcript when the
- * selection asks for it. Every other field of an Interaction completes from the row or reads on its
- * own (its clinic and campaign), so the lists' `nodes` are plain fields: Pothos' Prisma plugin
- * would map the whole selection on every request to find the same answer.
- */
-export function rowsQuery(info: GraphQLResolveInfo): PothosQuery {
-  return selectsTranscript(info) ? WITH_TRANSCRIPT : ROWS_ALONE;
-}
-
 export const InteractionPage = builder.objectRef<InteractionList>('InteractionPage').implement({
   description: 'A page of interactions, newest first (`startedAt` descending, then `id` descending).',
   fields: (t) => ({
@@ -236,7 +228,7 @@ export const InteractionPage = builder.objectRef<InteractionList>('InteractionPa
       complexity: COST_COUNTED_BY_PARENT,
       type: [Interaction],
       description: 'The interactions on this page.',
-      resolve: (list, _args, _context, info) => searchedRows(list.rows(rowsQuery(info)), list.text),
+      resolve: (list, _args, _context, info) => searchedRows(list.rows(withTranscripts(info)), list.text),
     }),
     pageInfo: t.field({ databaseCost: { readsDatabase: false }, type: PageInfo, description: 'Paging information.', resolve: (list) => list }),
   }),
@@ -275,6 +267,9 @@ builder.queryFields((t) => ({
     resolve: (_root, args, { db, visibleClinics }, info) =>
       hasControlCharacter(String(args.id))
         ? null
-        : db.interaction.findFirst({ ...rowsQuery(info), where: { id: String(args.id), ...clinicCondition(visibleClinics) } }),
+        : db.interaction.findFirst({
+            where: { id: String(args.id), ...clinicCondition(visibleClinics) },
+            include: withTranscripts(info) ? { transcript: { select: { entries: true } } } : undefined,
+          }),
   }),
 }));
