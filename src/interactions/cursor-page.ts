@@ -19,7 +19,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { feedHorizon } from './change-feed.js';
 import { type CursorList, type CursorOrder, cursorCodec, type Position } from './cursor.js';
 import { countInteractions, lazy, textPlanOf } from './read-page.js';
-import { type InteractionRow, inIdOrder, interactionConditions, rowsById } from './rows.js';
+import { type InteractionRow, inIdOrder, interactionConditions, type RowsRead, rowsById } from './rows.js';
 import { fewTextMatchIds, textMatchIds, textPageIds } from './text-search.js';
 
 export interface CursorListRequest {
@@ -41,7 +41,7 @@ export interface CursorPage {
   hasMore(): Promise<boolean>;
   /** The cursor of the page's last row when more follow, else null. */
   nextCursor(): Promise<string | null>;
-  rows(transcript: boolean): Promise<InteractionRow[]>;
+  rows(read: RowsRead): Promise<InteractionRow[]>;
   /** The full-text search of the list, if any (GraphQL's highlights read it). */
   text?: string;
 }
@@ -121,7 +121,7 @@ export function listInteractionsAfter(db: Db, request: CursorListRequest): Curso
     return Number(row?.n ?? 0);
   });
 
-  async function rows(transcript: boolean): Promise<InteractionRow[]> {
+  async function rows({ transcript }: RowsRead): Promise<InteractionRow[]> {
     const ids = (await positions()).page.map((p) => p.id);
     return ids.length === 0 ? [] : inIdOrder(ids, await rowsById(db, ids, transcript));
   }

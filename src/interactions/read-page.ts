@@ -34,6 +34,7 @@ import {
   type MatchesPage,
   pageAndTotal,
   pageRows,
+  type RowsRead,
   restrictsBeyondClinic,
   rowsById,
 } from './rows.js';
@@ -69,8 +70,8 @@ export interface InteractionList {
   total(): Promise<number>;
   /** Whether a page follows this one. */
   hasMore(): Promise<boolean>;
-  /** The page's rows, with their transcripts when `transcript` (the selection asks for them). */
-  rows(transcript: boolean): Promise<InteractionRow[]>;
+  /** The page's rows, with what the selection reads of them (RowsRead). */
+  rows(read: RowsRead): Promise<InteractionRow[]>;
   /** The full-text search of the list, if any (GraphQL's highlights read it). */
   text?: string;
 }
@@ -94,7 +95,7 @@ export function listInteractions(db: Db, request: ListRequest): InteractionList 
     text,
     total: async () => (await chosen()).total(),
     hasMore: async () => (await chosen()).hasMore(),
-    rows: async (transcript) => (await chosen()).rows(transcript),
+    rows: async (read) => (await chosen()).rows(read),
   };
 }
 
@@ -108,7 +109,7 @@ function readList(db: Db, request: ListRequest): InteractionList {
   let known: () => Promise<MatchesPage | null>;
   let total: () => Promise<number>;
   /** The page's rows read with its total (pairedRead), when the list allows it. */
-  let pairedRows: ((transcript: boolean) => Promise<InteractionRow[]>) | undefined;
+  let pairedRows: ((read: RowsRead) => Promise<InteractionRow[]>) | undefined;
   if (filters.search !== undefined) {
     // Shared by the rows and the total: one statement for both. A short search (1 to 3 characters,
     // usually common) restricted by clinics alone has its exact total summed from interaction_phones,
@@ -149,8 +150,9 @@ function readList(db: Db, request: ListRequest): InteractionList {
       : async () => null;
   }
 
-  async function rows(transcript: boolean): Promise<InteractionRow[]> {
-    if (pairedRows) return pairedRows(transcript);
+  async function rows(read: RowsRead): Promise<InteractionRow[]> {
+    const { transcript } = read;
+    if (pairedRows) return pairedRows(read);
     // (Between finding a page's ids and reading its rows a row may be deleted: the page is then
     // one row short, as it would be a moment later anyway.)
     const byIds = (ids: string[]) => rowsById(db, ids, transcript);
@@ -158,7 +160,7 @@ function readList(db: Db, request: ListRequest): InteractionList {
     const searched = foundRows(found, transcript);
     if (searched) return searched;
     if (found) return byIds(found.ids);
-    if (skip < IDS_FIRST_FROM) return pageRows(db, interactionConditions(filters, visibleClinics), skip, take, transcript);
+    if (skip < IDS_FIRST_FROM) return pageRows(db, interactionConditions(filters, visibleClinics), skip, take, read);
     const paged = { where: interactionWhere(filters, visibleClinics), orderBy: ORDER_INTERACTIONS, skip, take };
     // A deep page: PostgreSQL reads and discards `skip` rows before the page. Selecting whole rows
     // makes each of those a heap fetch; selecting only the ids lets it walk the (started_at, id)
@@ -197,13 +199,13 @@ function pairedRead(
   take: number,
   gated: boolean,
   counted: () => Promise<number>,
-): { rows: (transcript: boolean) => Promise<InteractionRow[]>; total: () => Promise<number> } {
-  let rowsAsked: boolean | undefined;
+): { rows: (read: RowsRead) => Promise<InteractionRow[]>; total: () => Promise<number> } {
+  let rowsAsked: RowsRead | undefined;
   let totalAsked = false;
   let read: Promise<{ rows?: InteractionRow[]; total?: number }> | undefined;
   /** Whether the read has begun: what is asked after that is read on its own. */
   let begun = false;
-  const together = (transcript: boolean) => pageAndTotal(db, countSql(), conditions, skip, take, transcript, gated);
+  const together = (read: RowsRead) => pageAndTotal(db, countSql(), conditions, skip, take, read, gated);
   const flush = () => {
     read ??= afterThisTurn().then(async () => {
       begun = true;
@@ -214,9 +216,9 @@ function pairedRead(
     return read;
   };
   return {
-    rows: async (transcript) => {
-      if (!begun) rowsAsked ??= transcript;
-      return (await flush()).rows ?? (await together(transcript)).rows;
+    rows: async (read) => {
+      if (!begun) rowsAsked ??= read;
+      return (await flush()).rows ?? (await together(read)).rows;
     },
     total: async () => {
       if (!begun) totalAsked = true;
@@ -242,7 +244,7 @@ function textPage(db: Db, { filters, visibleClinics, page, limit, order }: ListR
     const found = await textPageIds(db, scope, { skip, take: limit, ascending: order === 'asc', fewMatches: few });
     return found.map((match) => match.id);
   });
-  async function rows(transcript: boolean): Promise<InteractionRow[]> {
+  async function rows({ transcript }: RowsRead): Promise<InteractionRow[]> {
     const found = await ids();
     return inIdOrder(found, await rowsById(db, found, transcript));
   }
@@ -270,12 +272,12 @@ function oldestFirst(db: Db, { filters, visibleClinics, page, limit, includeTota
   const total = lazy(() => countInteractions(db, filters, visibleClinics));
   const probe = includeTotal === false && countQuery(filters, visibleClinics) === null;
   const paged = { where: interactionWhere(filters, visibleClinics), orderBy: ORDER_OLDEST_FIRST, skip, take: limit };
-  async function rows(transcript: boolean): Promise<InteractionRow[]> {
+  async function rows(read: RowsRead): Promise<InteractionRow[]> {
     // A campaign is counted first, as newest first (listInteractions): one the key may not see reads no row.
     if (filters.campaignId !== undefined && skip >= (await total())) return [];
-    if (skip < IDS_FIRST_FROM) return pageRows(db, interactionConditions(filters, visibleClinics), skip, limit, transcript, true);
+    if (skip < IDS_FIRST_FROM) return pageRows(db, interactionConditions(filters, visibleClinics), skip, limit, read, true);
     const ids = (await db.interaction.findMany({ ...paged, select: { id: true } })).map((row) => row.id);
-    return inIdOrder(ids, await rowsById(db, ids, transcript));
+    return inIdOrder(ids, await rowsById(db, ids, read.transcript));
   }
   return {
     page,

@@ -127,11 +127,44 @@ export const TRANSCRIPT_TEXT = Prisma.sql`t.entries::text AS "transcriptText"`;
 const ORDER = Prisma.sql`ORDER BY i.started_at DESC, i.id DESC`;
 const ORDER_ASC = Prisma.sql`ORDER BY i.started_at, i.id`;
 
-/** The model's columns of the rows `from` names `i`, with the text of each one's transcript when asked for. */
-function columnsOf(from: Prisma.Sql, transcript: boolean): Prisma.Sql {
-  return transcript
-    ? Prisma.sql`SELECT ${INTERACTION_COLUMNS}, ${TRANSCRIPT_TEXT} FROM ${from} LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id`
-    : Prisma.sql`SELECT ${INTERACTION_COLUMNS} FROM ${from}`;
+/**
+ * The columns a page may leave unread: each is read by the GraphQL field of its name and by nothing
+ * else (graphql/schema/interaction.ts decides from the selection). Reading the six a page of
+ * identifiers, times, outcomes and names does not show cost about a seventh of its CPU (parsed
+ * values, two of them timestamps, and their garbage).
+ */
+export const SKIPPABLE_COLUMNS = ['direction', 'phoneNumber', 'endedAt', 'summary', 'recordingUrl', 'updatedAt'] as const satisfies ReadonlyArray<
+  keyof Interaction
+>;
+export type SkippableColumn = (typeof SKIPPABLE_COLUMNS)[number];
+
+/** What a list reads of its rows. */
+export interface RowsRead {
+  /** The transcripts too. */
+  transcript: boolean;
+  /** Columns left unread: NULL in the rows (no field of the selection reads them). Only the first pages honour it. */
+  skipped?: ReadonlySet<SkippableColumn>;
+}
+
+/** The select list with `skipped` columns as NULL, by the set's members (at most 64 lists). */
+const selectLists = new Map<string, Prisma.Sql>();
+function selectListWithout(skipped: ReadonlySet<SkippableColumn> | undefined): Prisma.Sql {
+  if (!skipped || skipped.size === 0) return INTERACTION_COLUMNS;
+  const key = SKIPPABLE_COLUMNS.filter((column) => skipped.has(column)).join(',');
+  let list = selectLists.get(key);
+  if (!list) {
+    list = selectList({ ...COLUMN_OF, ...Object.fromEntries([...skipped].map((column) => [column, 'NULL::text'])) });
+    selectLists.set(key, list);
+  }
+  return list;
+}
+
+/** The model's columns of the rows `from` names `i` (those `read` skips as NULL), with the text of each one's transcript when asked for. */
+function columnsOf(from: Prisma.Sql, read: RowsRead): Prisma.Sql {
+  const columns = selectListWithout(read.skipped);
+  return read.transcript
+    ? Prisma.sql`SELECT ${columns}, ${TRANSCRIPT_TEXT} FROM ${from} LEFT JOIN interaction_transcripts t ON t.interaction_id = i.id`
+    : Prisma.sql`SELECT ${columns} FROM ${from}`;
 }
 
 /** A row as hand-written SQL reads it: the transcript (when read) as the text of its JSON. */
@@ -155,18 +188,11 @@ export function sqlRows(rows: RawRow[], transcript: boolean): InteractionRow[] {
  * (planned for its values on every run): a generic plan could not see the LIMIT and OFFSET or how
  * rare a filtered value is. The transcripts are joined to the page's rows only, after the offset.
  */
-export async function pageRows(
-  db: Db,
-  conditions: Prisma.Sql[],
-  skip: number,
-  take: number,
-  transcript: boolean,
-  ascending = false,
-): Promise<InteractionRow[]> {
+export async function pageRows(db: Db, conditions: Prisma.Sql[], skip: number, take: number, read: RowsRead, ascending = false): Promise<InteractionRow[]> {
   const order = ascending ? ORDER_ASC : ORDER;
   const page = Prisma.sql`SELECT * FROM interactions i WHERE ${and(conditions)} ${order} LIMIT ${take} OFFSET ${skip}`;
-  const rows = await queryRows<RawRow>(db, Prisma.sql`${columnsOf(Prisma.sql`(${page}) AS i`, transcript)} ${order}`);
-  return sqlRows(rows, transcript);
+  const rows = await queryRows<RawRow>(db, Prisma.sql`${columnsOf(Prisma.sql`(${page}) AS i`, read)} ${order}`);
+  return sqlRows(rows, read.transcript);
 }
 
 /**
@@ -183,12 +209,12 @@ export async function pageAndTotal(
   conditions: Prisma.Sql[],
   skip: number,
   take: number,
-  transcript: boolean,
+  read: RowsRead,
   gated: boolean,
 ): Promise<{ rows: InteractionRow[]; total: number }> {
   const gate = gated ? Prisma.sql` AND c.total > ${skip}` : Prisma.empty;
   const page = Prisma.sql`SELECT * FROM interactions i WHERE ${and(conditions)}${gate} ${ORDER} LIMIT ${take} OFFSET ${skip}`;
-  const rows = columnsOf(Prisma.sql`(${page}) AS i`, transcript);
+  const rows = columnsOf(Prisma.sql`(${page}) AS i`, read);
   const found = await queryRows<RawRow & { listTotal?: bigint }>(
     db,
     Prisma.sql`SELECT c.total AS "listTotal", p.* FROM (${countSql}) AS c LEFT JOIN LATERAL (${rows}) AS p ON true ORDER BY p."startedAt" DESC, p.id DESC`,
@@ -197,7 +223,7 @@ export async function pageAndTotal(
   // An empty page is the count's row alone, its page columns null.
   const pageRows = found[0]?.id == null ? [] : found;
   for (const row of pageRows) row.listTotal = undefined;
-  return { rows: sqlRows(pageRows, transcript), total };
+  return { rows: sqlRows(pageRows, read.transcript), total };
 }
 
 /** The interactions with these ids, newest first (rows deleted meanwhile are left out). */
@@ -206,7 +232,7 @@ export async function rowsById(db: Db, ids: readonly string[], transcript: boole
   // Prepared: looked up by primary key whatever the ids, so one generic plan serves every call.
   const rows = await queryRows<RawRow>(
     db,
-    prepared('interactions_by_id', Prisma.sql`${columnsOf(Prisma.sql`interactions i`, transcript)} WHERE i.id = ANY(${ids}::text[]) ${ORDER}`),
+    prepared('interactions_by_id', Prisma.sql`${columnsOf(Prisma.sql`interactions i`, { transcript })} WHERE i.id = ANY(${ids}::text[]) ${ORDER}`),
   );
   return sqlRows(rows, transcript);
 }

@@ -29,7 +29,7 @@ describe('prepared statements', () => {
       await metricsOutcomes(db, window);
       await countInteractions(db, { from: window.from, to: window.to }, [clinic.id]);
       await rowsById(db, [`${clinic.id}-none`], true);
-      await pageRows(db, [], 0, 2, true);
+      await pageRows(db, [], 0, 2, { transcript: true });
       await db.interaction.findMany({ where: { clinicId: clinic.id } });
     }
     const statements = await db.$queryRaw<Array<{ name: string; statement: string }>>`

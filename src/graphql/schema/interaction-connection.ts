@@ -8,7 +8,7 @@ import { CursorError, cursorCodec, type Position } from '../../interactions/curs
 import { type CursorPage, listInteractionsAfter } from '../../interactions/cursor-page.js';
 import { builder, COST_COUNTED_BY_PARENT, checked, rejected } from '../builder.js';
 import { SortOrderEnum } from './enums.js';
-import { Interaction, rootListArgs, searchedRows, sentFilters, withTranscripts } from './interaction.js';
+import { Interaction, rootListArgs, rowsRead, searchedRows, sentFilters } from './interaction.js';
 
 /** What a cursor page's position needs (the tombstones' pages have it too: deleted-interactions.ts). */
 export type CursorPosition = Pick<CursorPage, 'limit' | 'total' | 'hasMore' | 'nextCursor'>;
@@ -45,7 +45,7 @@ const InteractionConnection = builder.objectRef<CursorPage>('InteractionConnecti
       complexity: COST_COUNTED_BY_PARENT,
       type: [Interaction],
       description: 'The interactions of this page, in the list order.',
-      resolve: (page, _args, _context, info) => searchedRows(page.rows(withTranscripts(info)), page.text),
+      resolve: (page, _args, _context, info) => searchedRows(page.rows(rowsRead(info)), page.text),
     }),
     pageInfo: t.field({
       databaseCost: { readsDatabase: false },

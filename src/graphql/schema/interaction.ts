@@ -18,6 +18,7 @@ import {
   requirePhiScope,
 } from '../../filters/interaction-filters.js';
 import { type InteractionList, listInteractions } from '../../interactions/read-page.js';
+import { type RowsRead, SKIPPABLE_COLUMNS } from '../../interactions/rows.js';
 import { maskPhoneNumber, redactText, redactTranscript } from '../../phi/masking.js';
 import type { GraphQLContext } from '../builder.js';
 import { builder, COST_COUNTED_BY_PARENT, checked, costByLimit, PageInfo, pagingArgs } from '../builder.js';
@@ -184,40 +185,82 @@ export function checkedList(args: ListArgs, context: Pick<GraphQLContext, 'param
 // the page, where Pothos' per-row selection bookkeeping (a `select` on the field) cost about a tenth
 // of a REST page's CPU. Rows read without them (a nested list's) are completed by id (entities).
 
-/** Whether a field's selection asks for its rows' `transcript` (fragments followed); once per field of a document. */
-const selectsTranscriptByNode = new WeakMap<FieldNode, boolean>();
+/**
+ * The fields of Interaction whose resolvers read no column of the row but their own (their name's)
+ * or those every page reads (`id`, `channel`, `type`, `clinicId`, `campaignId`, `startedAt`,
+ * `durationSeconds`, `outcome`). A selection of these alone lets a page skip the skippable columns
+ * it does not name; any other field has every column read.
+ * test/graphql/rows-read.test.ts fails on a field of Interaction that is neither here nor in
+ * READS_ANY_COLUMN.
+ */
+export const READS_ITS_OWN_COLUMN: ReadonlySet<string> = new Set([
+  '__typename',
+  'id',
+  'channel',
+  'type',
+  'direction',
+  'phoneNumber',
+  'clinicId',
+  'campaignId',
+  'startedAt',
+  'endedAt',
+  'durationSeconds',
+  'outcome',
+  'summary',
+  'recordingUrl',
+  'updatedAt',
+  'transcript',
+  'clinic',
+  'campaign',
+  // By the row's id (text-highlights.ts).
+  'highlights',
+]);
+/** The fields of Interaction that may read any column of the row: with one of them selected, a page reads them all (none today). */
+export const READS_ANY_COLUMN: ReadonlySet<string> = new Set([]);
+
+/** What a field's selection reads of its rows; once per field of a document. */
+const rowsReadByNode = new WeakMap<FieldNode, RowsRead>();
 
 /**
- * Whether a list's rows are read with their transcripts (the selection asks for them). The
- * interaction's own columns are always read, and every other field of an Interaction completes from
- * the row or reads on its own (its clinic and campaign), so the lists' `nodes` are plain fields:
- * Pothos' Prisma plugin would map the whole selection on every request to find the same answer.
+ * What a list's rows are read with: their transcripts when the selection asks for them, and
+ * without the skippable columns no selected field reads. Every field of an Interaction completes
+ * from the row or reads on its own (its clinic and campaign), so the lists' `nodes` are plain
+ * fields: Pothos' Prisma plugin would map the whole selection on every request to find the same.
  */
-export function withTranscripts(info: GraphQLResolveInfo): boolean {
+export function rowsRead(info: GraphQLResolveInfo): RowsRead {
   const node = info.fieldNodes[0];
-  let known = node ? selectsTranscriptByNode.get(node) : undefined;
-  if (known === undefined) {
-    known = info.fieldNodes.some((field) => field.selectionSet !== undefined && selects(field.selectionSet, 'transcript', info.fragments, new Set()));
-    if (node) selectsTranscriptByNode.set(node, known);
+  let read = node ? rowsReadByNode.get(node) : undefined;
+  if (read === undefined) {
+    const names = new Set<string>();
+    for (const field of info.fieldNodes) if (field.selectionSet) collectNames(field.selectionSet, info.fragments, new Set(), names);
+    const own = [...names].every((name) => READS_ITS_OWN_COLUMN.has(name));
+    read = {
+      transcript: names.has('transcript'),
+      skipped: own ? new Set(SKIPPABLE_COLUMNS.filter((column) => !names.has(column))) : undefined,
+    };
+    if (node) rowsReadByNode.set(node, read);
   }
-  return known;
+  return read;
 }
 
-function selects(set: SelectionSetNode, name: string, fragments: GraphQLResolveInfo['fragments'], seen: Set<string>): boolean {
+/** Whether a list's rows are read with their transcripts (Query.interaction's one row). */
+export function withTranscripts(info: GraphQLResolveInfo): boolean {
+  return rowsRead(info).transcript;
+}
+
+/** The names of the fields a selection set selects at its own level (fragments followed). */
+function collectNames(set: SelectionSetNode, fragments: GraphQLResolveInfo['fragments'], seen: Set<string>, names: Set<string>): void {
   for (const selection of set.selections) {
-    if (selection.kind === Kind.FIELD) {
-      if (selection.name.value === name) return true;
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      if (selects(selection.selectionSet, name, fragments, seen)) return true;
-    } else {
+    if (selection.kind === Kind.FIELD) names.add(selection.name.value);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) collectNames(selection.selectionSet, fragments, seen, names);
+    else {
       const fragment = fragments[selection.name.value];
       if (fragment && !seen.has(fragment.name.value)) {
         seen.add(fragment.name.value);
-        if (selects(fragment.selectionSet, name, fragments, seen)) return true;
+        collectNames(fragment.selectionSet, fragments, seen, names);
       }
     }
   }
-  return false;
 }
 
 export const InteractionPage = builder.objectRef<InteractionList>('InteractionPage').implement({
@@ -228,7 +271,7 @@ export const InteractionPage = builder.objectRef<InteractionList>('InteractionPa
       complexity: COST_COUNTED_BY_PARENT,
       type: [Interaction],
       description: 'The interactions on this page.',
-      resolve: (list, _args, _context, info) => searchedRows(list.rows(withTranscripts(info)), list.text),
+      resolve: (list, _args, _context, info) => searchedRows(list.rows(rowsRead(info)), list.text),
     }),
     pageInfo: t.field({ databaseCost: { readsDatabase: false }, type: PageInfo, description: 'Paging information.', resolve: (list) => list }),
   }),
