@@ -31,12 +31,10 @@ import {
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 import { isRestExecution } from './builder.js';
+import { perOperation } from './per-operation.js';
 
 /** Executions of one free-form document after which it runs compiled. */
 export const HOT_FROM = 3;
-
-/** Compilations kept per document: one per operation name asked (a document rarely holds more than a few). */
-const MAX_OPERATIONS_PER_DOCUMENT = 16;
 
 export function useCompiledExecution(): Plugin {
   /** Executions of each free-form document so far; -1: never compiled (see namesProto). */
@@ -57,21 +55,13 @@ export function useCompiledExecution(): Plugin {
   };
 
   /** Per document, per operation name: its compilation, or null when it does not compile. */
-  const compiled = new WeakMap<DocumentNode, Map<string | undefined, CompiledQuery | null>>();
+  const compiled = perOperation<CompiledQuery | null>();
   const compilationOf = (args: ExecutionArgs): CompiledQuery | null => {
     const operationName = args.operationName ?? undefined;
-    let byName = compiled.get(args.document);
-    if (!byName) {
-      byName = new Map();
-      compiled.set(args.document, byName);
-    }
-    let entry = byName.get(operationName);
-    if (entry === undefined) {
+    return compiled(args.document, operationName, () => {
       const result = compileQuery(args.schema, args.document, operationName, { customSerializers: FAST_LEAVES });
-      entry = isCompiledQuery(result) ? result : null;
-      if (byName.size < MAX_OPERATIONS_PER_DOCUMENT) byName.set(operationName, entry);
-    }
-    return entry;
+      return isCompiledQuery(result) ? result : null;
+    });
   };
 
   return {

@@ -30,6 +30,7 @@ import type { Plugin } from 'graphql-yoga';
 import { codedError, httpOf } from '../domain/coded-error.js';
 import { COMPLEXITY_CODES, complexityError, forFreeFormDocuments, QUERY_LIMITS } from './builder.js';
 import { introspectionCost } from './introspection-cost.js';
+import { perOperation } from './per-operation.js';
 
 /** Aliases in one operation, `__typename` ones included. */
 export const MAX_ALIASES = 15;
@@ -204,20 +205,11 @@ function useOperationCost(): Plugin {
  * text), so a document sent again is not costed again: its cost depends only on the document and
  * the variables (no field's cost reads the context).
  */
-const verdicts = new WeakMap<DocumentNode, Map<string | undefined, GraphQLError | undefined>>();
+const verdicts = perOperation<GraphQLError | undefined>();
 
 function costOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variableValues: Record<string, unknown>, context: unknown) {
-  if (Object.keys(variableValues).length > 0) return operationCostError(schema, document, operationName, variableValues, context);
-  let byName = verdicts.get(document);
-  if (!byName) {
-    byName = new Map();
-    verdicts.set(document, byName);
-  }
-  if (byName.has(operationName)) return byName.get(operationName);
-  const error = operationCostError(schema, document, operationName, variableValues, context);
-  // At most 16 operation names per document are kept (a client may name one the document lacks).
-  if (byName.size < 16) byName.set(operationName, error);
-  return error;
+  const verdict = () => operationCostError(schema, document, operationName, variableValues, context);
+  return Object.keys(variableValues).length > 0 ? verdict() : verdicts(document, operationName, verdict);
 }
 
 function operationCostError(
