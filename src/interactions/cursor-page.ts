@@ -123,7 +123,7 @@ export function listInteractionsAfter(db: Db, request: CursorListRequest): Curso
 
   async function rows({ transcript }: RowsRead): Promise<InteractionRow[]> {
     const ids = (await positions()).page.map((p) => p.id);
-    return ids.length === 0 ? [] : inIdOrder(ids, await rowsById(db, ids, transcript));
+    return inIdOrder(ids, await rowsById(db, ids, transcript));
   }
 
   return {

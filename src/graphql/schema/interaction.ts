@@ -82,7 +82,7 @@ export const Interaction = builder.prismaObject('Interaction', {
         'When the interaction was stored or last changed by an import (its transcript included); an import that changes nothing leaves it alone. The order of the change feed (`interactionsConnection(updatedSince:)`).',
     }),
     transcript: t.field({
-      // Read with the page's rows when the page selects it (withTranscripts, below), else by id for
+      // Read with the page's rows when the page selects it (rowsRead, below), else by id for
       // all the rows of the request at once (a nested list's).
       databaseCost: { readsDatabase: true, countedBy: 'parent' },
       complexity: TRANSCRIPT_COST,
