@@ -8,6 +8,19 @@ import path from 'node:path';
 import { projectRoot } from '../src/config.js';
 
 const log = (message: string) => console.log(message);
+
+/**
+ * How `npm start` runs the server, read from package.json's start script so that the bench runs
+ * it the same way without a second list: the variables it sets unless the caller's environment
+ * has them (`NAME=${NAME:-value}`) and the flags it passes to node.
+ */
+export function startSettings(): { env: Record<string, string>; nodeFlags: string[] } {
+  const manifest = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const script = manifest.scripts.start ?? '';
+  const env = Object.fromEntries([...script.matchAll(/(\w+)=\$\{\1:-([^}]*)\}/g)].map((m) => [m[1]!, m[2]!]));
+  const nodeFlags = /\bexec node ((?:--\S+ )*)/.exec(script)?.[1]?.trim().split(' ').filter(Boolean) ?? [];
+  return { env, nodeFlags };
+}
 // ---------------------------------------------------------------------------------------------
 // Servers
 
@@ -58,9 +71,10 @@ export async function startServer(name: string, script: string, databaseUrl: str
   fs.mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}.log`);
   const out = fs.openSync(logFile, 'w');
+  const settings = startSettings();
   const env: NodeJS.ProcessEnv = {
-    // As `npm start` runs the service (package.json): at most two glibc malloc arenas.
-    MALLOC_ARENA_MAX: '2',
+    // As `npm start` runs the service (package.json): its malloc settings, unless the caller set them.
+    ...settings.env,
     ...process.env,
     DATABASE_URL: databaseUrl,
     PORT: String(port),
@@ -72,10 +86,8 @@ export async function startServer(name: string, script: string, databaseUrl: str
   // not passed on (the soak passes its own through options.env).
   delete env.REDIS_URL;
   Object.assign(env, options.env);
-  // As `npm start` runs the service: V8's young generation capped at 8 MB per semi-space (the
-  // default, 16, let an hourly series over a year, 2 MB of JSON at 10 connections, peak at 250-260
-  // MB of RSS against 220-226 MB, for no throughput measurably gained).
-  const flags = ['--max-semi-space-size=8', ...(options.nodeFlags ?? [])];
+  // As `npm start` runs the service: its node flags (package.json).
+  const flags = [...settings.nodeFlags, ...(options.nodeFlags ?? [])];
   const child = spawn(process.execPath, [...flags, compiled(script)], { cwd: projectRoot, env, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   const base = `http://127.0.0.1:${port}`;

@@ -27,7 +27,7 @@ import {
   startFloor,
   startPeer,
 } from './peer.js';
-import { compile, type Server, sampleRss, startServer, stopServer, treeCpu, workerPids } from './processes.js';
+import { compile, type Server, sampleRss, startServer, startSettings, stopServer, treeCpu, workerPids } from './processes.js';
 import { summarizeProfile } from './profile.js';
 import { RESULTS_DIR, updateResultsIndex } from './results-index.js';
 import { checkAnswers, request, type Scenario, scenariosFor } from './scenarios.js';
@@ -629,8 +629,15 @@ function machineFacts(pgVersion: string, where: string): string[] {
       .migrationDirectories.map((m) => m.path)
       .join(', ')}`,
     `- Load generator: autocannon in the bench process on the same machine (loopback), so client, service and PostgreSQL share the ${cpus.length} cores.`,
-    `- WORKERS=${process.env.WORKERS ?? '(unset)'}; pool size ${process.env.DATABASE_POOL_SIZE ?? '10 (default)'}; heavy lane ${process.env.HEAVY_LANE_CONNECTIONS === '0' ? 'off' : `${process.env.HEAVY_LANE_CONNECTIONS ?? '3 (default)'} connections, nice ${process.env.HEAVY_LANE_NICE ?? '19 (default)'}`}; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'} and \`--max-semi-space-size=8\` (as \`npm start\` sets them) on both servers.`,
+    `- WORKERS=${process.env.WORKERS ?? '(unset)'}; pool size ${process.env.DATABASE_POOL_SIZE ?? '10 (default)'}; heavy lane ${process.env.HEAVY_LANE_CONNECTIONS === '0' ? 'off' : `${process.env.HEAVY_LANE_CONNECTIONS ?? '3 (default)'} connections, nice ${process.env.HEAVY_LANE_NICE ?? '19 (default)'}`}; ${startLine()} (as \`npm start\` sets them) on both servers.`,
   ];
+}
+
+/** The variables and node flags `npm start` sets, as each server got them (the caller's environment wins). */
+function startLine(): string {
+  const { env, nodeFlags } = startSettings();
+  const vars = Object.entries(env).map(([name, value]) => `${name}=${process.env[name] ?? value}`);
+  return [...vars, ...nodeFlags.map((flag) => `\`${flag}\``)].join(', ');
 }
 
 const commandLine = () =>

@@ -245,6 +245,25 @@ describe.skipIf(!hasProc)('npm start with DATABASE_URL', () => {
   );
 
   it(
+    "runs the server with the start script's memory settings; a variable the caller set wins",
+    async () => {
+      const run = npmStart({ ...env(), MALLOC_ARENA_MAX: '3' }, ['GLIBC_TUNABLES']);
+      await waitFor(run, /listening on http:\/\/[^:]+:(\d+)/);
+      const tree = descendants(run.child.pid!);
+      for (const pid of tree) seen.add(pid);
+      const server = tree.find((pid) => commandLines([pid])[0]!.includes('scripts/start.mjs'));
+      expect(server, commandLines(tree).join('\n')).toBeDefined();
+      const environment = fs.readFileSync(`/proc/${server}/environ`, 'utf8').split('\0');
+      expect(environment).toContain('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768');
+      expect(environment).toContain('MALLOC_ARENA_MAX=3');
+      expect(commandLines([server!])[0]).toContain('--max-semi-space-size=8');
+      process.kill(run.child.pid!, 'SIGTERM');
+      expect(await exitOf(run), run.output()).toEqual({ code: 0, signal: null });
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
     'compiles nothing when dist/ is current',
     async () => {
       const compiled = path.join(projectRoot, 'dist', 'src', 'server.js');
