@@ -17,6 +17,7 @@
 // clinic.ts and campaign.ts: in batches by id, from the service's memory of the catalogue).
 // Oldest-first pages (`order=asc`) take the plain path (`oldestFirst`), and cursor pages are read
 // by cursor-page.ts. Why each threshold is where it is: bench/results/2026-11-23-design-measurements.md.
+import { LRUCache } from 'lru-cache';
 import type { VisibleClinics } from '../auth/api-keys.js';
 import { and, type Db, num, prepared, queryRows } from '../db/client.js';
 import { declarationOf, FILTER_KEYS, type Filters, type ListOrder } from '../filters/interaction-filters.js';
@@ -51,6 +52,32 @@ export const SEARCH_MATCHES_MAX = 10_000;
 /** The interactions a list selects, in list order (`started_at` descending, then `id` descending). */
 export const ORDER_INTERACTIONS: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'desc' }, { id: 'desc' }];
 const ORDER_OLDEST_FIRST: Prisma.InteractionOrderByWithRelationInput[] = [{ startedAt: 'asc' }, { id: 'asc' }];
+
+/**
+ * How long a first page's filters are remembered to match something (matchesSeen): a first page
+ * with the same filters is then read without its count gate. A combination that stops matching
+ * within this time (a purge) is read correctly, only walked as an ungated page would be.
+ */
+export const MATCHES_SEEN_MS = 60_000;
+/** Filter combinations remembered per client at most (a key varying its filters evicts the oldest). */
+const MATCHES_SEEN_MAX = 1_000;
+const matchesSeenByClient = new WeakMap<Db, LRUCache<string, true>>();
+
+/**
+ * The filter combinations (with the key's visible clinics) whose first page or total found a match
+ * lately. The count gate (readList: costlyIfEmpty) exists for a combination that matches nothing,
+ * which an unindexed filter would walk the table to find out; once one is known to match, the gate
+ * (a count from the rollups joined to the page: about a sixth of a filtered page's requests/s)
+ * protects nothing, and whatever a page of it costs, it costs gated or not.
+ */
+function matchesSeen(db: Db): LRUCache<string, true> {
+  let seen = matchesSeenByClient.get(db);
+  if (!seen) {
+    seen = new LRUCache({ max: MATCHES_SEEN_MAX, ttl: MATCHES_SEEN_MS });
+    matchesSeenByClient.set(db, seen);
+  }
+  return seen;
+}
 
 export interface ListRequest {
   filters: Filters;
@@ -122,7 +149,18 @@ function readList(db: Db, request: ListRequest): InteractionList {
     known = byPhone?.matches ?? lazy(() => matchesPage(db, filters, visibleClinics, { skip, take }, SEARCH_MATCHES_MAX));
     total = byPhone?.total ?? lazy(async () => (await known())?.total ?? countInteractions(db, filters, visibleClinics));
   } else {
-    const counted = lazy(() => countInteractions(db, filters, visibleClinics));
+    // A first page of filters lately seen to match: no gate (matchesSeen); what it finds is remembered.
+    const gateable = restrictsBeyondClinic(filters) && skip === 0;
+    const seenKey = gateable ? JSON.stringify([filters, visibleClinics]) : undefined;
+    const seen = seenKey === undefined ? undefined : matchesSeen(db);
+    const remember = (found: number) => {
+      if (seenKey !== undefined && found > 0) seen?.set(seenKey, true);
+    };
+    const counted = lazy(async () => {
+      const n = await countInteractions(db, filters, visibleClinics);
+      remember(n);
+      return n;
+    });
     total = counted;
     // Counted first (from the rollups) when the page could be empty at a high price: a filter on
     // a rollup dimension (channel, type, outcome, ...) has no index in (started_at, id) order, so a combination that
@@ -130,7 +168,7 @@ function readList(db: Db, request: ListRequest): InteractionList {
     // would be walked through every match to find none left. A campaign too: one the key may not
     // see counts 0 (its lookup gates the count: api-keys.ts, campaignVisible), so no row is
     // read whichever way the page would be (Prisma's queries carry no such gate).
-    const costlyIfEmpty = restrictsBeyondClinic(filters) || skip > 0;
+    const costlyIfEmpty = (gateable && !seen?.has(seenKey as string)) || skip > 0;
     // A page near the start whose total the rollups count: the page and its total in one statement
     // when both are asked for in the same turn (GraphQL asks for a page's nodes and its pageInfo at
     // once), and the count-first page (costlyIfEmpty) always in one.
@@ -139,8 +177,16 @@ function readList(db: Db, request: ListRequest): InteractionList {
     if (skip < IDS_FIRST_FROM && countableByRollups(filters)) {
       const countSql = () => countQuery(filters, visibleClinics) as Prisma.Sql;
       const pair = pairedRead(db, countSql, interactionConditions(filters, visibleClinics), skip, take, costlyIfEmpty, counted);
-      total = pair.total;
-      pairedRows = pair.rows;
+      total = async () => {
+        const n = await pair.total();
+        remember(n);
+        return n;
+      };
+      pairedRows = async (read) => {
+        const found = await pair.rows(read);
+        remember(found.length);
+        return found;
+      };
     }
     known = costlyIfEmpty
       ? lazy(async () => {

@@ -58,4 +58,37 @@ describe('a page and its total', () => {
     expect(reads()).toHaveLength(1);
     expect(reads()[0]).not.toContain('"listTotal"');
   });
+
+  it('a first page of filters lately seen to match is read without its count; filters that match nothing stay gated', async () => {
+    const clinic = await createClinic(db);
+    for (let i = 0; i < 3; i++) await createInteraction(db, { clinicId: clinic.id, startedAt: new Date(Date.UTC(2026, 1, 2, 9 + i)), channel: 'voice' });
+    const key = await createKey(db, { clinicIds: [clinic.id] });
+    const voice = `{ interactions(limit: 2, clinicId: "${clinic.id}", channel: VOICE) { nodes { id channel } } }`;
+
+    statements.length = 0;
+    const first = await graphql(app, { key, query: voice });
+    expect(first.body.data?.interactions?.nodes).toHaveLength(2);
+    expect(reads()).toHaveLength(1);
+    expect(reads()[0]).toContain('"listTotal"');
+
+    statements.length = 0;
+    const again = await graphql(app, { key, query: voice });
+    expect(again.body).toEqual(first.body);
+    expect(reads()).toHaveLength(1);
+    expect(reads()[0]).not.toContain('"listTotal"');
+
+    // Nothing matches: counted first every time, so no page walks the table to find nothing.
+    const whatsapp = `{ interactions(limit: 2, clinicId: "${clinic.id}", channel: WHATSAPP) { nodes { id } } }`;
+    for (let i = 0; i < 2; i++) {
+      statements.length = 0;
+      const none = await graphql(app, { key, query: whatsapp });
+      expect(none.body.data?.interactions?.nodes).toEqual([]);
+      expect(reads()[0]).toContain('"listTotal"');
+    }
+
+    // A combination that stops matching is still answered exactly (ungated, as any page is).
+    await db.interaction.deleteMany({ where: { clinicId: clinic.id } });
+    const emptied = await graphql(app, { key, query: voice });
+    expect(emptied.body.data?.interactions?.nodes).toEqual([]);
+  });
 });
