@@ -23,6 +23,7 @@ import {
   GraphQLError,
   type GraphQLField,
   type GraphQLNamedType,
+  type GraphQLResolveInfo,
   type GraphQLSchema,
   getArgumentValues,
   getNamedType,
@@ -194,16 +195,7 @@ export const builder = new SchemaBuilder<{
       'clinics:read': context.key.scopes.includes('clinics:read'),
       'phi:read': context.key.scopes.includes('phi:read'),
     }),
-    unauthorizedError: (_parent, _context, info, result) => {
-      const scope = failedScope(result.failure);
-      return codedError(
-        'INSUFFICIENT_SCOPE',
-        `This API key lacks the scope needed for ${info.parentType.name}.${info.fieldName}${scope ? ` (${scope})` : ''}`,
-        {
-          extensions: scope ? { details: { required_scope: scope } } : {},
-        },
-      );
-    },
+    unauthorizedError: (_parent, _context, info, result) => insufficientScope(info, failedScope(result.failure)),
   },
   // Free-form queries are bounded before they run: list fields cost their `limit` times their
   // children, so a page of 500 interactions with relations fits, and nesting pages of pages does not.
@@ -229,6 +221,31 @@ export const builder = new SchemaBuilder<{
  * The scope a failed check asked for. A field's `authScopes: { 'x:read': true }` fails as an
  * "any of" map whose single member is the scope, so the scope sits one level down.
  */
+/** The error of a field the key's scopes do not allow (scope-auth's, and keyScoped's below). */
+function insufficientScope(info: GraphQLResolveInfo, scope: string | undefined): GraphQLError {
+  return codedError('INSUFFICIENT_SCOPE', `This API key lacks the scope needed for ${info.parentType.name}.${info.fieldName}${scope ? ` (${scope})` : ''}`, {
+    extensions: scope ? { details: { required_scope: scope } } : {},
+  });
+}
+
+/**
+ * The resolver of a field on a row type that needs a scope of the key: the key's scopes are tested
+ * in the resolver instead of by `authScopes`, with the same answer (null and one
+ * INSUFFICIENT_SCOPE error per row). Scope-auth runs its steps for every row it wraps (its request
+ * cache, a closure, the scope map's cache, then the resolver as a step): on a page of 50 with the
+ * clinic's and the campaign's names, about 7% of the service's CPU per request. Fields resolved
+ * once per request, or once per parent of a short list, keep `authScopes`.
+ */
+export function keyScoped<Parent, Result>(
+  scope: Scope,
+  resolve: (parent: Parent, context: GraphQLContext) => Result,
+): (parent: Parent, args: unknown, context: GraphQLContext, info: GraphQLResolveInfo) => Result {
+  return (parent, _args, context, info) => {
+    if (!context.key.scopes.includes(scope)) throw insufficientScope(info, scope);
+    return resolve(parent, context);
+  };
+}
+
 function failedScope(failure: AuthFailure): string | undefined {
   if ('scope' in failure) return failure.scope;
   if ('failures' in failure) {

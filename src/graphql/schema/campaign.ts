@@ -4,7 +4,7 @@ import { checkPaging, hasControlCharacter, isUuid } from '../../domain/parameter
 import { CAMPAIGN_STATUSES } from '../../domain/values.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { lazy } from '../../interactions/read-page.js';
-import { builder, COST_COUNTED_BY_PARENT, checked, costByLimit, PageInfo, type PageInfoShape, pagingArgs } from '../builder.js';
+import { builder, COST_COUNTED_BY_PARENT, checked, costByLimit, keyScoped, PageInfo, type PageInfoShape, pagingArgs } from '../builder.js';
 import { CampaignChannelEnum, CampaignStatusEnum, CampaignTypeEnum } from './enums.js';
 import { Interaction, interactionFilterArgs } from './interaction.js';
 import { interactionsOf } from './nested-interactions.js';
@@ -115,7 +115,6 @@ builder.prismaObjectField(Interaction, 'campaign', (t) =>
     databaseCost: { readsDatabase: true, countedBy: 'parent' },
     nullable: true,
     description: 'The campaign, if any (needs scope `campaigns:read`).',
-    authScopes: { 'campaigns:read': true },
-    resolve: (row, _args, context) => (row.campaignId === null ? null : context.entities.campaignOf(row.campaignId)),
+    resolve: keyScoped('campaigns:read', (row, context) => (row.campaignId === null ? null : context.entities.campaignOf(row.campaignId))),
   }),
 );

@@ -2,7 +2,18 @@
 import { clinicWhere } from '../../auth/api-keys.js';
 import { checkPaging, isUuid } from '../../domain/parameters.js';
 import { lazy } from '../../interactions/read-page.js';
-import { builder, COST_COUNTED_BY_PARENT, checked, checkedPaging, costByLimit, PAGING_NAMES, PageInfo, type PageInfoShape, pagingArgs } from '../builder.js';
+import {
+  builder,
+  COST_COUNTED_BY_PARENT,
+  checked,
+  checkedPaging,
+  costByLimit,
+  keyScoped,
+  PAGING_NAMES,
+  PageInfo,
+  type PageInfoShape,
+  pagingArgs,
+} from '../builder.js';
 import { Campaign } from './campaign.js';
 import { CampaignStatusEnum } from './enums.js';
 import { Interaction, interactionFilterArgs } from './interaction.js';
@@ -141,7 +152,6 @@ builder.prismaObjectField(Interaction, 'clinic', (t) =>
     databaseCost: { readsDatabase: true, countedBy: 'parent' },
     nullable: true,
     description: 'The clinic (needs scope `clinics:read`).',
-    authScopes: { 'clinics:read': true },
-    resolve: (row, _args, context) => context.entities.clinicOf(row.clinicId),
+    resolve: keyScoped('clinics:read', (row, context) => context.entities.clinicOf(row.clinicId)),
   }),
 );
