@@ -515,9 +515,31 @@ export function parseTimestamptz(text: string): Date {
         else if (scale >= 1) ms += d * scale;
       }
     } else valid &&= length === 22;
-    if (valid) return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
+    if (valid) {
+      const date: TextDate = new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
+      date[SOURCE_TEXT] = text;
+      return date;
+    }
   }
   return parseTimestamptzAnyForm(text);
+}
+
+/** The text a Date of parseTimestamptz's fast form was read from. */
+const SOURCE_TEXT = Symbol('timestamptz text');
+type TextDate = Date & { [SOURCE_TEXT]?: string };
+
+/**
+ * A Date as ISO 8601 with milliseconds (`toISOString`'s form), from the text PostgreSQL sent when
+ * it was read by parseTimestamptz: its date and time by position and the Date's milliseconds,
+ * about a third of `toISOString`'s cost, which every timestamp of every answer pays (a page of 50
+ * writes 50 to 150). Others are formatted by `toISOString`. (Rows' Dates are never changed in
+ * place: a Date that was would be written as it was read.)
+ */
+export function isoOf(date: Date): string {
+  const text = (date as TextDate)[SOURCE_TEXT];
+  if (text === undefined) return date.toISOString();
+  const ms = date.getUTCMilliseconds();
+  return `${text.slice(0, 10)}T${text.slice(11, 19)}${ms < 10 ? '.00' : ms < 100 ? '.0' : '.'}${ms}Z`;
 }
 
 /**

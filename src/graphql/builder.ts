@@ -38,7 +38,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { type ApiKeyPrincipal, type VisibleClinics, visibleClinicsOf } from '../auth/api-keys.js';
-import { bindLane, type Db, SQL_POOL } from '../db/client.js';
+import { bindLane, type Db, isoOf, SQL_POOL } from '../db/client.js';
 import { codedError, httpOf } from '../domain/coded-error.js';
 import { ERRORS, type ErrorCode, retryAfterHeader } from '../domain/error-catalogue.js';
 import { checkPaging, type Paging, type Problems } from '../domain/parameters.js';
@@ -292,7 +292,7 @@ export function rejected(context: Pick<GraphQLContext, 'parameters'>, problems: 
 
 builder.scalarType('DateTime', {
   description: 'An instant, as an ISO 8601 UTC string with milliseconds, e.g. `2026-01-31T09:05:00.000Z`.',
-  serialize: (value) => (value as Date).toISOString(),
+  serialize: (value) => isoOf(value as Date),
   parseValue: (value) => {
     const date = typeof value === 'string' ? new Date(value) : undefined;
     if (!date || Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');

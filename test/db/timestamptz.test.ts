@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { parseTimestamptz } from '../../src/db/client.js';
+import { isoOf, parseTimestamptz } from '../../src/db/client.js';
 import { databaseUrl } from '../helpers/db.js';
 
 const reference = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
@@ -24,6 +24,8 @@ describe('timestamptz read by position', () => {
       fc.property(instant, fc.integer({ min: 0, max: 999 }), (ms, micros) => {
         const text = asPostgresWrites(ms, micros);
         expect(parseTimestamptz(text).getTime()).toBe(reference(text).getTime());
+        // Written back as toISOString writes it (the DateTime scalar's form), from the text.
+        expect(isoOf(parseTimestamptz(text))).toBe(reference(text).toISOString());
       }),
       { numRuns: 5_000 },
     );
@@ -54,6 +56,11 @@ describe('timestamptz read by position', () => {
       )
       .finally(() => client.end());
     expect(rows.length).toBe(2001);
-    for (const { text } of rows) expect(parseTimestamptz(text).getTime()).toBe(reference(text).getTime());
+    for (const { text } of rows) {
+      expect(parseTimestamptz(text).getTime()).toBe(reference(text).getTime());
+      expect(isoOf(parseTimestamptz(text))).toBe(reference(text).toISOString());
+    }
+    // Dates of any other origin are formatted by toISOString.
+    expect(isoOf(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)))).toBe('2026-01-02T03:04:05.006Z');
   });
 });
