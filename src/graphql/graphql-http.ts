@@ -20,6 +20,8 @@ export const APPLICATION_JSON = 'application/json';
 const OFFERED = [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, 'text/event-stream', 'multipart/mixed'] as const;
 export type GraphQLMediaType = (typeof OFFERED)[number];
 const REGULAR: ReadonlySet<GraphQLMediaType> = new Set([APPLICATION_JSON, GRAPHQL_RESPONSE_JSON]);
+const REGULAR_OFFERED: readonly GraphQLMediaType[] = [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON];
+const STREAMING_OFFERED: readonly GraphQLMediaType[] = OFFERED.filter((type) => !REGULAR.has(type));
 
 interface MediaRange {
   type: string;
@@ -62,6 +64,25 @@ function specificity(range: MediaRange, mediaType: string): number {
  * No Accept header is taken as `application/json` (GraphQL over HTTP); undefined: nothing acceptable.
  */
 export function negotiate(accept: string | null, offered: readonly GraphQLMediaType[] = OFFERED): GraphQLMediaType | undefined {
+  // Clients send a few Accept headers over and over: each one's choice is kept (per offered list,
+  // at most NEGOTIATED_MAX, then started again), not parsed on every request.
+  let chosen = negotiated.get(offered);
+  if (!chosen) {
+    chosen = new Map();
+    negotiated.set(offered, chosen);
+  }
+  const key = accept ?? '';
+  if (chosen.has(key)) return chosen.get(key);
+  const answer = negotiateOnce(accept, offered);
+  if (chosen.size >= NEGOTIATED_MAX) chosen.clear();
+  chosen.set(key, answer);
+  return answer;
+}
+
+const NEGOTIATED_MAX = 256;
+const negotiated = new WeakMap<readonly GraphQLMediaType[], Map<string, GraphQLMediaType | undefined>>();
+
+function negotiateOnce(accept: string | null, offered: readonly GraphQLMediaType[]): GraphQLMediaType | undefined {
   const ranges = parseAccept(accept?.trim() ? accept : APPLICATION_JSON);
   let best: { mediaType: GraphQLMediaType; q: number; index: number; order: number } | undefined;
   for (const [order, mediaType] of offered.entries()) {
@@ -80,7 +101,7 @@ export function negotiate(accept: string | null, offered: readonly GraphQLMediaT
 
 /** The regular (non-streaming) type for an answer written outside Yoga: JSON when nothing fits. */
 export function answerMediaType(accept: string | null): GraphQLMediaType {
-  const chosen = negotiate(accept, [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON]);
+  const chosen = negotiate(accept, REGULAR_OFFERED);
   return chosen ?? APPLICATION_JSON;
 }
 
@@ -175,7 +196,7 @@ export function useGraphQLOverHttp(): Plugin {
   return {
     onResultProcess({ request, result, setResultProcessor }) {
       const streaming = !Array.isArray(result) && Symbol.asyncIterator in result;
-      const chosen = negotiate(request.headers.get('accept'), streaming ? OFFERED.filter((type) => !REGULAR.has(type)) : OFFERED);
+      const chosen = negotiate(request.headers.get('accept'), streaming ? STREAMING_OFFERED : OFFERED);
       // A streaming type: Yoga's own processor for it, as Yoga chose.
       if (chosen && !REGULAR.has(chosen)) return;
       if (!chosen) {
