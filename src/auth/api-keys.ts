@@ -8,7 +8,7 @@
 // hex SHA-256 and a short display prefix are stored; the key itself exists once, in the answer of
 // `createApiKey`. A fast hash (not a password hash) is right here: the secret is high-entropy random,
 // so there is nothing to brute-force, and lookup by hash goes through the unique index.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { prepared, queryRows, SQL_POOL } from '../db/client.js';
 import { isUuid } from '../domain/parameters.js';
@@ -103,7 +103,8 @@ export function generateApiKey(environment: KeyEnvironmentValue): string {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // One-shot: no Hash object per request (every request hashes its key to look it up).
+  return hash('sha256', key, 'hex');
 }
 
 export function isWellFormedApiKey(token: string): boolean {
