@@ -34,8 +34,8 @@ const app = createApp({
 // Two requests at once (fewer with fewer connections): one building its answer while the other
 // waits for the database. A heavy answer is built in this thread's memory (a year of hours: 8,760
 // rows read, as many objects completed, 2 MB of JSON and its bytes), so ten served at once held ten
-// of each: peak RSS 347-404 MB for the bench's hourly series at 10 connections, 215-251 MB two at a
-// time, with as many requests/s (more than before: 6.6 to 8.4-9.6 for a year of hours in Madrid),
+// of each: peak RSS 347-404 MB for the bench's hourly series at 10 connections, 219-269 MB two at a
+// time, with more requests/s (a year of hours in Madrid: 6.6 to 8.7, the baseline 9.0),
 // since the thread is one CPU whatever it interleaves. The others wait their turn, in order.
 const inTurn = pLimit(Math.max(1, Math.min(2, settings.connections)));
 

@@ -21,7 +21,7 @@
 // remainder under a quarter hour, read from the raw table. So the cost of a request depends on its
 // zone's offset only through a few more rows per edge: no raw scan in any zone in use today.
 // Rows of hour running totals (interaction_day_hours) replaced rows per hour: a year of local days
-// read 8 rows a day in +05:45 (bench/results/2026-11-24-day-hour-ends-100k-1m-10m.md). Running sums at every
+// read 8 rows a day in +05:45 (bench/results/archive/2026-11-24-day-hour-ends-100k-1m-10m.md). Running sums at every
 // quarter hour were tried before: reads 3.5 times cheaper, imports 2 to 4 times slower (95 rows per
 // write), so dropped (bench/results/2026-11-24-zoned-levels-write-cost.md).
 //
