@@ -217,10 +217,6 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-/**
- * The scope a failed check asked for. A field's `authScopes: { 'x:read': true }` fails as an
- * "any of" map whose single member is the scope, so the scope sits one level down.
- */
 /** The error of a field the key's scopes do not allow (scope-auth's, and keyScoped's below). */
 function insufficientScope(info: GraphQLResolveInfo, scope: string | undefined): GraphQLError {
   return codedError('INSUFFICIENT_SCOPE', `This API key lacks the scope needed for ${info.parentType.name}.${info.fieldName}${scope ? ` (${scope})` : ''}`, {
@@ -246,6 +242,10 @@ export function keyScoped<Parent, Result>(
   };
 }
 
+/**
+ * The scope a failed check asked for. A field's `authScopes: { 'x:read': true }` fails as an
+ * "any of" map whose single member is the scope, so the scope sits one level down.
+ */
 function failedScope(failure: AuthFailure): string | undefined {
   if ('scope' in failure) return failure.scope;
   if ('failures' in failure) {

@@ -168,7 +168,8 @@ function readList(db: Db, request: ListRequest): InteractionList {
     // would be walked through every match to find none left. A campaign too: one the key may not
     // see counts 0 (its lookup gates the count: api-keys.ts, campaignVisible), so no row is
     // read whichever way the page would be (Prisma's queries carry no such gate).
-    const costlyIfEmpty = (gateable && !seen?.has(seenKey as string)) || skip > 0;
+    const knownToMatch = seenKey !== undefined && seen?.has(seenKey) === true;
+    const costlyIfEmpty = (gateable && !knownToMatch) || skip > 0;
     // A page near the start whose total the rollups count: the page and its total in one statement
     // when both are asked for in the same turn (GraphQL asks for a page's nodes and its pageInfo at
     // once), and the count-first page (costlyIfEmpty) always in one.
