@@ -30,9 +30,14 @@ export function createYogaLogger(logger: Logger, metrics?: Metrics): YogaLogger 
 
   return {
     // Yoga's debug lines are per-request internals ("Parsing request..."): trace, so that
-    // LOG_LEVEL=debug stays readable.
-    debug: (...args) => logger.trace(requestFields(), messageOf(args)),
-    info: (...args) => logger.info(requestFields(), messageOf(args)),
+    // LOG_LEVEL=debug stays readable. Yoga calls it several times in every request: the line is
+    // built only when it will be written.
+    debug: (...args) => {
+      if (logger.isLevelEnabled('trace')) logger.trace(requestFields(), messageOf(args));
+    },
+    info: (...args) => {
+      if (logger.isLevelEnabled('info')) logger.info(requestFields(), messageOf(args));
+    },
     warn: (...args) => logger.warn(requestFields(), messageOf(args)),
     error: (...args) => {
       const error = args.find((a): a is object => a instanceof Error);
