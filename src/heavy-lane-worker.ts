@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import { createApp } from './app.js';
 import { createPrismaClient } from './db/client.js';
 import type { Admission } from './limits/admission.js';
-import { presetAdmitter } from './limits/admission.js';
+import { presetAdmitter, runWithoutSlices } from './limits/admission.js';
 import { type FromWorker, type HeavyLaneSettings, lowerThreadPriority, type ToWorker } from './limits/heavy-lane.js';
 import { createLogger } from './logging/logger.js';
 
@@ -17,6 +17,8 @@ if (!parentPort) throw new Error('heavy-lane-worker.ts runs as a worker thread (
 const port = parentPort;
 
 const priority = lowerThreadPriority(settings.nice);
+// Every request here is long work, and the main thread's requests never wait on this thread.
+runWithoutSlices();
 // Request lines are the main thread's (it logs every request once); warnings and errors are kept.
 const quiet = ['trace', 'debug', 'info'].includes(settings.logger.level ?? 'info');
 const logger = createLogger({ ...settings.logger, level: quiet ? 'warn' : settings.logger.level });

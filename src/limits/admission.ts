@@ -267,6 +267,19 @@ export class KeyConcurrency {
 /** How long a slice of work may hold the thread before it asks for the next one. */
 export const SLICE_MS = 4;
 
+let slicing = true;
+
+/**
+ * Turns slices off for this thread: long work runs in one go, long lists are handed to GraphQL as
+ * they are. For the heavy lane's worker (heavy-lane-worker.ts), which serves nothing but long work
+ * and where no other key's request waits behind it: there a slice only costs - a promise per bucket
+ * of a 17,520-bucket list and a turn of the event loop per pause took about a third of a year of
+ * hourly buckets' CPU (170-190 against 225-280 ms per request, bench/results/2026-12-08-100k-heavy-lane-without-slices.md).
+ */
+export function runWithoutSlices(): void {
+  slicing = false;
+}
+
 const waiting: Array<() => void> = [];
 let scheduled = false;
 
@@ -298,7 +311,7 @@ export class TimeSlice {
   private started = performance.now();
 
   get due(): boolean {
-    return performance.now() - this.started >= SLICE_MS;
+    return slicing && performance.now() - this.started >= SLICE_MS;
   }
 
   /** Waits for the next slice if this one is used up. */
@@ -384,7 +397,7 @@ const ITEMS_PER_SLICE = 1024;
  * are: a promise per item costs more than it saves there.
  */
 export function handInSlices<T>(items: readonly T[]): ReadonlyArray<T | Promise<T>> {
-  if (items.length <= ITEMS_PER_SLICE) return items;
+  if (!slicing || items.length <= ITEMS_PER_SLICE) return items;
   const resolvers: Array<(value: T) => void> = new Array(items.length);
   const promises = items.map((_, i) => new Promise<T>((resolve) => (resolvers[i] = resolve)));
   void (async () => {
